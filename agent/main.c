@@ -1,0 +1,62 @@
+/* cgperf: per-cgroup performance counters on shared BPF counters.
+ * Subcommands in the bpftool style: one do_<verb>() each. */
+#include "agent/cli_util.h"
+#include "agent/events_cmd.h"
+#include "agent/stat_cmd.h"
+#include <bpf/libbpf.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <locale.h>
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "stat", do_stat, "count events for a target (perf-stat-like)" },
+	{ "events", do_events, "list the events this host supports" },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: cgperf COMMAND [OPTIONS]\n\ncommands:\n", f);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fputs("\n'cgperf COMMAND --help' for a command's options.\n", f);
+}
+
+/* libbpf's own messages are verbose on expected failures (probes); show
+ * them only with CGPERF_LIBBPF_DEBUG set. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int show = -1;
+	if (show < 0)
+		show = getenv("CGPERF_LIBBPF_DEBUG") != NULL;
+	if (!show)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	/* Numbers are written in the C locale whatever the environment says. */
+	setlocale(LC_ALL, "C");
+	libbpf_set_print(libbpf_print);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "cgperf: unknown command '%s' (see 'cgperf --help')\n", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,518 @@
+/* cgperf stat: perf-stat-like counting for troubleshooting, on the shared
+ * BPF counters. See docs/STAT.md for the options and output formats. */
+#include "agent/stat_cmd.h"
+#include "agent/cli_util.h"
+#include "agent/stat_output.h"
+#include "agent/stat_targets.h"
+#include "agent/workload.h"
+#include "bpf/counter.h"
+#include "events/event_parse.h"
+#include "events/event_probe.h"
+#include "util/log.h"
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_EVENTS "cpu-clock,context-switches,cpu-migrations,page-faults,cycles,instructions"
+
+struct stat_opts {
+	char events_arg[4096];
+	bool system_wide, strict;
+	const char *cpu_list, *pid_list, *tid_list, *for_each_pattern;
+	char **cgroup_args;
+	int nr_cgroup_args;
+	uint64_t interval_ms;
+	double duration_s;
+	const char *sep, *output_path;
+	enum follower_request follower;
+	char **cmd; /* after "--" */
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: cgperf stat [-e EV,...] [-a | -C CPUS | -p PID | -t TID | -G CG,... |\n"
+	      "                    --for-each-cgroup PATTERN] [-I MS] [-x SEP] [-o FILE]\n"
+	      "                    [--strict] [-v] [--duration SEC | -- CMD ARGS...]\n"
+	      "\n"
+	      "  -e, --event EV,...        events (default " DEFAULT_EVENTS ")\n"
+	      "  -a, --all-cpus            count everything on the host\n"
+	      "  -C, --cpu CPUS            count on these CPUs (e.g. 0-3,8)\n"
+	      "  -p, --pid PID,...         count these processes and what they fork\n"
+	      "  -t, --tid TID,...         count these threads\n"
+	      "  -G, --cgroup CG,...       count these cgroups (paths relative to the cgroup2 root);\n"
+	      "                            each includes its descendants\n"
+	      "      --for-each-cgroup PAT count every cgroup matching the glob PAT\n"
+	      "  -I, --interval-print MS   print deltas every MS milliseconds\n"
+	      "  -x, --field-separator SEP CSV: value,unit,event,cgroup,running ns,percent running\n"
+	      "  -o, --output FILE         write counts to FILE\n"
+	      "      --duration SEC        stop after SEC seconds\n"
+	      "      --strict              an unsupported event is an error, not skipped\n"
+	      "      --follower MODE       auto (default), fexit or tp\n"
+	      "  -v, --verbose             say what is loaded and shared (-vv: more)\n",
+	      f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("cgperf stat: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see 'cgperf stat --help')\n", stderr);
+	return -EINVAL;
+}
+
+static int append_events(struct stat_opts *o, const char *arg)
+{
+	size_t used = strlen(o->events_arg);
+
+	if (used + strlen(arg) + 2 > sizeof(o->events_arg))
+		return usage_error("event list too long: '%s'", arg);
+	if (used)
+		strcat(o->events_arg, ",");
+	strcat(o->events_arg, arg);
+	return 0;
+}
+
+/* Returns 0, 1 for --help, or -EINVAL after printing a usage error. */
+static int parse_opts(int argc, char **argv, struct stat_opts *o)
+{
+	enum { OPT_FOR_EACH = 256, OPT_DURATION, OPT_STRICT, OPT_FOLLOWER };
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "for-each-cgroup", required_argument, NULL, OPT_FOR_EACH },
+		{ "interval-print", required_argument, NULL, 'I' },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "follower", required_argument, NULL, OPT_FOLLOWER },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int opt, verbose = 0, r;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:G:I:x:o:vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'e':
+			if (!*optarg)
+				return usage_error("empty event list%s", "");
+			if ((r = append_events(o, optarg)) < 0)
+				return r;
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case 'C':
+			o->cpu_list = optarg;
+			break;
+		case 'p':
+			o->pid_list = optarg;
+			break;
+		case 't':
+			o->tid_list = optarg;
+			break;
+		case 'G':
+			o->cgroup_args = realloc(o->cgroup_args, (o->nr_cgroup_args + 1) * sizeof(char *));
+			if (!o->cgroup_args)
+				return -ENOMEM;
+			o->cgroup_args[o->nr_cgroup_args++] = optarg;
+			break;
+		case OPT_FOR_EACH:
+			o->for_each_pattern = optarg;
+			break;
+		case 'I':
+			if (parse_u64(optarg, 3600 * 1000, &o->interval_ms) < 0 || o->interval_ms < 10)
+				return usage_error("invalid interval '%s' (milliseconds, at least 10)", optarg);
+			break;
+		case 'x':
+			if (!*optarg || strpbrk(optarg, "\"\r\n"))
+				return usage_error("invalid field separator '%s'", optarg);
+			o->sep = optarg;
+			break;
+		case 'o':
+			o->output_path = optarg;
+			break;
+		case OPT_DURATION:
+			if (parse_seconds(optarg, &o->duration_s) < 0)
+				return usage_error("invalid duration '%s' (e.g. 2, 1.5, 500ms)", optarg);
+			break;
+		case OPT_STRICT:
+			o->strict = true;
+			break;
+		case OPT_FOLLOWER:
+			if (!strcmp(optarg, "auto"))
+				o->follower = FOLLOWER_AUTO;
+			else if (!strcmp(optarg, "tp"))
+				o->follower = FOLLOWER_FORCE_TP;
+			else if (!strcmp(optarg, "fexit"))
+				o->follower = FOLLOWER_FORCE_FEXIT;
+			else
+				return usage_error("invalid follower mode '%s' (auto, fexit or tp)", optarg);
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	log_set_level(verbose >= 2 ? LOG_LVL_DEBUG : verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	int nr_targets = o->system_wide + !!o->cpu_list + !!o->pid_list + !!o->tid_list +
+			 (o->nr_cgroup_args || o->for_each_pattern);
+	if (nr_targets > 1)
+		return usage_error("choose one target: -a, -C, -p, -t or -G/--for-each-cgroup%s", "");
+	if (nr_targets == 0 && !o->cmd)
+		return usage_error("nothing to count: give a target (-a, -C, -p, -t, -G) or a command%s",
+				   "");
+	if (o->cmd && (o->pid_list || o->tid_list))
+		return usage_error("-p/-t and a command cannot be combined%s", "");
+	if (o->cmd && o->duration_s > 0)
+		return usage_error("--duration and a command cannot be combined%s", "");
+	if (!o->events_arg[0])
+		strcpy(o->events_arg, DEFAULT_EVENTS);
+	return 0;
+}
+
+/* Parse and probe the events; unsupported ones are skipped (or fatal with
+ * --strict). Returns the number of usable events, or an exit code < 0. */
+static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int max)
+{
+	struct event_spec all[64];
+	char err[512], msg[512], sugg[256];
+	int n, kept = 0;
+
+	n = event_parse_list(o->events_arg, all, 64, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "cgperf stat: %s\n", err);
+		return -EXIT_USAGE;
+	}
+	for (int i = 0; i < n; i++) {
+		if (event_probe(&all[i], msg, sizeof(msg)) < 0) {
+			if (o->strict) {
+				fprintf(stderr, "cgperf stat: %s\n", msg);
+				return -EXIT_RUNTIME;
+			}
+			log_warn("%s; skipping it", msg);
+			continue;
+		}
+		if (kept == max) {
+			fprintf(stderr, "cgperf stat: at most %d events per session\n", max);
+			return -EXIT_USAGE;
+		}
+		ev[kept++] = all[i];
+	}
+	if (kept == 0) {
+		fprintf(stderr, "cgperf stat: none of the events is supported on this host\n");
+		return -EXIT_RUNTIME;
+	}
+	(void)sugg;
+	return kept;
+}
+
+static int resolve_targets(const struct stat_opts *o, struct stat_targets *t)
+{
+	int r = 0;
+
+	if (o->cpu_list)
+		return stat_targets_cpus(t, o->cpu_list);
+	if (o->pid_list)
+		return stat_targets_pids(t, o->pid_list, false);
+	if (o->tid_list)
+		return stat_targets_pids(t, o->tid_list, true);
+	for (int i = 0; i < o->nr_cgroup_args && r == 0; i++)
+		r = stat_targets_add_cgroups(t, o->cgroup_args[i]);
+	if (r == 0 && o->for_each_pattern)
+		r = stat_targets_for_each_cgroup(t, o->for_each_pattern);
+	if (r < 0 || t->nr_keys)
+		return r;
+	if (o->system_wide) {
+		t->filter = CGPERF_FILTER_GLOBAL;
+		snprintf(t->desc, sizeof(t->desc), "'system wide'");
+	} else if (o->cmd) {
+		/* The workload's pid is added once it is forked. */
+		t->filter = CGPERF_FILTER_TGID;
+		snprintf(t->desc, sizeof(t->desc), "'%s'", o->cmd[0]);
+	}
+	return 0;
+}
+
+struct stat_run {
+	struct counter *counter;
+	struct stat_targets targets;
+	struct event_spec events[CGPERF_MAX_EVENTS];
+	int nr_events, nr_slots;
+	int *slot_of_key;                  /* per target key */
+	struct cgperf_reading *now, *last; /* nr_slots * nr_events */
+	FILE *out;
+	struct stat_format fmt;
+	struct timespec start;
+};
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void reading_add(struct cgperf_reading *a, const struct cgperf_reading *b, int sign)
+{
+	a->counter += sign * b->counter;
+	a->enabled += sign * b->enabled;
+	a->running += sign * b->running;
+}
+
+/* Print totals (or deltas since the last print when `delta`). */
+static int print_counts(struct stat_run *s, bool delta)
+{
+	int r, groups = s->targets.per_key_output ? s->targets.nr_keys : 1;
+
+	r = counter_sync(s->counter);
+	if (r == 0)
+		r = counter_read_all(s->counter, s->nr_slots, s->now);
+	if (r < 0) {
+		log_error("reading the counters failed: %s", strerror(-r));
+		return r;
+	}
+	for (int e = 0; e < s->nr_events; e++) {
+		for (int g = 0; g < groups; g++) {
+			struct stat_row row = { .event = &s->events[e] };
+			int first = s->targets.per_key_output ? g : 0;
+			int last = s->targets.per_key_output ? g + 1 : s->nr_slots;
+
+			for (int k = first; k < last; k++) {
+				int slot = s->slot_of_key[k];
+				reading_add(&row.reading, &s->now[slot * s->nr_events + e], 1);
+				if (delta)
+					reading_add(&row.reading, &s->last[slot * s->nr_events + e], -1);
+			}
+			if (s->targets.per_key_output)
+				row.cgroup = s->targets.keys[g].label;
+			stat_print_row(s->out, &s->fmt, &row);
+		}
+	}
+	memcpy(s->last, s->now, sizeof(*s->now) * s->nr_slots * s->nr_events);
+	fflush(s->out);
+	return 0;
+}
+
+static int open_counter(struct stat_run *s, const struct stat_opts *o, pid_t workload_pid)
+{
+	struct counter_opts co = {
+		.events = s->events,
+		.nr_events = s->nr_events,
+		.filter = s->targets.filter,
+		.follower = o->follower,
+		.inherit = s->targets.filter == CGPERF_FILTER_TGID,
+	};
+	int r;
+
+	/* `-- CMD` alone: count the command's process, and what it forks. */
+	if (workload_pid > 0 && s->targets.filter == CGPERF_FILTER_TGID && s->targets.nr_keys == 0 &&
+	    (r = stat_targets_add_key(&s->targets, (uint64_t)workload_pid)) < 0)
+		return r;
+
+	s->nr_slots = s->targets.filter == CGPERF_FILTER_GLOBAL ? 1 : s->targets.nr_keys;
+	co.max_slots = s->nr_slots;
+	co.max_keys = s->targets.filter == CGPERF_FILTER_PID || s->targets.filter == CGPERF_FILTER_TGID
+			      ? 65536
+			      : s->nr_slots;
+	r = counter_open(&co, &s->counter);
+	if (r < 0)
+		return r;
+	s->slot_of_key = calloc(s->nr_slots, sizeof(int));
+	s->now = calloc((size_t)s->nr_slots * s->nr_events, sizeof(*s->now));
+	s->last = calloc((size_t)s->nr_slots * s->nr_events, sizeof(*s->last));
+	if (!s->slot_of_key || !s->now || !s->last)
+		return -ENOMEM;
+	if (s->targets.filter == CGPERF_FILTER_GLOBAL)
+		return 0;
+	for (int i = 0; i < s->targets.nr_keys; i++) {
+		struct stat_target_key *k = &s->targets.keys[i];
+		if (s->targets.filter == CGPERF_FILTER_CGROUP)
+			r = counter_add_cgroup(s->counter, k->key, k->ancestors, k->nr_ancestors,
+					       &s->slot_of_key[i]);
+		else
+			r = counter_add_key(s->counter, k->key, &s->slot_of_key[i]);
+		if (r < 0) {
+			log_error("cannot add %s to the filter: %s", k->label ? k->label : "target",
+				  strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int make_timer(double seconds, bool periodic)
+{
+	struct itimerspec its = { 0 };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	its.it_value.tv_sec = (time_t)seconds;
+	its.it_value.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9);
+	if (periodic)
+		its.it_interval = its.it_value;
+	timerfd_settime(fd, 0, &its, NULL);
+	return fd;
+}
+
+/* Wait for the end (duration, signal, workload exit), printing intervals.
+ * Returns the workload's exit status (or 0). */
+static int run_loop(struct stat_run *s, const struct stat_opts *o, int sig_fd, pid_t workload)
+{
+	int interval_fd = o->interval_ms ? make_timer(o->interval_ms / 1000.0, true) : -1;
+	int end_fd = o->duration_s > 0 ? make_timer(o->duration_s, false) : -1;
+	int status = 0;
+
+	for (;;) {
+		struct pollfd p[3] = { { sig_fd, POLLIN, 0 }, { interval_fd, POLLIN, 0 },
+				       { end_fd, POLLIN, 0 } };
+		uint64_t ticks;
+
+		if (poll(p, 3, -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			bool done = false;
+			if (read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD && workload > 0) {
+					if (waitpid(workload, &status, WNOHANG) == workload)
+						done = true;
+				} else if (si.ssi_signo != SIGCHLD) {
+					done = true;
+				}
+			}
+			if (done)
+				break;
+		}
+		if (p[1].revents & POLLIN && read(interval_fd, &ticks, sizeof(ticks)) > 0) {
+			s->fmt.timestamp = seconds_since(&s->start);
+			print_counts(s, true);
+		}
+		if (p[2].revents & POLLIN)
+			break;
+	}
+	if (interval_fd >= 0)
+		close(interval_fd);
+	if (end_fd >= 0)
+		close(end_fd);
+	return status;
+}
+
+static void run_free(struct stat_run *s)
+{
+	counter_close(s->counter);
+	stat_targets_free(&s->targets);
+	free(s->slot_of_key);
+	free(s->now);
+	free(s->last);
+	if (s->out && s->out != stdout)
+		fclose(s->out);
+}
+
+int do_stat(int argc, char **argv)
+{
+	struct stat_opts o = { 0 };
+	struct stat_run s = { 0 };
+	struct workload w = { .pid = -1, .gate_fd = -1 };
+	sigset_t mask;
+	int sig_fd = -1, status = 0, rc = EXIT_RUNTIME, r;
+
+	r = parse_opts(argc, argv, &o);
+	if (r != 0) {
+		free(o.cgroup_args);
+		return r > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	r = resolve_events(&o, s.events, CGPERF_MAX_EVENTS);
+	if (r < 0) {
+		rc = -r;
+		goto out;
+	}
+	s.nr_events = r;
+	r = resolve_targets(&o, &s.targets);
+	if (r < 0) {
+		rc = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		goto out;
+	}
+	s.out = stdout;
+	if (o.output_path && !(s.out = fopen(o.output_path, "we"))) {
+		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", o.output_path, strerror(errno));
+		goto out;
+	}
+	s.fmt.sep = o.sep;
+	s.fmt.interval = o.interval_ms > 0;
+
+	/* Signals through a signalfd, so the loop sees them in order. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+
+	if (o.cmd && (r = workload_prepare(o.cmd, &w)) < 0) {
+		fprintf(stderr, "cgperf stat: cannot start '%s': %s\n", o.cmd[0], strerror(-r));
+		goto out;
+	}
+	r = open_counter(&s, &o, w.pid);
+	if (r < 0) {
+		if (r == -EPERM || r == -EACCES)
+			fprintf(stderr, "cgperf stat: permission denied: counting needs root "
+					"(CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)\n");
+		else
+			fprintf(stderr, "cgperf stat: cannot set up counting: %s\n", strerror(-r));
+		goto out;
+	}
+	counter_enable(s.counter);
+	clock_gettime(CLOCK_MONOTONIC, &s.start);
+	log_info("counting started (%s)", follower_mode_name(counter_mode(s.counter)));
+	stat_print_header(s.out, &s.fmt, s.targets.desc);
+	if (w.pid > 0)
+		workload_start(&w);
+	status = run_loop(&s, &o, sig_fd, w.pid);
+	s.fmt.timestamp = seconds_since(&s.start);
+	if (print_counts(&s, s.fmt.interval) < 0)
+		goto out;
+	stat_print_footer(s.out, &s.fmt, seconds_since(&s.start));
+	if (counter_filter_drops(s.counter))
+		log_warn("%llu forked tasks could not be tracked (filter map full)",
+			 (unsigned long long)counter_filter_drops(s.counter));
+	rc = EXIT_OK;
+	if (w.pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		rc = EXIT_RUNTIME; /* the command could not be run */
+out:
+	if (w.gate_fd >= 0)
+		close(w.gate_fd); /* an unreleased workload exits without running */
+	if (w.pid > 0 && rc != EXIT_OK)
+		waitpid(w.pid, NULL, 0);
+	if (sig_fd >= 0)
+		close(sig_fd);
+	run_free(&s);
+	free(o.cgroup_args);
+	return rc;
+}

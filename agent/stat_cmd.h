@@ -1,0 +1,2 @@
+#pragma once
+int do_stat(int argc, char **argv);

@@ -1,0 +1,112 @@
+#include "agent/stat_output.h"
+#include <inttypes.h>
+#include <string.h>
+
+bool stat_scaled(const struct cgperf_reading *r, double *ret_value, double *ret_pct)
+{
+	if (r->running == 0) {
+		*ret_value = 0;
+		*ret_pct = 0;
+		return false;
+	}
+	/* Multiplexed: the counter ran only part of the enabled time; perf
+	 * extrapolates the same way. */
+	*ret_value = (double)r->counter;
+	if (r->running < r->enabled)
+		*ret_value = (double)r->counter * ((double)r->enabled / (double)r->running);
+	*ret_pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled : 100.0;
+	return true;
+}
+
+void csv_write_field(FILE *out, const char *s, const char *sep)
+{
+	if (!strstr(s, sep) && !strpbrk(s, "\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* 1234567 -> "1,234,567" (perf's table style; CSV stays plain). */
+static void group_thousands(uint64_t v, char *buf, size_t len)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+static void print_csv(FILE *out, const struct stat_format *f, const struct stat_row *row)
+{
+	double value, pct;
+	bool counted = stat_scaled(&row->reading, &value, &pct);
+
+	if (f->interval)
+		fprintf(out, "%.9f%s", f->timestamp, f->sep);
+	if (!counted)
+		fputs("<not counted>", out);
+	else if (row->event->is_time)
+		fprintf(out, "%.2f", value / 1e6);
+	else
+		fprintf(out, "%.0f", value);
+	fprintf(out, "%s%s%s", f->sep, row->event->is_time ? "msec" : "", f->sep);
+	csv_write_field(out, row->event->name, f->sep);
+	fputs(f->sep, out);
+	csv_write_field(out, row->cgroup ? row->cgroup : "", f->sep);
+	fprintf(out, "%s%llu%s%.2f\n", f->sep, (unsigned long long)row->reading.running, f->sep, pct);
+}
+
+static void print_table(FILE *out, const struct stat_format *f, const struct stat_row *row)
+{
+	char num[64];
+	double value, pct;
+	bool counted = stat_scaled(&row->reading, &value, &pct);
+
+	if (f->interval)
+		fprintf(out, "%14.9f ", f->timestamp);
+	if (!counted)
+		snprintf(num, sizeof(num), "<not counted>");
+	else if (row->event->is_time)
+		snprintf(num, sizeof(num), "%.2f", value / 1e6);
+	else
+		group_thousands((uint64_t)(value + 0.5), num, sizeof(num));
+	fprintf(out, "%20s %-5s %-24s", num, row->event->is_time ? "msec" : "", row->event->name);
+	if (row->cgroup)
+		fprintf(out, " %-24s", row->cgroup);
+	if (counted)
+		fprintf(out, " (%.2f%%)", pct);
+	fputc('\n', out);
+}
+
+void stat_print_row(FILE *out, const struct stat_format *f, const struct stat_row *row)
+{
+	if (f->sep)
+		print_csv(out, f, row);
+	else
+		print_table(out, f, row);
+}
+
+void stat_print_header(FILE *out, const struct stat_format *f, const char *target_desc)
+{
+	if (f->sep)
+		return;
+	fprintf(out, "\n Performance counter stats for %s:\n\n", target_desc);
+}
+
+void stat_print_footer(FILE *out, const struct stat_format *f, double elapsed_s)
+{
+	if (f->sep)
+		return;
+	fprintf(out, "\n %20.9f seconds time elapsed\n\n", elapsed_s);
+}

@@ -1,0 +1,32 @@
+/* How `cgperf stat` prints counts: perf-stat-like table, or perf's -x CSV
+ * field order (value, unit, event, cgroup, running ns, percent running). */
+#pragma once
+#include "bpf/cgperf_shared.h"
+#include "events/event_parse.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+struct stat_row {
+	const struct event_spec *event;
+	const char *cgroup;             /* NULL when not counting per cgroup */
+	struct cgperf_reading reading;  /* raw sums: counter, enabled, running */
+};
+
+struct stat_format {
+	const char *sep;      /* NULL: table; else CSV with this separator */
+	bool interval;        /* prefix each row with the timestamp */
+	double timestamp;     /* seconds since start, for interval rows */
+};
+
+/* Multiplex-scaled value and percent running. Returns false when the event
+ * never ran (print "<not counted>"). */
+bool stat_scaled(const struct cgperf_reading *r, double *ret_value, double *ret_pct);
+
+/* Print one row. */
+void stat_print_row(FILE *out, const struct stat_format *f, const struct stat_row *row);
+/* Header and footer of the table format (nothing in CSV mode). */
+void stat_print_header(FILE *out, const struct stat_format *f, const char *target_desc);
+void stat_print_footer(FILE *out, const struct stat_format *f, double elapsed_s);
+/* Write s as one CSV field: quoted (with "" doubling) when it holds the
+ * separator, a quote, CR or LF; otherwise as is. */
+void csv_write_field(FILE *out, const char *s, const char *sep);

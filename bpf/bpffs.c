@@ -1,0 +1,57 @@
+#include "bpf/bpffs.h"
+#include "util/log.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#define BPFFS_MOUNT "/sys/fs/bpf"
+#define CGPERF_BPFFS_DEFAULT BPFFS_MOUNT "/cgperf"
+
+static int ensure_mounted(void)
+{
+	struct statfs st;
+
+	if (statfs(BPFFS_MOUNT, &st) == 0 && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	/* A fresh host (and CI) has no bpffs: mount it the way systemd does. */
+	if (mount("bpf", BPFFS_MOUNT, "bpf", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") < 0) {
+		int r = -errno;
+		log_error("cannot mount bpffs at %s: %s (mount it with 'mount -t bpf bpf %s')",
+			  BPFFS_MOUNT, strerror(errno), BPFFS_MOUNT);
+		return r;
+	}
+	log_info("mounted bpffs at %s", BPFFS_MOUNT);
+	return 0;
+}
+
+int bpffs_prepare(char *ret_dir, size_t len)
+{
+	const char *dir = getenv("CGPERF_BPFFS_DIR");
+	int r;
+
+	if (!dir || !*dir) {
+		dir = CGPERF_BPFFS_DEFAULT;
+		r = ensure_mounted();
+		if (r < 0)
+			return r;
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		log_error("cannot create %s: %s", dir, strerror(errno));
+		return r;
+	}
+	/* Whatever umask or an older version left: only root may look inside. */
+	if (chmod(dir, 0700) < 0) {
+		r = -errno;
+		log_error("cannot chmod %s: %s", dir, strerror(errno));
+		return r;
+	}
+	if ((size_t)snprintf(ret_dir, len, "%s", dir) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}

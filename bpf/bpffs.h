@@ -1,0 +1,9 @@
+/* cgperf's directory in bpffs, where the attr map that lets sessions find the
+ * shared leaders is pinned. */
+#pragma once
+#include <stddef.h>
+
+/* Make sure bpffs is mounted at /sys/fs/bpf (mounting it if not) and that
+ * cgperf's directory exists with mode 0700. The directory can be moved with
+ * CGPERF_BPFFS_DIR (tests). Writes the directory path. Returns 0 or negative errno. */
+int bpffs_prepare(char *ret_dir, size_t len);

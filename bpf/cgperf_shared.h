@@ -1,0 +1,49 @@
+/* Types shared by the BPF programs and user space. Kept free of libc and
+ * vmlinux types so both sides can include it. */
+#pragma once
+
+#include <linux/types.h>
+
+/* Events one session can count at once (one follower program serves all). */
+#define CGPERF_MAX_EVENTS 8
+/* A cgroup's count is added to itself and up to this many monitored
+ * ancestors minus one (container -> pod -> qos slice -> kubepods ...). */
+#define CGPERF_MAX_NEST 8
+/* Deepest cgroup level the ancestor walk looks at. */
+#define CGPERF_MAX_CGROUP_DEPTH 32
+
+enum cgperf_filter_type {
+	CGPERF_FILTER_GLOBAL = 0, /* everything, one slot (0) */
+	CGPERF_FILTER_CPU = 1,    /* key: cpu number */
+	CGPERF_FILTER_PID = 2,    /* key: thread id */
+	CGPERF_FILTER_TGID = 3,   /* key: process id */
+	CGPERF_FILTER_CGROUP = 4, /* key: cgroup v2 id; counts go to ancestors too */
+};
+
+/* Same layout as struct bpf_perf_event_value. */
+struct cgperf_reading {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
+struct cgperf_readings {
+	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
+};
+
+/* Value of the follower's filter map: the accumulator slots a matching task's
+ * counts are added to (for cgroups: its own slot and every monitored ancestor's). */
+struct cgperf_slots {
+	__u32 nr;
+	__u32 slot[CGPERF_MAX_NEST];
+};
+
+/* Value of the pinned attr map (key: struct perf_event_attr). Ids, not fds,
+ * so the pin does not keep anything alive: when the last session is gone the
+ * ids go stale and the next session creates a new leader. */
+struct cgperf_leader_entry {
+	__u32 events_map_id; /* PERF_EVENT_ARRAY holding one perf_event per CPU */
+	__u32 link_id;       /* fexit mode: the leader program's raw_tp link (0: none) */
+	__u32 diff_map_id;   /* fexit mode: the leader's per-CPU diff map (0: none) */
+	__u32 reserved;
+};

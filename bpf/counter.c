@@ -1,0 +1,427 @@
+#include "bpf/counter.h"
+#include "bpf/bpffs.h"
+#include "bpf/leader.h"
+#include "bpf/slot_table.h"
+#include "follower_fexit.skel.h"
+#include "follower_tp.skel.h"
+#include "util/cpus.h"
+#include "util/log.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct counter {
+	enum follower_mode mode;
+	enum cgperf_filter_type filter;
+	int nr_events;
+	int max_slots;
+	struct leader leaders[CGPERF_MAX_EVENTS];
+	int nr_leaders;
+	/* FOLLOWER_TP: one program serves all events */
+	struct follower_tp_bpf *tp;
+	/* FOLLOWER_FEXIT: one program per event; [0] owns filter and accum maps */
+	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
+	int filter_fd, accum_fd;
+	int *cpus, nr_cpus;    /* online CPUs, for syncing */
+	int nr_possible;       /* per-CPU map values come for every possible CPU */
+	size_t value_size;     /* one slot's value on one CPU */
+	void *percpu_buf;      /* nr_possible * value_size */
+	struct slot_table *slots;
+};
+
+enum follower_mode counter_mode(const struct counter *c)
+{
+	return c->mode;
+}
+
+int counter_nr_events(const struct counter *c)
+{
+	return c->nr_events;
+}
+
+int counter_leaders_created(const struct counter *c)
+{
+	int n = 0;
+	for (int i = 0; i < c->nr_leaders; i++)
+		n += c->leaders[i].created;
+	return n;
+}
+
+static int choose_mode(enum follower_request req, enum follower_mode *ret)
+{
+	char reason[256];
+	int r = probe_trampolines(reason, sizeof(reason));
+
+	log_info("fexit probe: %s", reason);
+	if (req == FOLLOWER_FORCE_FEXIT && r < 0) {
+		log_error("fexit followers requested but %s", reason);
+		return r;
+	}
+	if (req == FOLLOWER_FORCE_TP || r < 0)
+		*ret = FOLLOWER_TP;
+	else
+		*ret = FOLLOWER_FEXIT;
+	log_info("follower mode: %s", follower_mode_name(*ret));
+	return 0;
+}
+
+static int acquire_leaders(struct counter *c, const struct counter_opts *o)
+{
+	char dir[256];
+	int lock_fd, r = 0;
+
+	r = bpffs_prepare(dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	lock_fd = attr_map_lock(dir);
+	if (lock_fd < 0)
+		return lock_fd;
+	for (int i = 0; i < o->nr_events; i++) {
+		r = leader_acquire(lock_fd, &o->events[i].attr, o->events[i].name, c->mode,
+				   &c->leaders[i]);
+		if (r < 0)
+			break;
+		c->nr_leaders++;
+		log_info("event '%s': %s leader (perf_event array id %u)", o->events[i].name,
+			 c->leaders[i].created ? "created the" : "sharing the",
+			 c->leaders[i].events_map_id);
+	}
+	/* Hold the lock until our followers reference the leaders? Not needed:
+	 * our fds keep them alive; the lock only serialises find-or-create. */
+	attr_map_unlock(lock_fd);
+	return r;
+}
+
+static void size_maps(struct bpf_map *filter, struct bpf_map *accum, const struct counter_opts *o)
+{
+	bpf_map__set_max_entries(filter, o->max_keys > 0 ? o->max_keys : 1);
+	bpf_map__set_max_entries(accum, o->max_slots);
+	bpf_map__set_value_size(accum, o->nr_events * sizeof(struct cgperf_reading));
+}
+
+static int load_tp_follower(struct counter *c, const struct counter_opts *o)
+{
+	struct follower_tp_bpf *skel;
+	int r;
+
+	skel = follower_tp_bpf__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->filter_type = o->filter;
+	skel->rodata->nr_events = o->nr_events;
+	skel->rodata->inherit = o->inherit;
+	for (int i = 0; i < CGPERF_MAX_EVENTS; i++) {
+		char name[16];
+		struct bpf_map *m;
+
+		snprintf(name, sizeof(name), "events%d", i);
+		m = bpf_object__find_map_by_name(skel->obj, name);
+		if (!m) {
+			r = -ENOENT;
+			goto fail;
+		}
+		bpf_map__set_max_entries(m, c->nr_possible);
+		if (i < o->nr_events) {
+			r = bpf_map__reuse_fd(m, c->leaders[i].events_map_fd);
+			if (r < 0)
+				goto fail;
+		}
+	}
+	size_maps(skel->maps.filter, skel->maps.accum_readings, o);
+	if (!o->inherit)
+		bpf_program__set_autoload(skel->progs.on_fork, false);
+	r = follower_tp_bpf__load(skel);
+	if (r < 0)
+		goto fail;
+	r = follower_tp_bpf__attach(skel);
+	if (r < 0)
+		goto fail;
+	c->tp = skel;
+	c->filter_fd = bpf_map__fd(skel->maps.filter);
+	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
+	return 0;
+fail:
+	follower_tp_bpf__destroy(skel);
+	return r;
+}
+
+static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
+{
+	for (int i = 0; i < o->nr_events; i++) {
+		struct follower_fexit_bpf *skel = follower_fexit_bpf__open();
+		int r;
+
+		if (!skel)
+			return -errno;
+		c->fexit[i] = skel;
+		skel->rodata->filter_type = o->filter;
+		skel->rodata->nr_events = o->nr_events;
+		skel->rodata->inherit = o->inherit;
+		skel->rodata->event_index = i;
+		size_maps(skel->maps.filter, skel->maps.accum_readings, o);
+		r = bpf_map__reuse_fd(skel->maps.diff_readings, c->leaders[i].diff_map_fd);
+		if (r < 0)
+			return r;
+		if (i > 0) {
+			/* One filter and one accumulator for the whole session. */
+			r = bpf_map__reuse_fd(skel->maps.filter, c->filter_fd);
+			if (!r)
+				r = bpf_map__reuse_fd(skel->maps.accum_readings, c->accum_fd);
+			if (r < 0)
+				return r;
+		}
+		/* Only one fork tracker per session. */
+		if (!o->inherit || i > 0)
+			bpf_program__set_autoload(skel->progs.on_fork, false);
+		r = bpf_program__set_attach_target(skel->progs.fexit_on_switch,
+						   c->leaders[i].prog_fd, "on_switch");
+		if (!r)
+			r = follower_fexit_bpf__load(skel);
+		if (!r)
+			r = follower_fexit_bpf__attach(skel);
+		if (r < 0)
+			return r;
+		if (i == 0) {
+			c->filter_fd = bpf_map__fd(skel->maps.filter);
+			c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
+		}
+	}
+	return 0;
+}
+
+static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
+{
+	struct counter *c = ctx;
+	__u64 k = key;
+
+	if (!v)
+		return bpf_map_delete_elem(c->filter_fd, &k) < 0 ? -errno : 0;
+	return bpf_map_update_elem(c->filter_fd, &k, v, BPF_ANY) < 0 ? -errno : 0;
+}
+
+int counter_open(const struct counter_opts *o, struct counter **ret)
+{
+	struct counter *c;
+	int r;
+
+	if (o->nr_events < 1 || o->nr_events > CGPERF_MAX_EVENTS) {
+		log_error("a session counts 1 to %d events, not %d", CGPERF_MAX_EVENTS, o->nr_events);
+		return -EINVAL;
+	}
+	if (o->max_slots < 1)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->filter = o->filter;
+	c->nr_events = o->nr_events;
+	c->max_slots = o->max_slots;
+	c->filter_fd = c->accum_fd = -1;
+	c->nr_possible = libbpf_num_possible_cpus();
+	c->value_size = o->nr_events * sizeof(struct cgperf_reading);
+	c->percpu_buf = calloc(c->nr_possible, c->value_size);
+	r = c->percpu_buf ? cpus_online(&c->cpus, &c->nr_cpus) : -ENOMEM;
+	if (r < 0)
+		goto fail;
+	r = slot_table_new(o->max_slots, publish_slots, c, &c->slots);
+	if (r < 0)
+		goto fail;
+	r = choose_mode(o->follower, &c->mode);
+	if (r < 0)
+		goto fail;
+	r = acquire_leaders(c, o);
+	if (r < 0)
+		goto fail;
+	r = c->mode == FOLLOWER_TP ? load_tp_follower(c, o) : load_fexit_followers(c, o);
+	if (r < 0) {
+		log_error("cannot load the follower programs: %s", strerror(-r));
+		goto fail;
+	}
+	/* Leaders can only be trusted with exact reads if test_run works on
+	 * this kernel for raw_tp programs (perf's check, too). */
+	r = counter_sync(c);
+	if (r < 0) {
+		log_error("this kernel cannot run BPF_PROG_TEST_RUN on raw_tp programs (%s); "
+			  "reads would be stale, refusing to count", strerror(-r));
+		goto fail;
+	}
+	if (o->filter == CGPERF_FILTER_GLOBAL) {
+		int slot;
+		r = counter_add_key(c, 0, &slot);
+		if (r < 0)
+			goto fail;
+	}
+	*ret = c;
+	return 0;
+fail:
+	counter_close(c);
+	return r;
+}
+
+void counter_close(struct counter *c)
+{
+	if (!c)
+		return;
+	follower_tp_bpf__destroy(c->tp);
+	for (int i = 0; i < CGPERF_MAX_EVENTS; i++)
+		follower_fexit_bpf__destroy(c->fexit[i]);
+	for (int i = 0; i < c->nr_leaders; i++)
+		leader_release(&c->leaders[i]);
+	slot_table_free(c->slots);
+	free(c->cpus);
+	free(c->percpu_buf);
+	free(c);
+}
+
+int counter_add_key(struct counter *c, uint64_t key, int *ret_slot)
+{
+	if (c->filter == CGPERF_FILTER_CGROUP)
+		return -EINVAL;
+	return slot_table_add(c->slots, key, NULL, 0, ret_slot);
+}
+
+int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors, int nr,
+		       int *ret_slot)
+{
+	if (c->filter != CGPERF_FILTER_CGROUP)
+		return -EINVAL;
+	return slot_table_add(c->slots, id, ancestors, nr, ret_slot);
+}
+
+static int zero_slot(struct counter *c, int slot)
+{
+	__u32 k = slot;
+
+	memset(c->percpu_buf, 0, c->nr_possible * c->value_size);
+	return bpf_map_update_elem(c->accum_fd, &k, c->percpu_buf, BPF_ANY) < 0 ? -errno : 0;
+}
+
+int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_final)
+{
+	int slot, r;
+
+	r = slot_table_remove(c->slots, key, &slot);
+	if (r < 0)
+		return r;
+	/* The key is out of the filter. A sync runs our code on every CPU,
+	 * which also waits out any program still adding to the slot, and
+	 * accounts what its tasks ran up to now. Then the slot is final. */
+	r = counter_sync(c);
+	if (r == 0)
+		r = counter_read(c, slot, ret_final);
+	if (r == 0)
+		r = zero_slot(c, slot);
+	if (r == 0)
+		slot_table_release_slot(c->slots, slot);
+	return r;
+}
+
+int counter_enable(struct counter *c)
+{
+	/* Deltas before this point were computed (prev is current) but dropped. */
+	if (c->tp)
+		c->tp->bss->enabled = 1;
+	for (int i = 0; i < CGPERF_MAX_EVENTS; i++)
+		if (c->fexit[i])
+			c->fexit[i]->bss->enabled = 1;
+	return 0;
+}
+
+int counter_sync(struct counter *c)
+{
+	for (int i = 0; i < c->nr_cpus; i++) {
+		int r;
+
+		if (c->mode == FOLLOWER_TP) {
+			r = bpf_run_on_cpu(bpf_program__fd(c->tp->progs.on_switch), c->cpus[i]);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		/* fexit: running a leader runs every session's followers on it. */
+		for (int e = 0; e < c->nr_leaders; e++) {
+			r = bpf_run_on_cpu(c->leaders[e].prog_fd, c->cpus[i]);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static void sum_percpu(const struct counter *c, const void *percpu, struct cgperf_reading *out)
+{
+	memset(out, 0, c->value_size);
+	for (int cpu = 0; cpu < c->nr_possible; cpu++) {
+		const struct cgperf_reading *v =
+			(const void *)((const char *)percpu + (size_t)cpu * c->value_size);
+		for (int e = 0; e < c->nr_events; e++) {
+			out[e].counter += v[e].counter;
+			out[e].enabled += v[e].enabled;
+			out[e].running += v[e].running;
+		}
+	}
+}
+
+int counter_read(struct counter *c, int slot, struct cgperf_reading *ret_vals)
+{
+	__u32 k = slot;
+
+	if (slot < 0 || slot >= c->max_slots)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(c->accum_fd, &k, c->percpu_buf) < 0)
+		return -errno;
+	sum_percpu(c, c->percpu_buf, ret_vals);
+	return 0;
+}
+
+int counter_read_all(struct counter *c, int nr_slots, struct cgperf_reading *ret_vals)
+{
+	size_t per_slot = (size_t)c->nr_possible * c->value_size;
+	__u32 *keys = NULL, out_batch = 0;
+	void *values = NULL;
+	int done = 0, r = 0;
+
+	if (nr_slots < 0 || nr_slots > c->max_slots)
+		return -EINVAL;
+	memset(ret_vals, 0, (size_t)nr_slots * c->value_size);
+	keys = calloc(nr_slots ? nr_slots : 1, sizeof(*keys));
+	values = calloc(nr_slots ? nr_slots : 1, per_slot);
+	if (!keys || !values) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* One syscall per batch instead of one per slot. */
+	while (done < nr_slots) {
+		__u32 count = nr_slots - done;
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+		int err = bpf_map_lookup_batch(c->accum_fd, done ? &out_batch : NULL, &out_batch,
+					       keys + done, (char *)values + done * per_slot, &count,
+					       &opts);
+		if (err < 0 && errno != ENOENT) {
+			r = -errno;
+			goto out;
+		}
+		done += count;
+		if (err < 0 || count == 0)
+			break;
+	}
+	for (int i = 0; i < done; i++)
+		if (keys[i] < (__u32)nr_slots)
+			sum_percpu(c, (char *)values + i * per_slot,
+				   ret_vals + (size_t)keys[i] * c->nr_events);
+out:
+	free(keys);
+	free(values);
+	return r;
+}
+
+uint64_t counter_filter_drops(const struct counter *c)
+{
+	if (c->tp)
+		return c->tp->bss->filter_full_drops;
+	return c->fexit[0] ? c->fexit[0]->bss->filter_full_drops : 0;
+}

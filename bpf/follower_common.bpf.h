@@ -1,0 +1,142 @@
+/* What every follower does, whatever triggers it: decide which accumulator
+ * slots the current task's delta belongs to (the filter), and add it there.
+ * Included by follower_tp.bpf.c and follower_fexit.bpf.c. */
+#pragma once
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "cgperf_shared.h"
+#include "task_min.h"
+
+/* Set through skel->rodata before load. */
+const volatile __u32 filter_type = CGPERF_FILTER_GLOBAL;
+const volatile __u32 nr_events = 1;
+/* PID/TGID: also count what matching tasks fork from now on (perf's inherit). */
+const volatile __u32 inherit = 0;
+
+/* Flipped by user space when counting starts; deltas seen before are dropped. */
+__u32 enabled = 0;
+/* Forked tasks that could not be added to a full filter map (reported). */
+__u64 filter_full_drops = 0;
+
+/* GLOBAL needs no lookup: everything goes to slot 0. */
+static const struct cgperf_slots global_slots = { .nr = 1, .slot = { 0 } };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct cgperf_slots);
+	__uint(max_entries, 1); /* set by user space */
+} filter SEC(".maps");
+
+/* Per-CPU sums, indexed by slot. value_size is set by user space to
+ * nr_events * sizeof(struct cgperf_reading) so memory follows the event count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct cgperf_reading));
+	__uint(max_entries, 1); /* set by user space */
+} accum_readings SEC(".maps");
+
+/* Cgroup filter: the task's own cgroup first (one lookup in the common case);
+ * a task in an unmonitored cgroup (a sub-cgroup a container made, or one not
+ * added yet) belongs to its deepest monitored ancestor, whose entry already
+ * lists that ancestor's own monitored ancestors. */
+static __always_inline const struct cgperf_slots *resolve_cgroup(void)
+{
+	const struct cgperf_slots *found = NULL, *s;
+	__u64 id = bpf_get_current_cgroup_id();
+
+	s = bpf_map_lookup_elem(&filter, &id);
+	if (s)
+		return s;
+	for (int level = 0; level < CGPERF_MAX_CGROUP_DEPTH; level++) {
+		id = bpf_get_current_ancestor_cgroup_id(level);
+		if (!id)
+			break;
+		s = bpf_map_lookup_elem(&filter, &id);
+		if (s)
+			found = s;
+	}
+	return found;
+}
+
+static __always_inline const struct cgperf_slots *resolve_slots(void)
+{
+	__u64 key;
+
+	switch (filter_type) {
+	case CGPERF_FILTER_GLOBAL:
+		return &global_slots;
+	case CGPERF_FILTER_CPU:
+		key = bpf_get_smp_processor_id();
+		break;
+	case CGPERF_FILTER_PID:
+		key = (__u32)bpf_get_current_pid_tgid();
+		break;
+	case CGPERF_FILTER_TGID:
+		key = bpf_get_current_pid_tgid() >> 32;
+		break;
+	case CGPERF_FILTER_CGROUP:
+		return resolve_cgroup();
+	default:
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&filter, &key);
+}
+
+/* Add the first nr_events deltas in d to every slot in s. */
+static __always_inline void accumulate_all(const struct cgperf_slots *s,
+					   const struct cgperf_reading *d)
+{
+	for (int i = 0; i < CGPERF_MAX_NEST; i++) {
+		struct cgperf_reading *acc;
+		__u32 slot;
+
+		if (i >= s->nr)
+			break;
+		slot = s->slot[i];
+		acc = bpf_map_lookup_elem(&accum_readings, &slot);
+		if (!acc)
+			continue;
+		for (int e = 0; e < CGPERF_MAX_EVENTS; e++) {
+			if (e >= nr_events)
+				break;
+			acc[e].counter += d[e].counter;
+			acc[e].enabled += d[e].enabled;
+			acc[e].running += d[e].running;
+		}
+	}
+}
+
+/* Inherit: a task forked by a counted task is counted too, like perf's
+ * inherited events. A thread of a counted process already matches in TGID
+ * mode; in PID mode each new thread is added. */
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	const struct cgperf_slots *s;
+	__u64 pkey, ckey;
+
+	if (!inherit)
+		return 0;
+	if (filter_type == CGPERF_FILTER_TGID) {
+		pkey = (__u32)BPF_CORE_READ(parent, tgid);
+		ckey = (__u32)BPF_CORE_READ(child, tgid);
+	} else if (filter_type == CGPERF_FILTER_PID) {
+		pkey = (__u32)BPF_CORE_READ(parent, pid);
+		ckey = (__u32)BPF_CORE_READ(child, pid);
+	} else {
+		return 0;
+	}
+	if (pkey == ckey)
+		return 0;
+	s = bpf_map_lookup_elem(&filter, &pkey);
+	if (!s)
+		return 0;
+	if (bpf_map_update_elem(&filter, &ckey, s, BPF_ANY))
+		__sync_fetch_and_add(&filter_full_drops, 1);
+	return 0;
+}

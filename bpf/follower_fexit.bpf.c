@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Follower for kernels with BPF trampolines (perf's bperf design): an fexit
+ * program on the shared leader's on_switch, one per event of the session. It
+ * picks up the delta the leader just computed for this CPU. The attach target
+ * is set at load time (bpf_program__set_attach_target). */
+#include "follower_common.bpf.h"
+
+/* Which of the session's events this instance serves (column in accum). */
+const volatile __u32 event_index = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bpf_perf_event_value));
+	__uint(max_entries, 1);
+} diff_readings SEC(".maps"); /* the leader's, through bpf_map__reuse_fd */
+
+SEC("fexit/on_switch")
+int BPF_PROG(fexit_on_switch)
+{
+	const struct cgperf_slots *s;
+	struct bpf_perf_event_value *diff;
+	__u32 zero = 0;
+
+	if (!enabled)
+		return 0;
+	diff = bpf_map_lookup_elem(&diff_readings, &zero);
+	s = resolve_slots();
+	if (!diff || !s || event_index >= nr_events || event_index >= CGPERF_MAX_EVENTS)
+		return 0;
+	for (int i = 0; i < CGPERF_MAX_NEST; i++) {
+		struct cgperf_reading *acc;
+		__u32 slot;
+
+		if (i >= s->nr)
+			break;
+		slot = s->slot[i];
+		acc = bpf_map_lookup_elem(&accum_readings, &slot);
+		if (!acc)
+			continue;
+		acc[event_index].counter += diff->counter;
+		acc[event_index].enabled += diff->enabled;
+		acc[event_index].running += diff->running;
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The shared leader (fexit mode): one per event attr on the host. On every
+ * context switch it reads this CPU's perf_event and publishes the delta since
+ * the previous switch; fexit followers attached to on_switch add that delta to
+ * whatever they count. `current` at sched_switch is the task switched out, so
+ * the delta belongs to it. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "cgperf_shared.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(int));
+	__uint(map_flags, BPF_F_PRESERVE_ELEMS);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bpf_perf_event_value));
+	__uint(max_entries, 1);
+} prev_readings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bpf_perf_event_value));
+	__uint(max_entries, 1);
+} diff_readings SEC(".maps");
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(on_switch)
+{
+	struct bpf_perf_event_value now, *prev, *diff;
+	__u32 zero = 0;
+
+	prev = bpf_map_lookup_elem(&prev_readings, &zero);
+	diff = bpf_map_lookup_elem(&diff_readings, &zero);
+	if (!prev || !diff)
+		return 0;
+	if (bpf_perf_event_read_value(&events, BPF_F_CURRENT_CPU, &now, sizeof(now)))
+		return 0;
+	diff->counter = now.counter - prev->counter;
+	diff->enabled = now.enabled - prev->enabled;
+	diff->running = now.running - prev->running;
+	*prev = now;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

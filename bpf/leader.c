@@ -1,0 +1,311 @@
+#include "bpf/leader.h"
+#include "bpf/cgperf_shared.h"
+#include "leader.skel.h"
+#include "util/cpus.h"
+#include "util/log.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define ATTR_MAP_NAME "attr_map"
+#define ATTR_MAP_ENTRIES 64
+
+static bool attr_map_compatible(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return false;
+	return info.type == BPF_MAP_TYPE_HASH && info.key_size == sizeof(struct perf_event_attr) &&
+	       info.value_size == sizeof(struct cgperf_leader_entry);
+}
+
+int attr_map_lock(const char *dir)
+{
+	char path[512];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, ATTR_MAP_NAME);
+	fd = bpf_obj_get(path);
+	if (fd < 0 && errno == ENOENT) {
+		LIBBPF_OPTS(bpf_map_create_opts, opts);
+		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgperf_attrs", sizeof(struct perf_event_attr),
+				    sizeof(struct cgperf_leader_entry), ATTR_MAP_ENTRIES, &opts);
+		if (fd < 0) {
+			r = -errno;
+			log_error("cannot create the attr map: %s", strerror(errno));
+			return r;
+		}
+		if (bpf_obj_pin(fd, path) < 0) {
+			/* Another cgperf pinned one first: use theirs. */
+			close(fd);
+			fd = bpf_obj_get(path);
+		} else {
+			chmod(path, 0600);
+		}
+	}
+	if (fd < 0) {
+		r = -errno;
+		log_error("cannot open %s: %s", path, strerror(errno));
+		return r;
+	}
+	if (!attr_map_compatible(fd)) {
+		close(fd);
+		log_error("%s was made by an incompatible cgperf version; remove it when no cgperf runs",
+			  path);
+		return -EPROTO;
+	}
+	if (flock(fd, LOCK_EX) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+void attr_map_unlock(int fd)
+{
+	if (fd < 0)
+		return;
+	flock(fd, LOCK_UN);
+	close(fd);
+}
+
+static int perf_event_open_cpu(const struct perf_event_attr *attr, int cpu)
+{
+	struct perf_event_attr a = *attr;
+
+	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* A PERF_EVENT_ARRAY with one perf_event per online CPU. BPF_F_PRESERVE_ELEMS
+ * keeps the perf_events in the map after this process's fd is closed; they
+ * go away with the map itself, i.e. with the last program or fd using it. */
+static int events_map_create(const struct perf_event_attr *attr, const char *name, int *ret_fd,
+			     int *ret_opened)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_PRESERVE_ELEMS);
+	int *cpus = NULL, nr_cpus = 0, map_fd, opened = 0, first_err = 0, r;
+
+	r = cpus_online(&cpus, &nr_cpus);
+	if (r < 0)
+		return r;
+	map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "events", sizeof(__u32), sizeof(int),
+				libbpf_num_possible_cpus(), &opts);
+	if (map_fd < 0) {
+		r = -errno;
+		log_error("cannot create the perf_event array: %s", strerror(errno));
+		goto out;
+	}
+	for (int i = 0; i < nr_cpus; i++) {
+		__u32 key = cpus[i];
+		int pfd = perf_event_open_cpu(attr, cpus[i]);
+
+		if (pfd < 0) {
+			if (!first_err)
+				first_err = -errno;
+			continue;
+		}
+		if (bpf_map_update_elem(map_fd, &key, &pfd, BPF_ANY) < 0) {
+			if (!first_err)
+				first_err = -errno;
+		} else {
+			opened++;
+		}
+		close(pfd); /* the map holds it now */
+	}
+	if (opened == 0) {
+		r = first_err ? first_err : -ENODEV;
+		log_error("cannot open event '%s' on any CPU: %s", name, strerror(-r));
+		close(map_fd);
+		goto out;
+	}
+	if (opened < nr_cpus)
+		log_warn("event '%s' could be opened on only %d of %d CPUs", name, opened, nr_cpus);
+	*ret_fd = map_fd;
+	*ret_opened = opened;
+	r = 0;
+out:
+	free(cpus);
+	return r;
+}
+
+static bool map_is_events_array(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+	       info.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY &&
+	       (info.map_flags & BPF_F_PRESERVE_ELEMS);
+}
+
+static unsigned map_id_of(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
+}
+
+/* fexit mode: fds of a live leader program, from its link id. */
+static int leader_attach_existing(const struct cgperf_leader_entry *e, struct leader *l)
+{
+	struct bpf_link_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (!e->link_id || !e->diff_map_id)
+		return -ENOENT;
+	l->link_fd = bpf_link_get_fd_by_id(e->link_id);
+	if (l->link_fd < 0)
+		return -ENOENT;
+	/* The link pins the program, the program its maps: if the link is
+	 * alive, so are they. */
+	if (bpf_obj_get_info_by_fd(l->link_fd, &info, &len) < 0)
+		return -errno;
+	l->prog_fd = bpf_prog_get_fd_by_id(info.prog_id);
+	l->diff_map_fd = bpf_map_get_fd_by_id(e->diff_map_id);
+	if (l->prog_fd < 0 || l->diff_map_fd < 0)
+		return -ENOENT;
+	return 0;
+}
+
+static int leader_load_program(struct leader *l)
+{
+	struct leader_bpf *skel;
+	int r;
+
+	skel = leader_bpf__open();
+	if (!skel)
+		return -errno;
+	bpf_map__set_max_entries(skel->maps.events, libbpf_num_possible_cpus());
+	r = bpf_map__reuse_fd(skel->maps.events, l->events_map_fd);
+	if (r < 0)
+		goto fail;
+	r = leader_bpf__load(skel);
+	if (r < 0)
+		goto fail;
+	r = leader_bpf__attach(skel);
+	if (r < 0)
+		goto fail;
+	l->skel = skel;
+	l->link_fd = dup(bpf_link__fd(skel->links.on_switch));
+	l->prog_fd = dup(bpf_program__fd(skel->progs.on_switch));
+	l->diff_map_fd = dup(bpf_map__fd(skel->maps.diff_readings));
+	return 0;
+fail:
+	leader_bpf__destroy(skel);
+	return r;
+}
+
+static unsigned link_id_of(int fd)
+{
+	struct bpf_link_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
+}
+
+int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const char *event_name,
+		   enum follower_mode mode, struct leader *ret)
+{
+	struct cgperf_leader_entry e = { 0 };
+	struct leader l = { .events_map_fd = -1, .link_fd = -1, .prog_fd = -1, .diff_map_fd = -1 };
+	bool have_entry, entry_changed = false;
+	int r;
+
+	have_entry = bpf_map_lookup_elem(attr_map_fd, attr, &e) == 0;
+	if (have_entry && e.events_map_id) {
+		l.events_map_fd = bpf_map_get_fd_by_id(e.events_map_id);
+		/* Ids are not reused soon, but check the type anyway. */
+		if (l.events_map_fd >= 0 && !map_is_events_array(l.events_map_fd)) {
+			close(l.events_map_fd);
+			l.events_map_fd = -1;
+		}
+	}
+	if (l.events_map_fd < 0) {
+		r = events_map_create(attr, event_name, &l.events_map_fd, &l.nr_cpus_opened);
+		if (r < 0)
+			goto fail;
+		l.created = true;
+		e = (struct cgperf_leader_entry){ .events_map_id = map_id_of(l.events_map_fd) };
+		entry_changed = true;
+	}
+	l.events_map_id = e.events_map_id;
+
+	if (mode == FOLLOWER_FEXIT && (l.created || leader_attach_existing(&e, &l) < 0)) {
+		if (l.link_fd >= 0)
+			close(l.link_fd);
+		if (l.prog_fd >= 0)
+			close(l.prog_fd);
+		if (l.diff_map_fd >= 0)
+			close(l.diff_map_fd);
+		l.link_fd = l.prog_fd = l.diff_map_fd = -1;
+		r = leader_load_program(&l);
+		if (r < 0) {
+			log_error("cannot load the leader program for '%s': %s", event_name, strerror(-r));
+			goto fail;
+		}
+		e.link_id = link_id_of(l.link_fd);
+		e.diff_map_id = map_id_of(l.diff_map_fd);
+		entry_changed = true;
+	}
+
+	if (entry_changed) {
+		r = bpf_map_update_elem(attr_map_fd, attr, &e, BPF_ANY);
+		if (r < 0 && errno == E2BIG) {
+			/* Full of entries whose leaders are gone: forget those. */
+			struct perf_event_attr key, next;
+			struct cgperf_leader_entry old;
+			void *prev = NULL;
+
+			while (bpf_map_get_next_key(attr_map_fd, prev, &next) == 0) {
+				key = next;
+				prev = &key;
+				if (bpf_map_lookup_elem(attr_map_fd, &key, &old) == 0) {
+					int fd = bpf_map_get_fd_by_id(old.events_map_id);
+					if (fd < 0)
+						bpf_map_delete_elem(attr_map_fd, &key);
+					else
+						close(fd);
+				}
+			}
+			r = bpf_map_update_elem(attr_map_fd, attr, &e, BPF_ANY);
+		}
+		if (r < 0) {
+			r = -errno;
+			log_error("cannot record the leader for '%s' in the attr map: %s", event_name,
+				  strerror(errno));
+			goto fail;
+		}
+	}
+	*ret = l;
+	return 0;
+fail:
+	leader_release(&l);
+	return r;
+}
+
+void leader_release(struct leader *l)
+{
+	if (!l)
+		return;
+	if (l->events_map_fd >= 0)
+		close(l->events_map_fd);
+	if (l->link_fd >= 0)
+		close(l->link_fd);
+	if (l->prog_fd >= 0)
+		close(l->prog_fd);
+	if (l->diff_map_fd >= 0)
+		close(l->diff_map_fd);
+	leader_bpf__destroy(l->skel);
+	*l = (struct leader){ .events_map_fd = -1, .link_fd = -1, .prog_fd = -1, .diff_map_fd = -1 };
+}

@@ -1,0 +1,38 @@
+/* The shared part of counting one event attr on this host: one perf_event per
+ * online CPU in a PERF_EVENT_ARRAY (and, in fexit mode, the leader program
+ * that turns its readings into per-switch deltas). Found by every cgperf
+ * process through a pinned hash map keyed by perf_event_attr; access is
+ * serialised with flock() on that map. Nothing here is pinned but the attr
+ * map: the leader lives as long as some session holds it, and when the last
+ * one exits, the kernel frees it and closes the perf_events. */
+#pragma once
+#include "bpf/probe.h"
+#include <linux/perf_event.h>
+#include <stdbool.h>
+
+struct leader_bpf;
+
+struct leader {
+	int events_map_fd;
+	unsigned events_map_id;
+	bool created;        /* this process made the perf_events */
+	int nr_cpus_opened;  /* when created: CPUs with a perf_event */
+	/* fexit mode only (else NULL / -1) */
+	struct leader_bpf *skel; /* set when this process loaded the leader */
+	int link_fd;
+	int prog_fd;
+	int diff_map_fd;
+};
+
+/* Open (creating and pinning it if needed) the attr map in dir and take an
+ * exclusive flock on it. Returns the fd or a negative errno. */
+int attr_map_lock(const char *dir);
+void attr_map_unlock(int fd);
+
+/* With the attr map locked: find the live leader for attr, or make one.
+ * Returns 0 or a negative errno (and logs why). */
+int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const char *event_name,
+		   enum follower_mode mode, struct leader *ret);
+
+/* Drop this process's references; the kernel frees the leader once nobody holds it. */
+void leader_release(struct leader *l);

@@ -1,0 +1,89 @@
+#include "bpf/probe.h"
+#include "probe_fexit.skel.h"
+#include "probe_target.skel.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *follower_mode_name(enum follower_mode m)
+{
+	return m == FOLLOWER_FEXIT ? "fexit followers on a shared leader"
+				   : "sched_switch followers on shared perf_events (no trampolines)";
+}
+
+int bpf_run_on_cpu(int prog_fd, int cpu)
+{
+	/* A raw_tp program takes its tracepoint arguments as u64s; the
+	 * programs ignore them, but the kernel wants a well-formed context. */
+	__u64 args[3] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args),
+		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts) < 0)
+		return -errno;
+	return 0;
+}
+
+static int probe_trampolines_uncached(char *reason, size_t len)
+{
+	struct probe_target_bpf *target = NULL;
+	struct probe_fexit_bpf *fexit = NULL;
+	int r;
+
+	target = probe_target_bpf__open_and_load();
+	if (!target) {
+		r = -errno;
+		snprintf(reason, len, "cannot load a raw_tp program: %s", strerror(-r));
+		goto out;
+	}
+	fexit = probe_fexit_bpf__open();
+	if (!fexit) {
+		r = -errno;
+		snprintf(reason, len, "cannot open the fexit probe: %s", strerror(-r));
+		goto out;
+	}
+	r = bpf_program__set_attach_target(fexit->progs.probe_fexit,
+					   bpf_program__fd(target->progs.probe_target), "probe_target");
+	if (r < 0) {
+		snprintf(reason, len, "trampolines unavailable: cannot target a BPF program: %s",
+			 strerror(-r));
+		goto out;
+	}
+	r = probe_fexit_bpf__load(fexit);
+	if (r < 0) {
+		snprintf(reason, len, "trampolines unavailable: loading an fexit program failed: %s",
+			 strerror(-r));
+		goto out;
+	}
+	r = probe_fexit_bpf__attach(fexit);
+	if (r < 0) {
+		snprintf(reason, len, "trampolines unavailable: attaching an fexit program failed: %s",
+			 strerror(-r));
+		goto out;
+	}
+	snprintf(reason, len, "trampolines available");
+	r = 0;
+out:
+	probe_fexit_bpf__destroy(fexit);
+	probe_target_bpf__destroy(target);
+	return r;
+}
+
+int probe_trampolines(char *reason, size_t len)
+{
+	static int cached = 1; /* 1: not probed yet */
+	static char cached_reason[256];
+
+	if (cached == 1) {
+		/* libbpf prints load failures on its own; this probe's failure is
+		 * expected and explained by the reason, so keep it quiet. */
+		libbpf_print_fn_t old = libbpf_set_print(NULL);
+		cached = probe_trampolines_uncached(cached_reason, sizeof(cached_reason));
+		libbpf_set_print(old);
+	}
+	if (reason)
+		snprintf(reason, len, "%s", cached_reason);
+	return cached;
+}

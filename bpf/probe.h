@@ -1,0 +1,20 @@
+/* What this kernel lets cgperf do, found out by trying it for real. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+enum follower_mode {
+	FOLLOWER_TP,    /* own sched_switch program per session, shared perf_events */
+	FOLLOWER_FEXIT, /* fexit programs on the shared leader (perf's bperf) */
+};
+
+const char *follower_mode_name(enum follower_mode m);
+
+/* Load a raw_tp program and load+attach an fexit program to it. Returns 0 if
+ * trampolines work, otherwise a negative errno and a reason such as
+ * "trampolines unavailable: loading an fexit program failed: Operation not
+ * permitted". The result is cached for the life of the process. */
+int probe_trampolines(char *reason, size_t len);
+
+/* Run prog_fd (a raw_tp program) once on `cpu` with BPF_PROG_TEST_RUN. */
+int bpf_run_on_cpu(int prog_fd, int cpu);

@@ -1,0 +1,233 @@
+#include "bpf/slot_table.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum slot_state { SLOT_FREE, SLOT_USED, SLOT_DRAINING };
+
+struct slot_entry {
+	enum slot_state state;
+	uint64_t key;
+	int nr_ancestors;
+	uint64_t ancestors[CGPERF_MAX_CGROUP_DEPTH];
+};
+
+struct slot_table {
+	int max_slots;
+	int used;
+	struct slot_entry *slots;
+	/* Open-addressing hash key -> slot + 1 (0: empty), linear probing,
+	 * tombstones as -1. Capacity is a power of two, at least 2x max_slots. */
+	int *index;
+	unsigned index_mask;
+	unsigned tombstones;
+	slot_publish_fn publish;
+	void *ctx;
+};
+
+static unsigned hash_key(uint64_t key)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdULL;
+	key ^= key >> 33;
+	return (unsigned)key;
+}
+
+int slot_table_lookup(const struct slot_table *t, uint64_t key)
+{
+	for (unsigned i = hash_key(key) & t->index_mask;; i = (i + 1) & t->index_mask) {
+		int v = t->index[i];
+		if (v == 0)
+			return -ENOENT;
+		if (v > 0 && t->slots[v - 1].state == SLOT_USED && t->slots[v - 1].key == key)
+			return v - 1;
+	}
+}
+
+static void index_insert(struct slot_table *t, uint64_t key, int slot)
+{
+	unsigned i = hash_key(key) & t->index_mask;
+
+	while (t->index[i] > 0)
+		i = (i + 1) & t->index_mask;
+	t->index[i] = slot + 1;
+}
+
+/* Tombstones keep probe chains intact but must not fill the table (a lookup
+ * of a missing key stops only at an empty cell): rebuild when there are many. */
+static void index_rebuild(struct slot_table *t)
+{
+	memset(t->index, 0, (t->index_mask + 1) * sizeof(int));
+	t->tombstones = 0;
+	for (int s = 0; s < t->max_slots; s++)
+		if (t->slots[s].state == SLOT_USED)
+			index_insert(t, t->slots[s].key, s);
+}
+
+static void index_delete(struct slot_table *t, int slot)
+{
+	uint64_t key = t->slots[slot].key;
+
+	for (unsigned i = hash_key(key) & t->index_mask;; i = (i + 1) & t->index_mask) {
+		if (t->index[i] == 0)
+			return;
+		if (t->index[i] == slot + 1) {
+			t->index[i] = -1;
+			if (++t->tombstones > (t->index_mask + 1) / 4)
+				index_rebuild(t);
+			return;
+		}
+	}
+}
+
+int slot_table_new(int max_slots, slot_publish_fn publish, void *ctx, struct slot_table **ret)
+{
+	struct slot_table *t;
+	unsigned cap = 16;
+
+	if (max_slots <= 0)
+		return -EINVAL;
+	while (cap < 2u * (unsigned)max_slots)
+		cap <<= 1;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->slots = calloc(max_slots, sizeof(*t->slots));
+	t->index = calloc(cap, sizeof(int));
+	if (!t->slots || !t->index) {
+		slot_table_free(t);
+		return -ENOMEM;
+	}
+	t->max_slots = max_slots;
+	t->index_mask = cap - 1;
+	t->publish = publish;
+	t->ctx = ctx;
+	*ret = t;
+	return 0;
+}
+
+void slot_table_free(struct slot_table *t)
+{
+	if (!t)
+		return;
+	free(t->slots);
+	free(t->index);
+	free(t);
+}
+
+/* The slot list of a key: its own slot, then each monitored ancestor's,
+ * nearest first. */
+static int compute_slots(const struct slot_table *t, int slot, struct cgperf_slots *ret)
+{
+	const struct slot_entry *e = &t->slots[slot];
+	struct cgperf_slots v = { .nr = 1, .slot = { (uint32_t)slot } };
+
+	for (int i = e->nr_ancestors - 1; i >= 0; i--) {
+		int a = slot_table_lookup(t, e->ancestors[i]);
+		if (a < 0)
+			continue;
+		if (v.nr >= CGPERF_MAX_NEST)
+			return -E2BIG;
+		v.slot[v.nr++] = (uint32_t)a;
+	}
+	*ret = v;
+	return 0;
+}
+
+static bool has_ancestor(const struct slot_entry *e, uint64_t key)
+{
+	for (int i = 0; i < e->nr_ancestors; i++)
+		if (e->ancestors[i] == key)
+			return true;
+	return false;
+}
+
+/* Re-publish every monitored descendant of key (its list gained or lost key). */
+static int republish_descendants(struct slot_table *t, uint64_t key)
+{
+	for (int s = 0; s < t->max_slots; s++) {
+		struct cgperf_slots v;
+		int r;
+
+		if (t->slots[s].state != SLOT_USED || !has_ancestor(&t->slots[s], key))
+			continue;
+		r = compute_slots(t, s, &v);
+		if (r < 0)
+			return r;
+		r = t->publish(t->ctx, t->slots[s].key, &v);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors, int nr_ancestors,
+		   int *ret_slot)
+{
+	struct cgperf_slots v;
+	int slot = -1, r;
+
+	if (nr_ancestors < 0 || nr_ancestors > CGPERF_MAX_CGROUP_DEPTH)
+		return -E2BIG;
+	if (slot_table_lookup(t, key) >= 0)
+		return -EEXIST;
+	for (int s = 0; s < t->max_slots; s++)
+		if (t->slots[s].state == SLOT_FREE) {
+			slot = s;
+			break;
+		}
+	if (slot < 0)
+		return -ENOSPC;
+
+	t->slots[slot] = (struct slot_entry){ .state = SLOT_USED, .key = key,
+					      .nr_ancestors = nr_ancestors };
+	if (nr_ancestors)
+		memcpy(t->slots[slot].ancestors, ancestors, nr_ancestors * sizeof(*ancestors));
+	index_insert(t, key, slot);
+
+	r = compute_slots(t, slot, &v);
+	if (r == 0)
+		r = t->publish(t->ctx, key, &v);
+	if (r == 0)
+		r = republish_descendants(t, key);
+	if (r < 0) {
+		t->slots[slot].state = SLOT_FREE;
+		index_delete(t, slot);
+		t->publish(t->ctx, key, NULL);
+		republish_descendants(t, key);
+		return r;
+	}
+	t->used++;
+	*ret_slot = slot;
+	return 0;
+}
+
+int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot)
+{
+	int slot = slot_table_lookup(t, key), r;
+
+	if (slot < 0)
+		return slot;
+	r = t->publish(t->ctx, key, NULL);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	t->slots[slot].state = SLOT_DRAINING;
+	index_delete(t, slot);
+	t->used--;
+	r = republish_descendants(t, key);
+	if (r < 0)
+		return r;
+	*ret_slot = slot;
+	return 0;
+}
+
+void slot_table_release_slot(struct slot_table *t, int slot)
+{
+	if (slot >= 0 && slot < t->max_slots && t->slots[slot].state == SLOT_DRAINING)
+		t->slots[slot].state = SLOT_FREE;
+}
+
+int slot_table_count(const struct slot_table *t)
+{
+	return t->used;
+}

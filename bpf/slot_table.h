@@ -1,0 +1,33 @@
+/* Which filter keys a session counts, which accumulator slot each one owns,
+ * and (for cgroups) which slots a key's counts go to: its own and those of
+ * its monitored ancestors. Pure bookkeeping; the caller mirrors every change
+ * into the BPF filter map through the `publish` callback. */
+#pragma once
+#include "bpf/cgperf_shared.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+struct slot_table;
+
+/* Called for each key whose slot list is new or changed (value != NULL) or
+ * removed (value == NULL). Returns 0 or a negative errno. */
+typedef int (*slot_publish_fn)(void *ctx, uint64_t key, const struct cgperf_slots *value);
+
+int slot_table_new(int max_slots, slot_publish_fn publish, void *ctx, struct slot_table **ret);
+void slot_table_free(struct slot_table *t);
+
+/* Add key with its ancestors' keys (root first; ancestors need not be
+ * monitored, only monitored ones matter). Re-publishes the monitored
+ * descendants of key so they count into it too. -EEXIST if key is there,
+ * -ENOSPC when all slots are taken, -E2BIG when key would have more than
+ * CGPERF_MAX_NEST monitored levels. */
+int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors, int nr_ancestors,
+		   int *ret_slot);
+
+/* Unpublish key and re-publish its descendants without it. The slot stays
+ * reserved until slot_table_release_slot(): the caller reads it one last time. */
+int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot);
+void slot_table_release_slot(struct slot_table *t, int slot);
+
+int slot_table_lookup(const struct slot_table *t, uint64_t key); /* slot or -ENOENT */
+int slot_table_count(const struct slot_table *t);

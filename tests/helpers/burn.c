@@ -1,0 +1,44 @@
+/* burn SECONDS [THREADS]: burn SECONDS of CPU time per thread (CPU time, not
+ * wall time, so a busy CI machine changes only how long it takes), then exit. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double cpu_seconds;
+
+static double thread_cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *burn(void *arg)
+{
+	volatile unsigned long x = 0;
+	double end = thread_cpu_now() + cpu_seconds;
+	while (thread_cpu_now() < end)
+		for (int i = 0; i < 10000; i++)
+			x += i;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: burn SECONDS [THREADS]\n");
+		return 2;
+	}
+	cpu_seconds = atof(argv[1]);
+	int threads = argc > 2 ? atoi(argv[2]) : 1;
+	pthread_t t[64];
+	if (threads < 1 || threads > 64)
+		return 2;
+	for (int i = 1; i < threads; i++)
+		pthread_create(&t[i], NULL, burn, NULL);
+	burn(NULL);
+	for (int i = 1; i < threads; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}

@@ -1,0 +1,104 @@
+#!/bin/bash
+# `cgperf events`: table and JSON output, support status consistent with
+# perf(1) on this host, usage errors.
+source "$CGPERF_SRC/tests/lib/common.sh"
+
+# json_query EXPR: evaluate a python expression over the parsed JSON array `d`
+# (from $TMP/events.json) and print the result.
+json_query() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = {o["name"]: o for o in d}
+print(eval(sys.argv[2]))' "$TMP/events.json" "$1"
+}
+
+# table_status FILE EVENT: the STATUS column of EVENT's row ("" if absent).
+table_status() {
+	awk -v ev="$2" '$1 == ev { $1 = ""; $2 = ""; sub(/^ +/, ""); print; exit }' "$1"
+}
+
+# --- plain table -------------------------------------------------------------
+rc=0
+"$CGPERF" events >"$TMP/table.txt" 2>"$TMP/table.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/table.err"; fail "cgperf events exited $rc"; }
+head -1 "$TMP/table.txt" | grep -q '^EVENT ' || fail "no table header: $(head -1 "$TMP/table.txt")"
+for ev in cpu-clock context-switches task-clock; do
+	[ "$(table_status "$TMP/table.txt" "$ev")" = supported ] ||
+		fail "$ev not listed as supported in 'cgperf events'"
+done
+grep -q '^software  *1$' "$TMP/table.txt" || fail "PMU 'software' (type 1) not listed"
+# The default table lists supported events only.
+if grep -Eq '(not supported|no permission)' "$TMP/table.txt"; then
+	fail "default table lists unsupported events"
+fi
+log "ok: table lists cpu-clock, context-switches as supported"
+
+# --- JSON --------------------------------------------------------------------
+rc=0
+"$CGPERF" events --json >"$TMP/events.json" 2>"$TMP/json.err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$TMP/json.err"; fail "cgperf events --json exited $rc"; }
+python3 -c 'import json,sys; json.load(sys.stdin)' <"$TMP/events.json" || fail "--json output is not valid JSON"
+[ "$(json_query 'all(set(o) >= {"name", "kind", "supported", "reason"} for o in d)')" = True ] ||
+	fail "JSON objects lack name/kind/supported/reason"
+[ "$(json_query 'ev["cpu-clock"]["supported"] and ev["cpu-clock"]["kind"] == "software"')" = True ] ||
+	fail "cpu-clock not supported/software in JSON"
+[ "$(json_query 'ev["context-switches"]["supported"] and ev["context-switches"]["reason"] is None')" = True ] ||
+	fail "context-switches not supported in JSON"
+[ "$(json_query 'ev["cycles"]["kind"]')" = hardware ] || fail "cycles kind is not hardware"
+[ "$(json_query 'all(o["supported"] or isinstance(o["reason"], str) and o["reason"] for o in d)')" = True ] ||
+	fail "an unsupported entry has no reason"
+[ "$(json_query 'ev["software"]["kind"] == "pmu" and ev["software"]["type"] == 1')" = True ] ||
+	fail "PMU 'software' missing from JSON"
+log "ok: --json is valid and agrees on software events"
+
+# --- cycles agrees with perf(1) ----------------------------------------------
+"$CGPERF" events --all >"$TMP/all.txt" || fail "cgperf events --all failed"
+json_cycles=$(json_query 'ev["cycles"]["supported"]')
+all_cycles=$(table_status "$TMP/all.txt" cycles)
+default_cycles=$(table_status "$TMP/table.txt" cycles)
+# The three views must agree with each other, whatever perf says.
+case "$json_cycles" in
+True)
+	[ "$all_cycles" = supported ] || fail "cycles: JSON supported, --all says '$all_cycles'"
+	[ "$default_cycles" = supported ] || fail "cycles: JSON supported, but missing from the default table"
+	;;
+False)
+	[ "$all_cycles" = "not supported" ] || fail "cycles: JSON unsupported, --all says '$all_cycles'"
+	[ -z "$default_cycles" ] || fail "cycles: unsupported but shown in the default table"
+	json_query 'ev["cycles"]["reason"]' | grep -q 'not supported on this host' ||
+		fail "cycles: unexpected reason: $(json_query 'ev["cycles"]["reason"]')"
+	;;
+*) fail "cycles: unexpected JSON 'supported' value '$json_cycles'" ;;
+esac
+
+if command -v perf >/dev/null; then
+	perf_out=$(perf stat -x, -e cycles true 2>&1) || true
+	log "perf stat -e cycles: $(echo "$perf_out" | tail -1)"
+	if echo "$perf_out" | grep -q '<not supported>'; then
+		[ "$json_cycles" = False ] || fail "perf says cycles is not supported, cgperf says supported"
+		log "ok: cycles unsupported according to both perf and cgperf"
+	elif echo "$perf_out" | grep -Eq '^[0-9]+,.*,cycles'; then
+		[ "$json_cycles" = True ] || fail "perf counts cycles, cgperf says unsupported"
+		log "ok: cycles supported according to both perf and cgperf"
+	else
+		log "perf gave no verdict on cycles; only checked cgperf's own consistency"
+	fi
+else
+	log "perf not installed; only checked cgperf's own consistency for cycles"
+fi
+
+# --- usage -------------------------------------------------------------------
+rc=0
+"$CGPERF" events --bogus >"$TMP/bogus.out" 2>"$TMP/bogus.err" || rc=$?
+[ "$rc" -eq 2 ] || fail "'events --bogus' exited $rc, want 2"
+[ "$(wc -l <"$TMP/bogus.err")" -eq 1 ] || { cat "$TMP/bogus.err"; fail "'events --bogus': want exactly one line on stderr"; }
+grep -q "unknown option '--bogus'" "$TMP/bogus.err" || fail "unexpected message: $(cat "$TMP/bogus.err")"
+[ ! -s "$TMP/bogus.out" ] || fail "'events --bogus' wrote to stdout"
+
+rc=0
+"$CGPERF" events --help >"$TMP/help.out" || rc=$?
+[ "$rc" -eq 0 ] || fail "'events --help' exited $rc"
+grep -q -- '--json' "$TMP/help.out" || fail "--help does not mention --json"
+log "ok: usage errors and --help"
+echo "PASS: $TEST_NAME"

@@ -1,0 +1,96 @@
+# Shared helpers for integration tests. Source it; it sets `set -euo pipefail`.
+# Every test gets its own cgroup2 subtree (cgperf-test-<name>-<pid>) that is
+# removed on exit, and only processes the test started are ever killed.
+set -euo pipefail
+
+: "${CGPERF:?CGPERF must point at the cgperf binary (run through ctest)}"
+: "${CGPERF_BUILD:?}"
+TEST_NAME=$(basename "$0" .sh)
+BURN="$CGPERF_BUILD/tests/burn"
+FORKER="$CGPERF_BUILD/tests/forker"
+STARTED_PIDS=()
+TMP=$(mktemp -d "/tmp/cgperf-$TEST_NAME.XXXXXX")
+
+cgroup2_root() {
+	awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo
+}
+CG2=$(cgroup2_root)
+[ -n "$CG2" ] || { echo "FAIL: no cgroup2 mount on this host"; exit 1; }
+# Relative (to the cgroup2 root) and absolute paths of this test's subtree.
+TEST_CG_REL="/cgperf-test-$TEST_NAME-$$"
+TEST_CG="$CG2$TEST_CG_REL"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+log() { echo "# $*"; }
+
+# mkcg REL: create $TEST_CG/REL (parents too); prints the relative path from the root.
+mkcg() {
+	mkdir -p "$TEST_CG/$1"
+	echo "$TEST_CG_REL/$1"
+}
+
+# run_in_cg REL CMD...: start CMD inside cgroup REL (relative to the test subtree), in
+# the background; its pid is in $LAST_PID and remembered for cleanup.
+run_in_cg() {
+	local cg=$1; shift
+	( echo $BASHPID > "$TEST_CG/$cg/cgroup.procs"; exec "$@" ) &
+	LAST_PID=$!
+	STARTED_PIDS+=("$LAST_PID")
+}
+
+# start_bg CMD...: start a background process, remember it.
+start_bg() {
+	"$@" &
+	LAST_PID=$!
+	STARTED_PIDS+=("$LAST_PID")
+}
+
+usage_usec() { awk '$1 == "usage_usec" { print $2 }' "$TEST_CG/$1/cpu.stat"; }
+
+# wait_for_line FILE PATTERN TIMEOUT_S: wait until FILE has a line matching PATTERN.
+wait_for_line() {
+	local file=$1 pat=$2 t=${3:-20} i
+	for ((i = 0; i < t * 10; i++)); do
+		grep -q -- "$pat" "$file" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "--- $file:"; cat "$file" || true
+	fail "timed out waiting for '$pat' in $file"
+}
+
+# within_pct A B PCT: succeed when |A-B| <= PCT% of B.
+within_pct() {
+	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'
+}
+assert_within_pct() {
+	local what=$1 a=$2 b=$3 p=$4
+	if within_pct "$a" "$b" "$p"; then
+		log "ok: $what: $a vs $b (within $p%)"
+	else
+		fail "$what: $a vs $b differ by more than $p%"
+	fi
+}
+
+cleanup() {
+	local pid
+	for pid in "${STARTED_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null || true
+	done
+	# Descendants of what we started (forked workers) that sit in our subtree.
+	if [ -d "$TEST_CG" ]; then
+		for pid in $(find "$TEST_CG" -name cgroup.procs -exec cat {} + 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null || true
+		done
+	fi
+	wait 2>/dev/null || true
+	sleep 0.1
+	# Remove the subtree bottom-up; processes are gone so rmdir succeeds.
+	if [ -d "$TEST_CG" ]; then
+		find "$TEST_CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+mkdir -p "$TEST_CG"

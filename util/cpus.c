@@ -1,0 +1,69 @@
+#include "util/cpus.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cpulist_parse(const char *list, bool *mask)
+{
+	const char *p = list;
+	int count = 0;
+
+	memset(mask, 0, sizeof(bool) * CPUS_MAX);
+	while (*p && *p != '\n') {
+		char *end;
+		long lo, hi;
+
+		lo = strtol(p, &end, 10);
+		if (end == p || lo < 0 || lo >= CPUS_MAX)
+			return -EINVAL;
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo || hi >= CPUS_MAX)
+				return -EINVAL;
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++)
+			if (!mask[c]) {
+				mask[c] = true;
+				count++;
+			}
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			return -EINVAL;
+	}
+	return count > 0 ? count : -EINVAL;
+}
+
+int cpus_online(int **ret_cpus, int *ret_nr)
+{
+	static bool mask[CPUS_MAX];
+	char buf[4096];
+	int *cpus, n, r = 0;
+	FILE *f;
+
+	f = fopen("/sys/devices/system/cpu/online", "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f))
+		r = -EIO;
+	fclose(f);
+	if (r < 0)
+		return r;
+	n = cpulist_parse(buf, mask);
+	if (n < 0)
+		return n;
+	cpus = calloc(n, sizeof(int));
+	if (!cpus)
+		return -ENOMEM;
+	for (int c = 0, i = 0; c < CPUS_MAX && i < n; c++)
+		if (mask[c])
+			cpus[i++] = c;
+	*ret_cpus = cpus;
+	*ret_nr = n;
+	return 0;
+}

@@ -1,0 +1,29 @@
+#include "util/log.h"
+#include <stdio.h>
+
+static enum log_level max_level = LOG_LVL_WARN;
+
+void log_set_level(enum log_level max)
+{
+	max_level = max;
+}
+
+enum log_level log_get_level(void)
+{
+	return max_level;
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };
+	va_list ap;
+
+	if (lvl > max_level)
+		return;
+	/* One fprintf per line so concurrent writers do not interleave mid-line. */
+	char line[1024];
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "cgperf: %s%s\n", prefix[lvl], line);
+}
