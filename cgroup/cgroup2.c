@@ -590,9 +590,20 @@ static bool errno_is_vanished(int err) {
         return err == ENOENT || err == ENOTDIR || err == ELOOP || err == ESTALE || err == ENODEV;
 }
 
+/* Records the cgroup open at fd as a match; one that vanished meanwhile is
+ * simply left out. */
+static int walk_collect(struct walk *w, int fd, const char *rel) {
+        uint64_t id;
+        int r;
+
+        r = fd_cgroup_id(fd, &id);
+        if (r < 0)
+                return errno_is_vanished(-r) ? 0 : r;
+        return walk_add(w, rel, id);
+}
+
 static int walk_child(struct walk *w, int parent_fd, const char *parent_rel, const char *name) {
         char *rel = NULL;
-        uint64_t id;
         int fd, r;
 
         /* O_NOFOLLOW: never leave the tree through a symlink. */
@@ -601,17 +612,13 @@ static int walk_child(struct walk *w, int parent_fd, const char *parent_rel, con
                 return errno_is_vanished(errno) ? 0 : -errno;
 
         if (asprintf(&rel, "%s/%s", parent_rel, name) < 0) {
-                rel = NULL;
-                r = -ENOMEM;
                 close(fd);
-                goto finish;
+                return -ENOMEM;
         }
 
         if (walk_matches(w, rel, name)) {
-                r = fd_cgroup_id(fd, &id);
-                if (r >= 0)
-                        r = walk_add(w, rel, id);
-                if (r < 0 && !errno_is_vanished(-r)) {
+                r = walk_collect(w, fd, rel);
+                if (r < 0) {
                         close(fd);
                         goto finish;
                 }
@@ -704,7 +711,8 @@ int cgroup2_for_each_matching(const char *pattern, cgroup2_walk_cb cb, void *dat
         if (r < 0)
                 goto finish;
 
-        qsort(w.matches, w.n_matches, sizeof(*w.matches), match_compare);
+        if (w.n_matches > 0)
+                qsort(w.matches, w.n_matches, sizeof(*w.matches), match_compare);
 
         r = (int) w.n_matches;
         for (size_t i = 0; cb && i < w.n_matches; i++) {

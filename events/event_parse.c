@@ -9,7 +9,7 @@
  * so everything not explicitly set here stays zero (memset, not initializers,
  * so padding is zero too). */
 /* For scandirat(). */
-#define _GNU_SOURCE
+
 #include "events/event_parse.h"
 
 #include <ctype.h>
@@ -868,6 +868,18 @@ static int count_list_items(const char *list) {
 }
 
 /* specs has room for every item (counted beforehand). */
+/* For a list from the command line, say what the user probably meant. */
+static void append_suggestions(const char *name, char *err_buf, size_t err_len)
+{
+	char sugg[256];
+	size_t used = strlen(err_buf);
+
+	if (event_suggest(name, sugg, sizeof(sugg), 3) > 0)
+		snprintf(err_buf + used, err_len - used, " (did you mean: %s?)", sugg);
+	else
+		snprintf(err_buf + used, err_len - used, " (see 'cgperf events')");
+}
+
 static int parse_list_into(const char *list, struct event_spec *specs, char *err_buf, size_t err_len) {
 	const char *p = list;
 	int n = 0;
@@ -881,6 +893,8 @@ static int parse_list_into(const char *list, struct event_spec *specs, char *err
 		if (!item)
 			return -ENOMEM;
 		r = event_parse(item, &specs[n], err_buf, err_len);
+		if (r == -ENOENT && err_buf)
+			append_suggestions(item, err_buf, err_len);
 		free(item);
 		if (r < 0)
 			return r;

@@ -94,3 +94,36 @@ cleanup() {
 trap cleanup EXIT
 
 mkdir -p "$TEST_CG"
+
+# stat_csv_value FILE EVENT [CGROUP]: the value column of cgperf/perf `-x,`
+# output for EVENT (and CGROUP), parsed with a real CSV parser. Sums rows
+# when there are several (per-interval output).
+stat_csv_value() {
+	python3 - "$@" <<'PY'
+import csv, sys
+path, event = sys.argv[1], sys.argv[2]
+cg = sys.argv[3] if len(sys.argv) > 3 else None
+total, found = 0.0, False
+with open(path, newline='') as f:
+    for row in csv.reader(f):
+        if len(row) < 6 or row[2] != event:
+            continue
+        if cg is not None and row[3].strip('/') != cg.strip('/'):
+            continue
+        if row[0].startswith('<'):
+            continue
+        total += float(row[0]); found = True
+if not found:
+    sys.exit("no row for %s %s in %s" % (event, cg, path))
+print("%.3f" % total)
+PY
+}
+
+# Start `cgperf stat -v ARGS` in the background writing CSV to $TMP/NAME.csv
+# and its log to $TMP/NAME.log; returns once it is counting.
+start_cgperf() {
+	local name=$1; shift
+	start_bg "$CGPERF" stat -v -x, -o "$TMP/$name.csv" "$@" 2>"$TMP/$name.log"
+	CGPERF_PID=$LAST_PID
+	wait_for_line "$TMP/$name.log" "counting started" 30
+}

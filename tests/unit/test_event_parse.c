@@ -1,7 +1,9 @@
 /* Unit tests for events/event_parse.c (and the message mapping of
  * events/event_probe.c). PMU events are resolved against a fixture sysfs
  * tree built in a temp dir, so the tests do not depend on the host's PMUs. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <ftw.h>
 #include <setjmp.h>
