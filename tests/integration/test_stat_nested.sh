@@ -1,0 +1,33 @@
+# Nested cgroups: a parent with no tasks of its own counts exactly what its
+# children count (within 1%); a task in an unmonitored grandchild counts for
+# its nearest monitored ancestor and everything above it.
+source "$CGPERF_SRC/tests/lib/common.sh"
+
+pod=$(mkcg pod)
+a=$(mkcg pod/a)
+b=$(mkcg pod/b)
+mkcg pod/b/unmonitored >/dev/null
+
+start_cgperf nested -e cpu-clock,context-switches -G "$pod,$a,$b"
+run_in_cg pod/a "$BURN" 1; pa=$LAST_PID
+run_in_cg pod/b "$BURN" 0.5; pb=$LAST_PID
+run_in_cg pod/b/unmonitored "$BURN" 0.7; pc=$LAST_PID
+wait "$pa" "$pb" "$pc"
+a_usage=$(usage_usec pod/a); b_usage=$(usage_usec pod/b)
+sleep 0.2
+kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "$TMP/nested.log")"
+
+pod_ms=$(stat_csv_value "$TMP/nested.csv" cpu-clock "$pod")
+a_ms=$(stat_csv_value "$TMP/nested.csv" cpu-clock "$a")
+b_ms=$(stat_csv_value "$TMP/nested.csv" cpu-clock "$b")
+sum=$(awk -v x="$a_ms" -v y="$b_ms" 'BEGIN { printf "%.3f", x + y }')
+log "pod $pod_ms ms, a $a_ms ms, b (with its unmonitored child) $b_ms ms"
+assert_within_pct "parent == sum of children (cpu-clock)" "$pod_ms" "$sum" 1
+pod_cs=$(stat_csv_value "$TMP/nested.csv" context-switches "$pod")
+a_cs=$(stat_csv_value "$TMP/nested.csv" context-switches "$a")
+b_cs=$(stat_csv_value "$TMP/nested.csv" context-switches "$b")
+[ "$pod_cs" = "$(awk -v x="$a_cs" -v y="$b_cs" 'BEGIN { printf "%.3f", x + y }')" ] ||
+	fail "context-switches: pod $pod_cs != a $a_cs + b $b_cs"
+# b includes the grandchild's 0.7 s: cpu.stat of b is hierarchical too.
+assert_within_pct "b (with grandchild) vs its cpu.stat" "$b_ms" "$(awk -v u="$b_usage" 'BEGIN { print u / 1000 }')" 3
+assert_within_pct "a vs its cpu.stat" "$a_ms" "$(awk -v u="$a_usage" 'BEGIN { print u / 1000 }')" 3
