@@ -201,7 +201,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int max)
 {
 	struct event_spec all[64];
-	char err[512], msg[512], sugg[256];
+	char err[512], msg[512];
 	int n, kept = 0;
 
 	n = event_parse_list(o->events_arg, all, 64, err, sizeof(err));
@@ -210,7 +210,13 @@ static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int 
 		return -EXIT_USAGE;
 	}
 	for (int i = 0; i < n; i++) {
-		if (event_probe(&all[i], msg, sizeof(msg)) < 0) {
+		int r = event_probe(&all[i], msg, sizeof(msg));
+
+		if (r == -EACCES || r == -EPERM) {
+			fprintf(stderr, "cgperf stat: %s\n", msg);
+			return -EXIT_RUNTIME;
+		}
+		if (r < 0) {
 			if (o->strict) {
 				fprintf(stderr, "cgperf stat: %s\n", msg);
 				return -EXIT_RUNTIME;
@@ -228,7 +234,6 @@ static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int 
 		fprintf(stderr, "cgperf stat: none of the events is supported on this host\n");
 		return -EXIT_RUNTIME;
 	}
-	(void)sugg;
 	return kept;
 }
 

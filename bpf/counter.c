@@ -125,11 +125,11 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 			goto fail;
 		}
 		bpf_map__set_max_entries(m, c->nr_possible);
-		if (i < o->nr_events) {
-			r = bpf_map__reuse_fd(m, c->leaders[i].events_map_fd);
-			if (r < 0)
-				goto fail;
-		}
+		/* Slots past nr_events are never read (the verifier drops that
+		 * code); point them at event 0's array instead of making maps. */
+		r = bpf_map__reuse_fd(m, c->leaders[i < o->nr_events ? i : 0].events_map_fd);
+		if (r < 0)
+			goto fail;
 	}
 	size_maps(skel->maps.filter, skel->maps.accum_readings, o);
 	if (!o->inherit)

@@ -127,3 +127,19 @@ start_cgperf() {
 	CGPERF_PID=$LAST_PID
 	wait_for_line "$TMP/$name.log" "counting started" 30
 }
+
+# leader_id LOG EVENT: the perf_event array id cgperf -v reported for EVENT.
+leader_id() {
+	sed -n "s/.*event '$2': .* leader (perf_event array id \([0-9]*\)).*/\1/p" "$1" | head -1
+}
+
+# wait_map_gone ID: the kernel frees a leader once its last holder is gone
+# (program frees are deferred by an RCU grace period); wait for that.
+wait_map_gone() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		bpftool map show id "$1" >/dev/null 2>&1 || return 0
+		sleep 0.1
+	done
+	fail "BPF map $1 still exists 10 s after its last user exited"
+}

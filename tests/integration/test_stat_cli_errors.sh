@@ -1,0 +1,71 @@
+# Bad input gets one line on stderr and exit 2 (usage) or 1 (runtime);
+# the CSV output has perf's field order.
+source "$CGPERF_SRC/tests/lib/common.sh"
+
+expect() { # expect CODE PATTERN ARGS...
+	local code=$1 pat=$2 rc=0; shift 2
+	"$CGPERF" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" = "$code" ] || fail "cgperf $*: exit $rc, expected $code; stderr: $(cat "$TMP/err")"
+	grep -q -- "$pat" "$TMP/err" || fail "cgperf $*: stderr lacks '$pat': $(cat "$TMP/err")"
+	[ "$(grep -vc '^cgperf: warning' "$TMP/err")" = 1 ] ||
+		fail "cgperf $*: expected one error line, got: $(cat "$TMP/err")"
+	log "ok: cgperf $* -> $rc: $(grep -v '^cgperf: warning' "$TMP/err")"
+}
+
+expect 2 "unknown option '--bogus'" stat --bogus -a
+expect 2 "unknown command" frobnicate
+expect 2 "empty event list" stat -e "" -a
+expect 2 "unknown event 'cyclez' (did you mean: cycles" stat -e cyclez -a
+expect 2 "choose one target" stat -a -C 0
+expect 2 "nothing to count" stat -e cpu-clock
+expect 2 "invalid interval" stat -a -I abc
+expect 2 "invalid duration" stat -a --duration -1
+expect 2 "needs an argument" stat -a -e
+expect 2 "invalid CPU list" stat -C 0-x --duration 0.1
+expect 1 "does not exist" stat -G /no/such/cgroup-$$ --duration 0.1
+expect 1 "process 999999999 does not exist" stat -p 999999999 --duration 0.1
+expect 1 "cannot run 'no-such-command-$$'" stat -e cpu-clock -- no-such-command-$$
+# --strict turns a skipped unsupported event into an error (only on hosts
+# where cycles is unsupported, which is the case without a PMU).
+if ! perf stat -e cycles true 2>&1 | grep -q "<not supported>"; then
+	log "cycles is supported here; --strict case not applicable"
+else
+	expect 1 "event 'cycles' is not supported on this host (no hardware PMU?)" \
+		stat --strict -e cpu-clock,cycles -a --duration 0.1
+fi
+# Without root: a clear permission error, not a crash.
+if id nobody >/dev/null 2>&1; then
+	rc=0
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$CGPERF" stat -e cpu-clock -a --duration 0.1 >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" = 1 ] || fail "unprivileged run: exit $rc, expected 1: $(cat "$TMP/err")"
+	grep -qi "permission\|root" "$TMP/err" || fail "unprivileged run: unclear error: $(cat "$TMP/err")"
+	log "ok: unprivileged -> $(tail -1 "$TMP/err")"
+fi
+
+# CSV field order: value, unit, event, cgroup, running ns, percent running.
+cg=$(mkcg 'odd,name "q"')
+"$CGPERF" stat -v -x, -o "$TMP/csv" -e cpu-clock,context-switches -G "$cg" --duration 1.5 2>"$TMP/err" &
+stat_pid=$!
+wait_for_line "$TMP/err" "counting started"
+run_in_cg 'odd,name "q"' "$BURN" 0.1
+wait "$stat_pid" || fail "stat -x, failed: $(cat "$TMP/err")"
+python3 - "$TMP/csv" "$cg" <<'PY' || fail "bad CSV: $(cat "$TMP/csv")"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline='')))
+assert len(rows) == 2, rows
+assert rows[0][1:4] == ['msec', 'cpu-clock', sys.argv[2]], rows[0]
+assert rows[1][1:4] == ['', 'context-switches', sys.argv[2]], rows[1]
+for r in rows:
+    assert len(r) == 6, r
+    float(r[0]); int(r[4]); float(r[5])
+PY
+log "ok: CSV fields and quoting of cgroup '$cg'"
+
+# -I prints one row set per interval with a timestamp in front.
+"$CGPERF" stat -x, -I 200 -e cpu-clock -a --duration 1.1 >"$TMP/int" 2>"$TMP/err" || fail "-I failed"
+n=$(wc -l <"$TMP/int")
+[ "$n" -ge 5 ] && [ "$n" -le 7 ] || fail "-I 200 over 1.1 s printed $n rows: $(cat "$TMP/int")"
+awk -F, '{ if (NF != 7) exit 1 }' "$TMP/int" || fail "-I rows lack the timestamp field"
+total=$(awk -F, '{ s += $2 } END { print s }' "$TMP/int")
+assert_within_pct "sum of -I deltas equals the wall time on every CPU" "$total" "$((1100 * $(nproc)))" 3

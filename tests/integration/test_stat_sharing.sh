@@ -1,0 +1,64 @@
+# Two concurrent sessions on the same event share one leader: one perf_event
+# array holding one perf_event per CPU. SIGKILL of one leaves the other
+# counting correctly; when both are gone the kernel frees the leader (its
+# perf_events closed) and the next session makes a new one. Nothing but the
+# attr map stays pinned.
+source "$CGPERF_SRC/tests/lib/common.sh"
+command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftool)"
+cg=$(mkcg c)
+
+start_cgperf a -e cpu-clock,context-switches -G "$cg"; pid_a=$CGPERF_PID
+start_cgperf b -e cpu-clock -G "$cg"; pid_b=$CGPERF_PID
+id_a=$(leader_id "$TMP/a.log" cpu-clock)
+id_b=$(leader_id "$TMP/b.log" cpu-clock)
+[ -n "$id_a" ] || fail "session a did not report its cpu-clock leader: $(cat "$TMP/a.log")"
+[ "$id_a" = "$id_b" ] || fail "sessions use different leaders for cpu-clock: $id_a vs $id_b"
+grep -q "sharing the leader" "$TMP/b.log" || fail "session b did not share: $(cat "$TMP/b.log")"
+log "both sessions use perf_event array $id_a"
+
+# One array, one perf_event per online CPU in it, referenced by both programs.
+ncpu=$(nproc)
+nkeys=$(bpftool map dump id "$id_a" | grep -c '^key:' || true)
+[ "$nkeys" = "$ncpu" ] || fail "leader $id_a holds $nkeys perf_events, expected $ncpu"
+users=$(bpftool prog show -j | python3 -c "
+import json, sys
+print(sum(1 for p in json.load(sys.stdin) if $id_a in p.get('map_ids', [])))")
+[ "$users" = 2 ] || fail "expected 2 follower programs on leader $id_a, found $users"
+ctx_id=$(leader_id "$TMP/a.log" context-switches)
+arrays=$(bpftool map show -j | python3 -c "
+import json, sys
+print(sorted(m['id'] for m in json.load(sys.stdin) if m.get('type') == 'perf_event_array'))")
+log "perf_event arrays on the host: $arrays (cpu-clock $id_a, context-switches $ctx_id)"
+[ "$arrays" = "[$id_a, $ctx_id]" ] || [ "$arrays" = "[$ctx_id, $id_a]" ] ||
+	fail "expected exactly the two leaders' arrays, found $arrays"
+
+# Kill a without warning; b keeps counting the burn correctly.
+kill -KILL "$pid_a"; wait "$pid_a" 2>/dev/null || true
+before=$(usage_usec c)
+run_in_cg c "$BURN" 1; wait "$LAST_PID"
+after=$(usage_usec c)
+kill -INT "$pid_b"; wait "$pid_b" || fail "session b failed after a was killed"
+b_ms=$(stat_csv_value "$TMP/b.csv" cpu-clock "$cg")
+# b started before the burn, so its total covers [before, after] and a bit more.
+awk -v b="$b_ms" -v k="$(( (after - before) / 1000 ))" 'BEGIN { exit !(b >= k * 0.97 && b <= k * 1.10 + 20) }' ||
+	fail "after SIGKILL of a, b counted $b_ms ms for a burn of $(( (after - before) / 1000 )) ms"
+log "ok: b counted $b_ms ms for a $(( (after - before) / 1000 )) ms burn after a was killed"
+
+# Both gone: the leaders are freed (and with them the perf_events).
+wait_map_gone "$id_a"
+wait_map_gone "$ctx_id"
+start_cgperf c -e cpu-clock -G "$cg"; pid_c=$CGPERF_PID
+grep -q "created the leader" "$TMP/c.log" || fail "a later session did not reload the leader: $(cat "$TMP/c.log")"
+id_c=$(leader_id "$TMP/c.log" cpu-clock)
+[ "$id_c" != "$id_a" ] || fail "reused a dead leader id"
+kill -INT "$pid_c"; wait "$pid_c" || true
+wait_map_gone "$id_c"
+
+# Nothing leaks: no cgperf programs left, only the attr map pinned.
+left=$(bpftool prog show -j | python3 -c "
+import json, sys
+print(sum(1 for p in json.load(sys.stdin) if p.get('name') in ('on_switch', 'on_fork', 'fexit_on_switch')))")
+[ "$left" = 0 ] || fail "$left cgperf programs still loaded after every session exited"
+pinned=$(ls /sys/fs/bpf/cgperf)
+[ "$pinned" = "attr_map" ] || fail "unexpected pinned objects: $pinned"
+log "ok: no programs left, pinned: $pinned"
