@@ -1,0 +1,197 @@
+/* The counting API against the real kernel: cgroups added and removed while
+ * counting, a final read at removal, a recycled slot starting from zero.
+ * Oracle: each cgroup's own cpu.stat usage_usec. Runs as root; creates
+ * cgroups only under its own cgperf-unit-counter-<pid> subtree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "bpf/counter.h"
+#include "cgroup/cgroup2.h"
+
+static char subtree[512], rel[512];
+
+static void cg_path(char *out, size_t len, const char *leaf)
+{
+	const char *root;
+	assert_int_equal(cgroup2_root(&root, NULL), 0);
+	snprintf(out, len, "%s%s%s%s", root, rel, leaf ? "/" : "", leaf ? leaf : "");
+}
+
+static uint64_t usage_usec(const char *leaf)
+{
+	char path[600], key[64];
+	unsigned long long v;
+	FILE *f;
+
+	cg_path(path, sizeof(path) - 10, leaf);
+	strcat(path, "/cpu.stat");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		if (!strcmp(key, "usage_usec")) {
+			fclose(f);
+			return v;
+		}
+	fclose(f);
+	fail_msg("no usage_usec in %s", path);
+	return 0;
+}
+
+/* Fork a child that joins cgroup `leaf`, burns `seconds` of CPU and exits. */
+static void burn_in(const char *leaf, double seconds)
+{
+	char procs[600];
+	pid_t pid;
+	int status;
+
+	cg_path(procs, sizeof(procs) - 20, leaf);
+	strcat(procs, "/cgroup.procs");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *f = fopen(procs, "w");
+		struct timespec ts;
+		double end, now;
+		volatile unsigned long x = 0;
+
+		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f) != 0)
+			_exit(1);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		end = ts.tv_sec + ts.tv_nsec / 1e9 + seconds;
+		do {
+			for (int i = 0; i < 10000; i++)
+				x += i;
+			clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+			now = ts.tv_sec + ts.tv_nsec / 1e9;
+		} while (now < end);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static int add_cg(struct counter *c, const char *leaf, int *slot)
+{
+	char p[600];
+	uint64_t id, anc[CGPERF_MAX_CGROUP_DEPTH];
+	int n;
+
+	snprintf(p, sizeof(p), "%s/%s", rel, leaf);
+	assert_int_equal(cgroup2_id_of(p, &id), 0);
+	n = cgroup2_ancestor_ids(p, anc, CGPERF_MAX_CGROUP_DEPTH);
+	assert_true(n > 0);
+	return counter_add_cgroup(c, id, anc, n, slot);
+}
+
+static uint64_t cg_id(const char *leaf)
+{
+	char p[600];
+	uint64_t id;
+	snprintf(p, sizeof(p), "%s/%s", rel, leaf);
+	assert_int_equal(cgroup2_id_of(p, &id), 0);
+	return id;
+}
+
+static void assert_close_ms(double got_ns, double want_us, const char *what)
+{
+	double got_ms = got_ns / 1e6, want_ms = want_us / 1e3;
+	print_message("%s: cgperf %.2f ms, cpu.stat %.2f ms\n", what, got_ms, want_ms);
+	assert_true(want_ms > 50);
+	assert_true(got_ms >= want_ms * 0.97 && got_ms <= want_ms * 1.03);
+}
+
+static void test_add_remove_while_counting(void **state)
+{
+	struct event_spec ev[2];
+	char err[256];
+	struct counter *c;
+	struct cgperf_reading final[2], vals[2];
+	int slot_a, slot_b, slot_a2, r;
+
+	assert_int_equal(event_parse_list("cpu-clock,context-switches", ev, 2, err, sizeof(err)), 2);
+	struct counter_opts o = { .events = ev, .nr_events = 2, .filter = CGPERF_FILTER_CGROUP,
+				  .max_slots = 2, .max_keys = 4 };
+	r = counter_open(&o, &c);
+	assert_int_equal(r, 0);
+	assert_int_equal(counter_mode(c), probe_trampolines(NULL, 0) == 0 ? FOLLOWER_FEXIT : FOLLOWER_TP);
+
+	assert_int_equal(add_cg(c, "a", &slot_a), 0);
+	counter_enable(c);
+	uint64_t a0 = usage_usec("a");
+	burn_in("a", 0.3);
+
+	/* b joins while counting. */
+	assert_int_equal(add_cg(c, "b", &slot_b), 0);
+	uint64_t b0 = usage_usec("b");
+	burn_in("b", 0.2);
+
+	/* Both slots are taken: a third cgroup has no room. */
+	assert_int_equal(add_cg(c, "a2", &slot_a2), -ENOSPC);
+
+	/* a leaves: one last read, then its slot is free again. */
+	assert_int_equal(counter_remove(c, cg_id("a"), final), 0);
+	assert_close_ms(final[0].counter, usage_usec("a") - a0, "a (final read)");
+	assert_true(final[1].counter >= 1);
+	assert_int_equal(counter_remove(c, cg_id("a"), final), -ENOENT);
+
+	/* A new cgroup takes the recycled slot and starts from zero. */
+	assert_int_equal(add_cg(c, "a2", &slot_a2), 0);
+	assert_int_equal(slot_a2, slot_a);
+	uint64_t a2_0 = usage_usec("a2");
+	burn_in("a2", 0.15);
+	burn_in("a", 0.1); /* no longer counted anywhere */
+
+	assert_int_equal(counter_sync(c), 0);
+	assert_int_equal(counter_read(c, slot_a2, vals), 0);
+	assert_close_ms(vals[0].counter, usage_usec("a2") - a2_0, "a2 (recycled slot)");
+	assert_int_equal(counter_read(c, slot_b, vals), 0);
+	assert_close_ms(vals[0].counter, usage_usec("b") - b0, "b (added while counting)");
+	counter_close(c);
+}
+
+static int group_setup(void **state)
+{
+	const char *root;
+	if (cgroup2_root(&root, NULL) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "/cgperf-unit-counter-%d", getpid());
+	snprintf(subtree, sizeof(subtree), "%s%s", root, rel);
+	if (mkdir(subtree, 0755) < 0)
+		return -1;
+	for (const char **l = (const char *[]){ "a", "b", "a2", NULL }; *l; l++) {
+		char p[600];
+		snprintf(p, sizeof(p), "%s/%s", subtree, *l);
+		if (mkdir(p, 0755) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	for (const char **l = (const char *[]){ "a", "b", "a2", NULL }; *l; l++) {
+		char p[600];
+		snprintf(p, sizeof(p), "%s/%s", subtree, *l);
+		rmdir(p);
+	}
+	rmdir(subtree);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_remove_while_counting),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
