@@ -204,6 +204,13 @@ static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int 
 	char err[512], msg[512];
 	int n, kept = 0;
 
+	/* A group must be scheduled together on the PMU; a shared leader reads
+	 * one event, so groups cannot be served. Say so rather than mis-parse. */
+	if (strpbrk(o->events_arg, "{}")) {
+		fprintf(stderr, "cgperf stat: event groups ('{...}') are not supported: shared leaders "
+				"read single events; list the events without braces\n");
+		return -EXIT_USAGE;
+	}
 	n = event_parse_list(o->events_arg, all, 64, err, sizeof(err));
 	if (n < 0) {
 		fprintf(stderr, "cgperf stat: %s\n", err);

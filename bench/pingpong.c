@@ -9,7 +9,10 @@
  *   -n N     round trips per repeat (default 100000)
  *   -r R     repeats; the median is printed (default 5)
  *   -w N     warm-up round trips before the first repeat (default N/10)
- *   -c CPU   pin both processes to CPU (default: not pinned)
+ *   -c CPU   pin both processes to CPU: every switch is between the two
+ *            tasks of the same cgroup (default: not pinned)
+ *   -c A,B   pin the parent to CPU A and the echoing child to CPU B: each
+ *            CPU switches between one task and its idle task (another cgroup)
  *   -v       also print every repeat on stderr
  *
  * Prints one line on stdout: the median microseconds per round trip. */
@@ -110,7 +113,7 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	const char *cg_dir = NULL;
-	long n = 100000, repeats = 5, warmup = -1, cpu = -1;
+	long n = 100000, repeats = 5, warmup = -1, cpu = -1, child_cpu = -1;
 	int verbose = 0, opt, to_child[2], to_parent[2], status;
 	double *us;
 	pid_t child;
@@ -129,15 +132,23 @@ int main(int argc, char **argv)
 		case 'w':
 			warmup = parse_long(optarg, "warm-up count", 0);
 			break;
-		case 'c':
+		case 'c': {
+			char *comma = strchr(optarg, ',');
+			if (comma) {
+				*comma = '\0';
+				child_cpu = parse_long(comma + 1, "cpu", 0);
+			}
 			cpu = parse_long(optarg, "cpu", 0);
+			if (child_cpu < 0)
+				child_cpu = cpu;
 			break;
+		}
 		case 'v':
 			verbose = 1;
 			break;
 		default:
 			fprintf(stderr, "usage: pingpong [-g CGROUP_DIR] [-n TRIPS] [-r REPEATS] "
-					"[-w WARMUP_TRIPS] [-c CPU] [-v]\n");
+					"[-w WARMUP_TRIPS] [-c CPU[,CHILD_CPU]] [-v]\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -149,18 +160,20 @@ int main(int argc, char **argv)
 
 	if (cg_dir)
 		join_cgroup(cg_dir); /* before fork: the child inherits the cgroup */
-	if (cpu >= 0)
-		pin((int)cpu);       /* and the affinity */
 	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
 		die("pipe");
 	child = fork();
 	if (child < 0)
 		die("fork");
 	if (child == 0) {
+		if (child_cpu >= 0)
+			pin((int)child_cpu);
 		close(to_child[1]);
 		close(to_parent[0]);
 		echo_loop(to_child[0], to_parent[1]);
 	}
+	if (cpu >= 0)
+		pin((int)cpu);
 	close(to_child[0]);
 	close(to_parent[1]);
 

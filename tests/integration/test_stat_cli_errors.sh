@@ -16,6 +16,8 @@ expect 2 "unknown option '--bogus'" stat --bogus -a
 expect 2 "unknown command" frobnicate
 expect 2 "empty event list" stat -e "" -a
 expect 2 "unknown event 'cyclez' (did you mean: cycles" stat -e cyclez -a
+expect 2 "event groups ('{...}') are not supported" stat -e '{cpu-clock,cs}' -a
+expect 2 "event modifiers and tracepoints are not supported" stat -e 'cpu-clock:u' -a
 expect 2 "choose one target" stat -a -C 0
 expect 2 "nothing to count" stat -e cpu-clock
 expect 2 "invalid interval" stat -a -I abc
