@@ -1,11 +1,14 @@
-/* burn SECONDS [THREADS]: burn SECONDS of CPU time per thread (CPU time, not
- * wall time, so a busy CI machine changes only how long it takes), then exit. */
+/* burn SECONDS [THREADS [DELAY]]: start THREADS threads, sleep DELAY seconds
+ * (time for a counter to attach to a thread), then burn SECONDS of CPU time
+ * per thread (CPU time, not wall time, so a busy CI machine changes only how
+ * long it takes), then exit. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
-static double cpu_seconds;
+static double cpu_seconds, delay_seconds;
 
 static double thread_cpu_now(void)
 {
@@ -17,6 +20,8 @@ static double thread_cpu_now(void)
 static void *burn(void *arg)
 {
 	volatile unsigned long x = 0;
+	if (delay_seconds > 0)
+		usleep((useconds_t)(delay_seconds * 1e6));
 	double end = thread_cpu_now() + cpu_seconds;
 	while (thread_cpu_now() < end)
 		for (int i = 0; i < 10000; i++)
@@ -32,6 +37,7 @@ int main(int argc, char **argv)
 	}
 	cpu_seconds = atof(argv[1]);
 	int threads = argc > 2 ? atoi(argv[2]) : 1;
+	delay_seconds = argc > 3 ? atof(argv[3]) : 0;
 	pthread_t t[64];
 	if (threads < 1 || threads > 64)
 		return 2;

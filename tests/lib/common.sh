@@ -32,11 +32,18 @@ mkcg() {
 
 # run_in_cg REL CMD...: start CMD inside cgroup REL (relative to the test subtree), in
 # the background; its pid is in $LAST_PID and remembered for cleanup.
+# The child is moved from outside while it waits at a fifo, the way container
+# runtimes place a container's first process; see docs/ARCHITECTURE.md on why
+# a process that moves itself is charged a few ms of its old cgroup's time.
 run_in_cg() {
-	local cg=$1; shift
-	( echo $BASHPID > "$TEST_CG/$cg/cgroup.procs"; exec "$@" ) &
+	local cg=$1 gate="$TMP/gate.$BASHPID.$RANDOM"; shift
+	mkfifo "$gate"
+	( read -r _ <"$gate"; exec "$@" ) &
 	LAST_PID=$!
 	STARTED_PIDS+=("$LAST_PID")
+	echo "$LAST_PID" >"$TEST_CG/$cg/cgroup.procs"
+	echo go >"$gate"
+	rm -f "$gate"
 }
 
 # start_bg CMD...: start a background process, remember it.
