@@ -214,8 +214,8 @@ int main(int argc, char **argv)
 			if ((r = time_calls(c, w, cgs.n, vals, iters, &samples[w][rep])) < 0)
 				goto fail;
 
-	printf("%d cgroups x %d events, %s follower, %ld x %ld calls (median repeat):\n", cgs.n,
-	       nr_events, follower_mode_name(counter_mode(c)), repeats, iters);
+	printf("%d cgroups x %d events; follower mode: %s; median of %ld repeats of %ld calls\n",
+	       cgs.n, nr_events, follower_mode_name(counter_mode(c)), repeats, iters);
 	for (int w = 0; w < NR_WHAT; w++) {
 		qsort(samples[w], repeats, sizeof(double), cmp_double);
 		printf("  %-32s %10.1f us\n", what_name[w], samples[w][repeats / 2]);

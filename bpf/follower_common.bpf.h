@@ -87,9 +87,10 @@ static __always_inline const struct cgperf_slots *resolve_slots(void)
 	return bpf_map_lookup_elem(&filter, &key);
 }
 
-/* Add the first nr_events deltas in d to every slot in s. */
-static __always_inline void accumulate_all(const struct cgperf_slots *s,
-					   const struct cgperf_reading *d)
+/* Add d[0..nr) to events [first, first + nr) of every slot in s. The tp
+ * follower adds all its events at once, an fexit follower its one event. */
+static __always_inline void add_to_slots(const struct cgperf_slots *s, __u32 first, __u32 nr,
+					 const struct cgperf_reading *d)
 {
 	for (int i = 0; i < CGPERF_MAX_NEST; i++) {
 		struct cgperf_reading *acc;
@@ -101,12 +102,12 @@ static __always_inline void accumulate_all(const struct cgperf_slots *s,
 		acc = bpf_map_lookup_elem(&accum_readings, &slot);
 		if (!acc)
 			continue;
-		for (int e = 0; e < CGPERF_MAX_EVENTS; e++) {
-			if (e >= nr_events)
+		for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++) {
+			if (e >= nr || first + e >= nr_events)
 				break;
-			acc[e].counter += d[e].counter;
-			acc[e].enabled += d[e].enabled;
-			acc[e].running += d[e].running;
+			acc[first + e].counter += d[e].counter;
+			acc[first + e].enabled += d[e].enabled;
+			acc[first + e].running += d[e].running;
 		}
 	}
 }

@@ -28,20 +28,7 @@ int BPF_PROG(fexit_on_switch)
 	s = resolve_slots();
 	if (!diff || !s || event_index >= nr_events || event_index >= CGPERF_MAX_EVENTS)
 		return 0;
-	for (int i = 0; i < CGPERF_MAX_NEST; i++) {
-		struct cgperf_reading *acc;
-		__u32 slot;
-
-		if (i >= s->nr)
-			break;
-		slot = s->slot[i];
-		acc = bpf_map_lookup_elem(&accum_readings, &slot);
-		if (!acc)
-			continue;
-		acc[event_index].counter += diff->counter;
-		acc[event_index].enabled += diff->enabled;
-		acc[event_index].running += diff->running;
-	}
+	add_to_slots(s, event_index, 1, (const struct cgperf_reading *)diff);
 	return 0;
 }
 

@@ -74,7 +74,7 @@ int BPF_PROG(on_switch)
 		return 0;
 	s = resolve_slots();
 	if (s)
-		accumulate_all(s, d);
+		add_to_slots(s, 0, nr_events, d);
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 #include "bpf/leader.h"
 #include "bpf/cgperf_shared.h"
+#include "events/perf_open.h"
 #include "leader.skel.h"
 #include "util/cpus.h"
 #include "util/log.h"
@@ -79,13 +80,6 @@ void attr_map_unlock(int fd)
 	close(fd);
 }
 
-static int perf_event_open_cpu(const struct perf_event_attr *attr, int cpu)
-{
-	struct perf_event_attr a = *attr;
-
-	return (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
 /* A PERF_EVENT_ARRAY with one perf_event per online CPU. BPF_F_PRESERVE_ELEMS
  * keeps the perf_events in the map after this process's fd is closed; they
  * go away with the map itself, i.e. with the last program or fd using it. */
@@ -107,11 +101,11 @@ static int events_map_create(const struct perf_event_attr *attr, const char *nam
 	}
 	for (int i = 0; i < nr_cpus; i++) {
 		__u32 key = cpus[i];
-		int pfd = perf_event_open_cpu(attr, cpus[i]);
+		int pfd = perf_open(attr, -1, cpus[i]);
 
 		if (pfd < 0) {
 			if (!first_err)
-				first_err = -errno;
+				first_err = pfd;
 			continue;
 		}
 		if (bpf_map_update_elem(map_fd, &key, &pfd, BPF_ANY) < 0) {

@@ -1,6 +1,9 @@
 /* Does this host support an event? Ask the kernel: open it system-wide on
  * one online CPU and close it again. Nothing is counted or kept. */
 #include "events/event_probe.h"
+#include "events/perf_open.h"
+#include "util/cpus.h"
+#include <stdlib.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +12,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
 
 static void set_msg(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -22,29 +23,6 @@ static void set_msg(char *msg, size_t msg_len, const char *fmt, ...) {
 	va_start(ap, fmt);
 	vsnprintf(msg, msg_len, fmt, ap);
 	va_end(ap);
-}
-
-/* First CPU in the online list ("0-3,8-11" -> 0). CPU 0 can be offline on
- * some machines, so it is not assumed. */
-static int first_online_cpu(int *ret_cpu) {
-	FILE *f;
-	int cpu = -1, n;
-
-	f = fopen(CPU_ONLINE_PATH, "re");
-	if (!f)
-		return -errno;
-	n = fscanf(f, "%d", &cpu);
-	fclose(f);
-	if (n != 1 || cpu < 0)
-		return -EIO;
-	*ret_cpu = cpu;
-	return 0;
-}
-
-static int perf_event_open_fd(struct perf_event_attr *attr, int pid, int cpu) {
-	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : (int)fd;
 }
 
 static void describe_failure(const struct event_spec *ev, int err, char *msg, size_t msg_len) {
@@ -72,22 +50,20 @@ static void describe_failure(const struct event_spec *ev, int err, char *msg, si
 }
 
 int event_probe(const struct event_spec *ev, char *msg, size_t msg_len) {
-	struct perf_event_attr attr;
-	int cpu = -1, fd, r; /* set by first_online_cpu(); -1 keeps gcc -O2 quiet */
+	int *cpus = NULL, nr_cpus = 0, fd, r;
 
 	if (!ev) {
 		set_msg(msg, msg_len, "no event to probe");
 		return -EINVAL;
 	}
-	r = first_online_cpu(&cpu);
+	/* The first online CPU: CPU 0 can be offline on some machines. */
+	r = cpus_online(&cpus, &nr_cpus);
 	if (r < 0) {
-		set_msg(msg, msg_len, "cannot read %s: %s", CPU_ONLINE_PATH, strerror(-r));
+		set_msg(msg, msg_len, "cannot read the online CPUs: %s", strerror(-r));
 		return r;
 	}
-	/* A copy: the kernel may write attr->size back (E2BIG), and the spec's
-	 * attr is a shared key that must stay as parsed. */
-	memcpy(&attr, &ev->attr, sizeof(attr));
-	fd = perf_event_open_fd(&attr, -1, cpu);
+	fd = perf_open(&ev->attr, -1, cpus[0]);
+	free(cpus);
 	if (fd < 0) {
 		describe_failure(ev, -fd, msg, msg_len);
 		return fd;
