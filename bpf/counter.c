@@ -311,7 +311,7 @@ int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_f
 	 * which also waits out any program still adding to the slot, and
 	 * accounts what its tasks ran up to now. Then the slot is final. */
 	r = counter_sync(c);
-	if (r == 0)
+	if (r == 0 && ret_final)
 		r = counter_read(c, slot, ret_final);
 	if (r == 0)
 		r = zero_slot(c, slot);

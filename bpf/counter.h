@@ -38,7 +38,7 @@ int counter_add_key(struct counter *c, uint64_t key, int *ret_slot);
 int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors, int nr,
 		       int *ret_slot);
 /* Stop counting key; its final values (up to now) are returned in ret_final
- * (nr_events readings) and its slot is recycled. */
+ * (nr_events readings; may be NULL) and its slot is recycled. */
 int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_final);
 
 int counter_enable(struct counter *c);

@@ -727,3 +727,14 @@ finish:
         walk_done(&w);
         return r;
 }
+
+bool cgroup2_path_matches(const char *pattern, const char *rel_path) {
+        const char *name;
+
+        if (!pattern || !rel_path)
+                return false;
+        if (strchr(pattern, '/'))
+                return glob_match(pattern, rel_path + strspn(rel_path, "/"));
+        name = strrchr(rel_path, '/');
+        return fnmatch(pattern, name ? name + 1 : rel_path, 0) == 0;
+}

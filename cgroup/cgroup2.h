@@ -48,3 +48,9 @@ int cgroup2_for_each_matching(const char *pattern, cgroup2_walk_cb cb, void *dat
 
 /* Level of a cgroup (root is 0), or negative errno for an invalid path. */
 int cgroup2_level(const char *rel_path);
+
+/* The matching rule of cgroup2_for_each_matching() for one path: a pattern
+ * with '/' is a glob on the whole relative path ("**" spans levels), one
+ * without matches the last component. */
+#include <stdbool.h>
+bool cgroup2_path_matches(const char *pattern, const char *rel_path);

@@ -27,3 +27,28 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "cgperf: %s%s\n", prefix[lvl], line);
 }
+
+#include <time.h>
+
+void log_ratelimited(struct log_ratelimit *rl, int interval_s, enum log_level lvl, const char *fmt,
+		     ...)
+{
+	struct timespec now;
+	char line[900];
+	va_list ap;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (rl->last && now.tv_sec - rl->last < interval_s) {
+		rl->suppressed++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (rl->suppressed)
+		log_msg(lvl, "%s (%u similar messages suppressed)", line, rl->suppressed);
+	else
+		log_msg(lvl, "%s", line);
+	rl->last = now.tv_sec ? now.tv_sec : 1;
+	rl->suppressed = 0;
+}

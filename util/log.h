@@ -13,3 +13,12 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
 #define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
 #define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
+
+/* At most one line per `interval_s` for one call site; the next printed line
+ * says how many were suppressed in between. Keep one static state per site. */
+struct log_ratelimit {
+	long long last;      /* CLOCK_MONOTONIC seconds of the last printed line */
+	unsigned suppressed;
+};
+void log_ratelimited(struct log_ratelimit *rl, int interval_s, enum log_level lvl, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));

@@ -1,0 +1,17 @@
+/* cgperf agent: count every selected cgroup, log per-cgroup rows every
+ * interval to the configured sinks, follow the cgroup tree live. */
+#pragma once
+#include "config/config.h"
+
+struct agent_opts {
+	const char *config_path;    /* NULL: embedded default */
+	/* Command-line overrides (0/NULL: from the config) */
+	uint64_t interval_ms;
+	const char *csv_dir;
+	const char *syslog_target;
+	const char *events;         /* comma list */
+	double duration_s;          /* run this long, flush, exit 0 */
+};
+
+/* Returns the process exit code. */
+int agent_run(const struct agent_opts *o);

@@ -1,0 +1,2 @@
+#pragma once
+int do_agent(int argc, char **argv);

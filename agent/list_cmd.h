@@ -1,0 +1,2 @@
+#pragma once
+int do_list(int argc, char **argv);

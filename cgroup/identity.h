@@ -1,0 +1,31 @@
+/* What a cgroup is, recognised from its path alone: container, pod, service,
+ * slice; which runtime; container id; pod uid. No I/O. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+
+enum cg_kind { CG_KIND_OTHER, CG_KIND_CONTAINER, CG_KIND_POD, CG_KIND_SERVICE, CG_KIND_SLICE };
+
+#define CG_ID_MAX 65     /* 64 hex + NUL */
+#define CG_NAME_MAX 256
+
+struct cg_identity {
+	enum cg_kind kind;
+	/* "docker", "containerd", "crio", "podman", "nerdctl", "lxc", "systemd", "" */
+	char runtime[16];
+	char container_id[CG_ID_MAX]; /* full id as found in the path; "" if none */
+	char pod_uid[40];             /* with dashes (k8s form), "" if none */
+	char qos[16];                 /* "guaranteed", "burstable", "besteffort", "" */
+	char unit[CG_NAME_MAX];       /* systemd unit name, \x2d etc. unescaped; "" if none */
+	char lxc_name[CG_NAME_MAX];   /* lxc.payload.<name> */
+	bool rootless;                /* under user@<uid>.service */
+	bool infrastructure;          /* conmon, *.mount, *.socket, *.swap, init.scope:
+	                               * skipped by default */
+};
+
+const char *cg_kind_name(enum cg_kind k); /* "container", "pod", "service", "slice", "other" */
+
+/* Classify rel_path ("/system.slice/docker-<64hex>.scope", ...). Never fails
+ * on odd input: unknown shapes are CG_KIND_OTHER. Returns 0 or -EINVAL for a
+ * NULL/empty path. */
+int cg_identify(const char *rel_path, struct cg_identity *ret);

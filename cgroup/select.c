@@ -1,0 +1,50 @@
+#include "cgroup/select.h"
+#include "cgroup/cgroup2.h"
+#include <fnmatch.h>
+#include <string.h>
+
+static bool name_matches(const char *glob, const struct cg_identity *id, const struct cg_metadata *md)
+{
+	const char *names[] = { md ? md->container_name : "", md ? md->pod_name : "", id->unit,
+				id->lxc_name };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i][0] && fnmatch(glob, names[i], 0) == 0)
+			return true;
+	return false;
+}
+
+static bool pattern_matches(const char *pat, const char *rel_path, const struct cg_identity *id,
+			    const struct cg_metadata *md)
+{
+	if (!strncmp(pat, "runtime:", 8))
+		return fnmatch(pat + 8, id->runtime, 0) == 0;
+	if (!strncmp(pat, "name:", 5))
+		return name_matches(pat + 5, id, md);
+	return cgroup2_path_matches(pat, rel_path);
+}
+
+static bool any_matches(const char *const *pats, int n, const char *rel_path,
+			const struct cg_identity *id, const struct cg_metadata *md)
+{
+	for (int i = 0; i < n; i++)
+		if (pattern_matches(pats[i], rel_path, id, md))
+			return true;
+	return false;
+}
+
+bool cg_select(const struct cg_selector *s, const char *rel_path, const struct cg_identity *id,
+	       const struct cg_metadata *md)
+{
+	if (!rel_path || !strcmp(rel_path, "/") || !*rel_path)
+		return false;
+	if (id->infrastructure && !s->include_infrastructure)
+		return false;
+	if (s->containers_only && id->kind != CG_KIND_CONTAINER && id->kind != CG_KIND_POD)
+		return false;
+	if (s->max_depth > 0 && cgroup2_level(rel_path) > s->max_depth)
+		return false;
+	if (s->nr_include > 0 && !any_matches(s->include, s->nr_include, rel_path, id, md))
+		return false;
+	return !any_matches(s->exclude, s->nr_exclude, rel_path, id, md);
+}

@@ -1,0 +1,23 @@
+/* Which cgroups the agent monitors: include/exclude globs on the path and on
+ * runtime/name, a depth limit, "containers only", infrastructure skipped. */
+#pragma once
+#include "cgroup/identity.h"
+#include "cgroup/metadata.h"
+#include <stdbool.h>
+
+struct cg_selector {
+	const char *const *include; /* NULL/empty: everything */
+	int nr_include;
+	const char *const *exclude;
+	int nr_exclude;
+	bool containers_only;       /* only containers and pods */
+	int max_depth;              /* 0: no limit */
+	bool include_infrastructure;
+};
+
+/* Patterns: "runtime:GLOB" matches the runtime, "name:GLOB" the container,
+ * pod or unit name, anything else the path (see cgroup2_path_matches). A
+ * cgroup is selected when it matches some include (or there are none) and
+ * no exclude. The root cgroup is never selected. */
+bool cg_select(const struct cg_selector *s, const char *rel_path, const struct cg_identity *id,
+	       const struct cg_metadata *md);

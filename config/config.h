@@ -1,0 +1,68 @@
+/* The agent's configuration: YAML (libyaml), an embedded default, validation
+ * with FILE:LINE:COL errors. See docs/CONFIG.md. */
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONFIG_MAX_EVENTS 8
+#define CONFIG_MAX_PATTERNS 64
+
+enum syslog_format { SYSLOG_RFC5424, SYSLOG_RFC3164 };
+enum syslog_transport { SYSLOG_UNIX, SYSLOG_UDP, SYSLOG_TCP };
+
+struct syslog_config {
+	bool enabled;
+	enum syslog_transport transport;
+	char target[256];      /* as written: unix:/dev/log, udp://HOST:PORT, tcp://HOST:PORT */
+	char host[256];        /* udp/tcp */
+	char port[16];
+	char socket_path[256]; /* unix */
+	enum syslog_format format;
+	int facility;          /* 0..23 (daemon = 3) */
+	char app_name[49];     /* RFC 5424 APP-NAME: printable ASCII, at most 48 */
+	uint32_t enterprise_id; /* SD-ID cgperf@<id>; default 32473 (documentation placeholder) */
+	size_t queue_max;      /* messages kept while the receiver is down */
+};
+
+struct csv_config {
+	bool enabled;
+	char directory[512];
+	uint64_t max_size;     /* bytes; rotate past this (0: never) */
+	unsigned max_files;    /* rotated files kept per cgroup */
+};
+
+struct agent_config {
+	uint64_t interval_ms;
+	char events[CONFIG_MAX_EVENTS][128];
+	int nr_events;
+	struct {
+		char include[CONFIG_MAX_PATTERNS][256];
+		int nr_include;
+		char exclude[CONFIG_MAX_PATTERNS][256];
+		int nr_exclude;
+		bool containers_only;
+		unsigned max;          /* monitored cgroups cap (default 4096) */
+		int max_depth;         /* 0: no limit */
+	} cgroups;
+	struct csv_config csv;
+	struct syslog_config syslog;
+};
+
+/* The embedded default (used when no file is given). */
+extern const char config_default_yaml[];
+
+/* Parse YAML text. name is used in error messages ("FILE:LINE:COL: message").
+ * On error writes that one line to err and returns -EINVAL (or -ENOMEM). */
+int config_parse(const char *text, size_t len, const char *name, struct agent_config *ret,
+		 char *err, size_t err_len);
+/* Read and parse a file. */
+int config_load_file(const char *path, struct agent_config *ret, char *err, size_t err_len);
+/* Embedded default. */
+int config_load_default(struct agent_config *ret);
+
+/* Parse "10s", "500ms", "1m", "2h" -> ms; "64MiB", "10MB", "4096" -> bytes. */
+int config_parse_duration_ms(const char *s, uint64_t *ret);
+int config_parse_size(const char *s, uint64_t *ret);
+/* "unix:/dev/log", "udp://h:514", "tcp://[::1]:601" into c. */
+int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err, size_t err_len);
