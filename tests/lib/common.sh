@@ -150,3 +150,35 @@ wait_map_gone() {
 	done
 	fail "BPF map $1 still exists 10 s after its last user exited"
 }
+
+# csv_sum DIR CGROUP COLUMN: sum of COLUMN over every row whose `cgroup`
+# column is CGROUP, in every *.csv file of the agent's CSV directory.
+csv_sum() {
+	python3 - "$@" <<'PY'
+import csv, glob, sys
+d, cg, col = sys.argv[1], sys.argv[2], sys.argv[3]
+total, rows = 0.0, 0
+for path in glob.glob(d + "/*.csv"):
+    with open(path, newline='', encoding='utf-8', errors='surrogateescape') as f:
+        for row in csv.DictReader(f):
+            if row.get('cgroup') == cg and row.get(col, '') != '':
+                total += float(row[col]); rows += 1
+if rows == 0:
+    sys.exit("no rows for %r in %s" % (cg, d))
+print("%.3f" % total)
+PY
+}
+
+# start_agent NAME CONFIG [ARGS...]: run `cgperf agent -v` in the background,
+# log in $TMP/NAME.log; returns once its first scan is done.
+start_agent() {
+	local name=$1 conf=$2; shift 2
+	start_bg "$CGPERF" agent -v -c "$conf" "$@" 2>"$TMP/$name.log"
+	AGENT_PID=$LAST_PID
+	wait_for_line "$TMP/$name.log" "cgroups under" 30
+}
+
+# wait_counted LOG PATH: the agent (-v) says it counts the cgroup PATH.
+wait_counted() {
+	wait_for_line "$1" "counting $2 (" 10
+}
