@@ -133,12 +133,14 @@ int main(int argc, char **argv)
 			warmup = parse_long(optarg, "warm-up count", 0);
 			break;
 		case 'c': {
-			char *comma = strchr(optarg, ',');
+			char buf[64], *comma;
+			snprintf(buf, sizeof(buf), "%s", optarg); /* argv stays as given */
+			comma = strchr(buf, ',');
 			if (comma) {
 				*comma = '\0';
 				child_cpu = parse_long(comma + 1, "cpu", 0);
 			}
-			cpu = parse_long(optarg, "cpu", 0);
+			cpu = parse_long(buf, "cpu", 0);
 			if (child_cpu < 0)
 				child_cpu = cpu;
 			break;

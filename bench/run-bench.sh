@@ -31,7 +31,7 @@ SIZES=(1 100 1000)
 ROUNDS=5
 REPEATS=5
 TRIPS=          # per pingpong repeat; empty: calibrate to ~REPEAT_MS
-REPEAT_MS=300
+REPEAT_MS=250
 PIN=split
 PERF_MAX=1000
 DO_PERF=1
@@ -116,15 +116,21 @@ PP_CG="$BENCH_CG/bcg-0000"
 TMPD=$(mktemp -d /tmp/cgperf-bench.XXXXXX)
 STARTED=()
 
+# running PID: PID is alive (not gone, not a zombie waiting for us).
+running() {
+	local st
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 cleanup() {
 	local pid i
 	set +e
-	for pid in "${STARTED[@]}"; do
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
+	# bash reports the jobs killed here ("Killed ..."): not news, hide it.
+	exec 3>&2 2>/dev/null
+	# First pingpong (whatever is in our subtree is ours), so that a perf
+	# running it as its workload sees it end and can reap it.
 	if [ -d "$BENCH_CG" ]; then
-		# Whatever is left in our subtree is ours (pingpong's echo process).
 		if [ -e "$BENCH_CG/cgroup.kill" ]; then
 			echo 1 >"$BENCH_CG/cgroup.kill" 2>/dev/null
 		else
@@ -132,12 +138,26 @@ cleanup() {
 				kill -KILL "$pid" 2>/dev/null
 			done
 		fi
+	fi
+	# Then cgperf/perf: SIGINT lets them tear down and exit; SIGKILL after 3 s.
+	for pid in "${STARTED[@]}"; do
+		kill -INT "$pid" 2>/dev/null
+	done
+	for pid in "${STARTED[@]}"; do
+		for ((i = 0; i < 30; i++)); do
+			running "$pid" || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	if [ -d "$BENCH_CG" ]; then
 		for ((i = 0; i < 50; i++)); do
 			grep -q '^populated 0' "$BENCH_CG/cgroup.events" 2>/dev/null && break
 			sleep 0.1
 		done
 		rmdir "$BENCH_CG"/bcg-* 2>/dev/null
-		rmdir "$BENCH_CG" || echo "run-bench: could not remove $BENCH_CG" >&2
+		rmdir "$BENCH_CG" || echo "run-bench: could not remove $BENCH_CG" >&3
 	fi
 	rm -rf "$TMPD"
 }
@@ -250,7 +270,7 @@ if [ "$DO_PERF" = 1 ]; then
 		LABEL[perf:$n]="(c) perf stat -a --for-each-cgroup, $n cgroup$([ "$n" = 1 ] || echo s)"
 	done
 fi
-declare -A RESULTS=()
+declare -A RESULTS=()   # config -> "us us ..." (one per round that worked)
 FOLLOWER_MODE=""
 FAILED=""
 
@@ -321,19 +341,45 @@ measure() {
 	esac
 }
 
-NC=${#CONFIGS[@]}
-note "pingpong: $TRIPS round trips x $REPEATS repeats, pin=$PIN; $ROUNDS rounds x $NC configurations"
+# Every configuration is measured between two baselines, and compared with
+# their mean: the host's drift (large on a shared VM) cancels out.
+OTHERS=("${CONFIGS[@]:1}")
+NO=${#OTHERS[@]}
+declare -A RATIOS=() DIFFS=()   # config -> "x x ..." (one per round)
+
+# measure_base_into: a baseline; appends to RESULTS[base]; value (or "") in BASE_US.
+measure_base_into() {
+	BASE_US=""
+	if measure base && [ -n "$US" ]; then
+		BASE_US=$US
+		RESULTS[base]+="$US "
+	else
+		FAILED+=" base"
+	fi
+}
+
+note "pingpong: $TRIPS round trips x $REPEATS repeats, pin=$PIN; $ROUNDS rounds of $NO configurations, each between two baselines"
 for ((r = 0; r < ROUNDS; r++)); do
-	line=""
-	for ((k = 0; k < NC; k++)); do
-		cfg=${CONFIGS[$(((k + r) % NC))]}   # rotate the order every round
+	measure_base_into
+	line=" base=${BASE_US:-FAILED}"
+	for ((k = 0; k < NO; k++)); do
+		cfg=${OTHERS[$(((k + r) % NO))]}   # rotate the order every round
+		before=$BASE_US
 		if measure "$cfg" && [ -n "$US" ]; then
-			RESULTS[$cfg]+="$US "
-			line+=" $cfg=$US"
+			v=$US
 		else
+			v=""
 			FAILED+=" $cfg"
-			line+=" $cfg=FAILED"
 		fi
+		measure_base_into
+		line+=" $cfg=${v:-FAILED} base=${BASE_US:-FAILED}"
+		[ -n "$v" ] || continue
+		RESULTS[$cfg]+="$v "
+		ref=$(awk -v a="$before" -v b="$BASE_US" 'BEGIN {
+			if (a != "" && b != "") print (a + b) / 2; else if (a != "") print a; else if (b != "") print b }')
+		[ -n "$ref" ] || continue
+		RATIOS[$cfg]+="$(awk -v v="$v" -v b="$ref" 'BEGIN { print v / b }') "
+		DIFFS[$cfg]+="$(awk -v v="$v" -v b="$ref" 'BEGIN { print v - b }') "
 	done
 	note "round $((r + 1))/$ROUNDS:$line"
 done
@@ -345,34 +391,41 @@ stats() { # values... -> "median min max"
 		printf "%.3f %.3f %.3f\n", m, v[1], v[NR] }'
 }
 [ -n "${RESULTS[base]:-}" ] || die "the baseline (a) could not be measured"
-read -r BASE_MED _ _ <<<"$(stats ${RESULTS[base]})"
 
 echo
 echo "cgperf benchmark: $(uname -sr), $NR_CPUS CPUs, cgroup2 at $CG2"
 echo "events: $EVENTS; cgperf follower: ${FOLLOWER_MODE:-unknown}"
-echo "pingpong in bcg-0000 (pin=$PIN): $TRIPS round trips x $REPEATS repeats (median), $ROUNDS rounds (median)"
+echo "pingpong in bcg-0000, pin=$PIN: $TRIPS round trips x $REPEATS repeats (median of the repeats)"
+echo "$ROUNDS rounds; us/trip: median over rounds; +us, ratio: medians over rounds of the"
+echo "difference and ratio to the mean of the two baselines (a) measured just before and after"
 echo
-printf '%-48s %10s %8s   %s\n' "configuration" "us/trip" "ratio" "per round (us)"
-printf '%-48s %10s %8s   %s\n' "-------------" "-------" "-----" "--------------"
+printf '%-48s %8s %8s %8s   %s\n' "configuration" "us/trip" "+us" "ratio" "ratio min..max"
+printf '%-48s %8s %8s %8s   %s\n' "-------------" "-------" "---" "-----" "--------------"
 for cfg in "${CONFIGS[@]}"; do
-	vals=${RESULTS[$cfg]:-}
-	if [ -z "$vals" ]; then
-		printf '%-48s %10s %8s\n' "${LABEL[$cfg]}" FAILED -
+	if [ -z "${RESULTS[$cfg]:-}" ]; then
+		printf '%-48s %8s\n' "${LABEL[$cfg]}" FAILED
 		continue
 	fi
-	read -r med _ _ <<<"$(stats $vals)"
-	ratio=$(awk -v a="$med" -v b="$BASE_MED" 'BEGIN { printf "%.3f", a / b }')
-	printf '%-48s %10.2f %8s   %s\n' "${LABEL[$cfg]}" "$med" "${ratio}x" "$vals"
+	read -r med _ _ <<<"$(stats ${RESULTS[$cfg]})"
+	if [ "$cfg" = base ]; then
+		printf '%-48s %8.2f %8s %7.3fx\n' "${LABEL[$cfg]}" "$med" "" 1
+		continue
+	fi
+	if [ -z "${RATIOS[$cfg]:-}" ]; then
+		printf '%-48s %8.2f %8s %8s\n' "${LABEL[$cfg]}" "$med" - -
+		continue
+	fi
+	read -r dmed _ _ <<<"$(stats ${DIFFS[$cfg]})"
+	read -r rmed rmin rmax <<<"$(stats ${RATIOS[$cfg]})"
+	printf '%-48s %8.2f %+8.2f %7.3fx   %.3f..%.3f\n' "${LABEL[$cfg]}" "$med" "$dmed" "$rmed" "$rmin" "$rmax"
 done
 [ -z "$PERF_WHY" ] || echo "perf limited to $PERF_N cgroups: $PERF_WHY"
 [ -z "$FAILED" ] || echo "failed measurements:$FAILED (see the messages above)"
-read -r _ bmin bmax <<<"$(stats ${RESULTS[base]})"
-awk -v a="$bmin" -v b="$bmax" -v m="$BASE_MED" 'BEGIN {
+read -r bmed bmin bmax <<<"$(stats ${RESULTS[base]})"
+awk -v a="$bmin" -v b="$bmax" -v m="$bmed" -v n="$(wc -w <<<"${RESULTS[base]}")" 'BEGIN {
 	s = (b - a) / m * 100
-	warn = ""
-	if (s > 5)
-		warn = sprintf(" (noisy host: ratio differences under ~%.2f are noise; try more --rounds)", s / 100)
-	printf "baseline spread (max-min)/median over rounds: %.1f%%%s\n", s, warn }'
+	warn = s > 10 ? "; a noisy host: compare the ratio ranges, or use more --rounds" : ""
+	printf "baseline (a), all %d measurements: %.2f..%.2f us (spread %.1f%%)%s\n", n, a, b, s, warn }'
 echo "goal: cgperf at 1000 cgroups <= 1.05x"
 
 # ---- sync + read cost ----

@@ -47,8 +47,14 @@ struct {
 static __always_inline const struct cgperf_slots *resolve_cgroup(void)
 {
 	const struct cgperf_slots *found = NULL, *s;
-	__u64 id = bpf_get_current_cgroup_id();
+	__u64 id;
 
+	/* The idle task (pid 0) belongs to no cgroup anyone monitors, and it is
+	 * half of all switches on a host that is not saturated: skip the
+	 * lookups (and the ancestor walk a miss would start). */
+	if ((__u32)bpf_get_current_pid_tgid() == 0)
+		return NULL;
+	id = bpf_get_current_cgroup_id();
 	s = bpf_map_lookup_elem(&filter, &id);
 	if (s)
 		return s;
