@@ -11,7 +11,9 @@ static void fill_sink_view(struct monitored *m)
 		.id = m->id,
 		.path = m->path,
 		.kind = cg_kind_name(m->ident.kind),
-		.runtime = m->ident.runtime,
+		/* The path does not always say (cgroupfs-driver Kubernetes); the
+		 * runtime whose files named the container does. */
+		.runtime = m->ident.runtime[0] ? m->ident.runtime : m->meta.runtime,
 		.container_id = m->short_id,
 		.container_name = m->meta.container_name,
 		.pod = m->meta.pod_name,

@@ -21,11 +21,16 @@ struct cg_identity {
 	bool rootless;                /* under user@<uid>.service */
 	bool infrastructure;          /* conmon, *.mount, *.socket, *.swap, init.scope:
 	                               * skipped by default */
+	/* The runtime's inner cgroup of a container (libpod-<id>.scope/container,
+	 * as crun creates it): the same container as its parent, with the same
+	 * ids. Listing both shows that container twice; callers pick one. */
+	bool container_inner;
 };
 
 const char *cg_kind_name(enum cg_kind k); /* "container", "pod", "service", "slice", "other" */
 
 /* Classify rel_path ("/system.slice/docker-<64hex>.scope", ...). Never fails
  * on odd input: unknown shapes are CG_KIND_OTHER. Returns 0 or -EINVAL for a
- * NULL/empty path. */
+ * NULL/empty path (or NULL ret, which is then untouched). The recognised
+ * layouts are listed in docs/IDENTITY.md. */
 int cg_identify(const char *rel_path, struct cg_identity *ret);

@@ -40,6 +40,10 @@ bool cg_select(const struct cg_selector *s, const char *rel_path, const struct c
 		return false;
 	if (id->infrastructure && !s->include_infrastructure)
 		return false;
+	/* podman's libpod-<id>.scope/container is the same container as its
+	 * parent: one row, the parent's (which includes the child's counts). */
+	if (id->container_inner)
+		return false;
 	if (s->containers_only && id->kind != CG_KIND_CONTAINER && id->kind != CG_KIND_POD)
 		return false;
 	if (s->max_depth > 0 && cgroup2_level(rel_path) > s->max_depth)

@@ -1,5 +1,6 @@
 /* Which cgroups the agent monitors: include/exclude globs on the path and on
- * runtime/name, a depth limit, "containers only", infrastructure skipped. */
+ * runtime/name, a depth limit, "containers only", infrastructure and the
+ * inner half of a split podman container skipped. */
 #pragma once
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"

@@ -1,0 +1,599 @@
+/* Unit tests for cgroup/metadata.c against real files: the checked-in
+ * fixture trees under tests/fixtures/metadata/ (one per runtime, plus
+ * malformed ones; see the README there) and, for what cannot be checked in
+ * sensibly (4 MiB files, FIFOs, symlinks pointing elsewhere, NUL bytes), a
+ * private temporary tree built by the test. Every lookup goes through
+ * cg_identify() of a real-looking cgroup path, as the agent does. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cgroup/identity.h"
+#include "cgroup/metadata.h"
+
+/* Fixture ids (sha256 of a label, so they are real 64-hex ids). */
+#define DOCKER_WEB "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
+#define DOCKER_K8S "89016fc1ebe735d5d6bfa8fa9b5c0431890483da9035da7f4031b4fd87aff831"
+#define DOCKER_ODD "19b9aba0ec6922bf7f4ad2dd3dc4af723f3d863b5500da515d26bd0ec5ca37bb"
+#define DOCKER_TRUNCATED "f3e85b417f69407c7b9231e58f0fbe8c28d544be1ae1478b1b58e7b799b5f218"
+#define DOCKER_WRONGTYPES "8da88a3eeb860c22c0b13f0232916e8ea68a4adf63418838e8989dc85181f49f"
+#define DOCKER_NOTOBJECT "405b2a6ff88b6313ce27fa98b7b6191cbef3073bcf019e67cd20cd06980c05a2"
+#define DOCKER_EMPTY "d957ade709d21d967e0da0ad5ee425f7fd496d7d4db1576d1bc52882554ad462"
+#define DOCKER_LONGNAME "355aecc5581bcda99d71a6abfcfb37c4097ffee641b8c9a833db7b15b3acb91f"
+#define DOCKER_MISSING "0a7def1ed5f553a8398ee3c1469005244b3c1d755c5b4ca8c3415a27539437b7"
+#define CONTAINERD_CRI "8b57d0ba9695035faae48b11ea615816a9fd036da4437abc64a427459008d954"
+#define CONTAINERD_SANDBOX "85b013213e803c7bc39ff8937f98c8b3b8ba3ee2cf22b5c7f08dfa7dd07f0fc4"
+#define CONTAINERD_NERDCTL "40823ee94a5a4342cde4b34934a507a2eee049dc74c8371db9362527314d05a5"
+#define CONTAINERD_CRIOKEYS "afbeaaf337e730e3e24c016ad943fde7712e4731a3b35545eb29b7fc248a92c0"
+#define CRIO_COREDNS "4957b578bd4152d51429d77e4968f87ec903dec067da2537601a038636347220"
+#define CRIO_CRIKEYS "6e8d75c79702d7bd358f10bc2fcc4be66f8e62c7d89552ecc20d4553301aaac3"
+#define CRIO_MALFORMED "d189afa0a5e2abb3f670d0f8b0cbac3727c1838a93f89105ac965aac02665a7a"
+#define PODMAN_TOOLBOX "f28430de2e3880b9f1b5252b4622f6b517ef67748130d4de27352692947144cb"
+#define PODMAN_KUBE "2604f810b933bee7d623e0068b35f709c31945512cae05a7c68c5e981747ad1c"
+#define PODMAN_RM "9bf7fedd217ed693153f9ca42bca11b55f1e22626e6ac3ad1ce58057cdbfdf72"
+#define PODMAN_NONE "e0a678323f62309dbc2b0ed6a83981015a151dd4ec824b41be0ca33784a1207a"
+#define TMP_ID "d61be148da709700acf877f8c9ca9a555558a74fa9150829fa10bd89db451d17"
+
+/* Pod uids: API form and the systemd driver's form. */
+#define POD_WEB "5f0c3c1e-8a51-4a8e-9c3a-2b7f6d1e0a42"
+#define POD_WEB_U "5f0c3c1e_8a51_4a8e_9c3a_2b7f6d1e0a42"
+#define POD_API_U "0d4a7c39_1b2e_4f60_8e5d_93a1c2b4e7f8"
+#define POD_DNS_U "7e6b1a2c_3d4e_45f6_8a7b_9c0d1e2f3a4b"
+#define POD_STATIC "4b3c2a1f0e9d8c7b6a5f4e3d2c1b0a99"
+#define POD_DECOY "11111111-2222-4333-8444-555555555555"
+#define POD_NOPODPART "99999999-8888-4777-8666-555555555555"
+#define POD_ABSENT "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
+
+#define K8S_BURSTABLE "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+#define K8S_BESTEFFORT "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+#define K8S_GUARANTEED "/kubepods.slice/kubepods-pod"
+
+static char fixtures[1024];
+static char dirs[5][1100];
+static struct metadata_roots fixture_roots;
+
+/* ---------------------------------------------------------------------------
+ * Helpers
+ * ------------------------------------------------------------------------- */
+
+static int setup_fixture_roots(void **state)
+{
+	const char *src = getenv("CGPERF_SRC");
+	static const char *const names[] = { "docker", "containerd", "crio", "podman", "pod_logs" };
+	struct stat st;
+
+	if (!src || !*src) {
+		print_error("CGPERF_SRC is not set (run through ctest)\n");
+		return -1;
+	}
+	snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures/metadata", src);
+	if (stat(fixtures, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		print_error("no fixture tree at %s\n", fixtures);
+		return -1;
+	}
+	for (int i = 0; i < 5; i++)
+		snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", fixtures, names[i]);
+	fixture_roots = (struct metadata_roots){
+		.docker = dirs[0], .containerd = dirs[1], .crio = dirs[2], .podman = dirs[3],
+		.pod_logs = dirs[4],
+	};
+	return 0;
+}
+
+/* cg_identify(path) then cg_metadata_lookup() with roots. */
+static void lookup(const struct metadata_roots *roots, const char *path, struct cg_identity *ret_id,
+		   struct cg_metadata *ret_md)
+{
+	struct cg_identity id;
+
+	assert_int_equal(cg_identify(path, &id), 0);
+	/* garbage first: the lookup must set every field */
+	memset(ret_md, 0x5a, sizeof(*ret_md));
+	assert_int_equal(cg_metadata_lookup(roots, &id, ret_md), 0);
+	if (ret_id)
+		*ret_id = id;
+}
+
+struct want {
+	const char *name, *image, *pod, *ns, *runtime; /* NULL: "" */
+};
+
+static void check_md(const char *path, const struct cg_metadata *md, struct want w)
+{
+	const struct {
+		const char *field, *got, *want;
+	} f[] = {
+		{ "container_name", md->container_name, w.name },
+		{ "image", md->image, w.image },
+		{ "pod_name", md->pod_name, w.pod },
+		{ "pod_namespace", md->pod_namespace, w.ns },
+		{ "runtime", md->runtime, w.runtime },
+	};
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		const char *want = f[i].want ? f[i].want : "";
+
+		if (strcmp(f[i].got, want) != 0) {
+			print_error("%s: %s is '%s', expected '%s'\n", path, f[i].field, f[i].got, want);
+			ok = false;
+		}
+	}
+	if (!ok)
+		fail();
+}
+
+static void expect(const struct metadata_roots *roots, const char *path, struct want w)
+{
+	struct cg_metadata md;
+
+	lookup(roots, path, NULL, &md);
+	check_md(path, &md, w);
+}
+
+/* ---------------------------------------------------------------------------
+ * One test per runtime, on the fixtures
+ * ------------------------------------------------------------------------- */
+
+static void test_docker(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+
+	expect(r, "/system.slice/docker-" DOCKER_WEB ".scope",
+	       (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+	expect(r, "/docker/" DOCKER_WEB, (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+	expect(r, "/user.slice/user-1000.slice/user@1000.service/user.slice/docker-" DOCKER_WEB ".scope",
+	       (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+	/* Docker as the Kubernetes runtime: the labels name the container and
+	 * pod, not the generated k8s_... Docker name */
+	expect(r, K8S_BURSTABLE POD_API_U ".slice/docker-" DOCKER_K8S ".scope",
+	       (struct want){ "app", "registry.example.com/shop/api:2.1", "api-7d9f5c", "shop", "docker" });
+	/* not there: nothing, and no runtime claimed */
+	expect(r, "/system.slice/docker-" DOCKER_MISSING ".scope", (struct want){ 0 });
+}
+
+static void test_containerd(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+
+	/* containerd's CRI keys, found in the k8s.io namespace */
+	expect(r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRI ".scope",
+	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod", "containerd" });
+	expect(r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRI ".scope/container",
+	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod", "containerd" });
+	/* the pod's sandbox (pause) container: pod known, no container name */
+	expect(r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_SANDBOX ".scope",
+	       (struct want){ .pod = "web-0", .ns = "prod", .runtime = "containerd" });
+	/* CRI-O's keys in a containerd bundle, in another namespace */
+	expect(r, K8S_GUARANTEED POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRIOKEYS ".scope",
+	       (struct want){ "sidecar", .pod = "web-1", .ns = "staging", .runtime = "containerd" });
+	/* nerdctl: containerd's default namespace, nerdctl/name */
+	expect(r, "/system.slice/nerdctl-" CONTAINERD_NERDCTL ".scope",
+	       (struct want){ "db", .runtime = "nerdctl" });
+	/* an id in no namespace */
+	expect(r, "/system.slice/cri-containerd-" DOCKER_MISSING ".scope", (struct want){ 0 });
+}
+
+static void test_crio(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+
+	expect(r, K8S_BESTEFFORT POD_DNS_U ".slice/crio-" CRIO_COREDNS ".scope",
+	       (struct want){ "coredns", "registry.k8s.io/coredns/coredns:v1.10.1",
+			      "coredns-5d78c9869d-x2xkp", "kube-system", "crio" });
+	expect(r, "/kubepods/besteffort/pod7e6b1a2c-3d4e-45f6-8a7b-9c0d1e2f3a4b/crio-" CRIO_COREDNS,
+	       (struct want){ "coredns", "registry.k8s.io/coredns/coredns:v1.10.1",
+			      "coredns-5d78c9869d-x2xkp", "kube-system", "crio" });
+	/* containerd's keys in a CRI-O config */
+	expect(r, "/system.slice/crio-" CRIO_CRIKEYS ".scope",
+	       (struct want){ "exporter", .pod = "metrics-0", .ns = "monitoring", .runtime = "crio" });
+	/* malformed config.json in a known pod: the pod still named from kubelet's logs */
+	expect(r, K8S_BESTEFFORT POD_DNS_U ".slice/crio-" CRIO_MALFORMED ".scope",
+	       (struct want){ .pod = "coredns-5d78c9869d-x2xkp", .ns = "kube-system" });
+	/* conmon is infrastructure, not a container: nothing is looked up */
+	expect(r, K8S_BESTEFFORT POD_DNS_U ".slice/crio-conmon-" CRIO_COREDNS ".scope", (struct want){ 0 });
+}
+
+static void test_podman(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+
+	/* config.json has no name: containers.json has it */
+	expect(r, "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope",
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+	expect(r, "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope/container",
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+	expect(r,
+	       "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" PODMAN_TOOLBOX
+	       ".scope/container",
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+	/* kube play: annotations name it (before containers.json's name) */
+	expect(r, "/machine.slice/libpod-" PODMAN_KUBE ".scope",
+	       (struct want){ "redis", "docker.io/library/redis:7", "cache", "default", "podman" });
+	/* --rm containers are in volatile-containers.json, without a userdata dir */
+	expect(r, "/machine.slice/libpod-" PODMAN_RM ".scope",
+	       (struct want){ "temp", "docker.io/library/alpine:3.19", .runtime = "podman" });
+	expect(r, "/machine.slice/libpod-" PODMAN_NONE ".scope", (struct want){ 0 });
+}
+
+static void test_lxc_and_non_containers(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+
+	expect(r, "/lxc.payload.web1", (struct want){ "web1", .runtime = "lxc" });
+	expect(r, "/lxc.payload.a b,\"c\"\n", (struct want){ "a b,\"c\"\n", .runtime = "lxc" });
+	/* services, slices, scopes, infrastructure: nothing to look up */
+	expect(r, "/system.slice/docker.service", (struct want){ 0 });
+	expect(r, "/system.slice", (struct want){ 0 });
+	expect(r, "/machine.slice/libpod-conmon-" PODMAN_TOOLBOX ".scope", (struct want){ 0 });
+	expect(r, "/", (struct want){ 0 });
+}
+
+/* Kubernetes' cgroupfs driver does not say which runtime: every runtime's
+ * files are tried and the one that knows the id is reported. */
+static void test_runtime_unknown(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+
+	expect(r, "/kubepods/burstable/pod" POD_WEB "/" CONTAINERD_CRI,
+	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod", "containerd" });
+	expect(r, "/kubepods/pod" POD_WEB "/" DOCKER_K8S,
+	       (struct want){ "app", "registry.example.com/shop/api:2.1", "api-7d9f5c", "shop", "docker" });
+	expect(r, "/kubepods/besteffort/pod" POD_WEB "/" CRIO_COREDNS "/container",
+	       (struct want){ "coredns", "registry.k8s.io/coredns/coredns:v1.10.1",
+			      "coredns-5d78c9869d-x2xkp", "kube-system", "crio" });
+	expect(r, "/kubepods/pod" POD_WEB "/" PODMAN_TOOLBOX,
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", "web-0", "prod",
+			      "podman" });
+	/* nobody knows it: only the pod, from kubelet's log directory */
+	expect(r, "/kubepods/pod" POD_WEB "/" DOCKER_MISSING, (struct want){ .pod = "web-0", .ns = "prod" });
+}
+
+static void test_pods(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+	struct cg_identity id;
+	struct cg_metadata md;
+
+	lookup(r, K8S_BURSTABLE POD_WEB_U ".slice", &id, &md);
+	assert_int_equal(id.kind, CG_KIND_POD);
+	check_md("pod", &md, (struct want){ .pod = "web-0", .ns = "prod" });
+	expect(r, "/kubepods/burstable/pod" POD_WEB, (struct want){ .pod = "web-0", .ns = "prod" });
+	expect(r, "/kubelet/kubepods/pod" POD_WEB, (struct want){ .pod = "web-0", .ns = "prod" });
+	/* static pod: 32-hex uid */
+	expect(r, K8S_GUARANTEED POD_STATIC ".slice", (struct want){ .pod = "etcd-node1", .ns = "kube-system" });
+	expect(r, "/kubepods/pod" POD_DECOY, (struct want){ .pod = "decoy", .ns = "default" });
+	/* "<ns>_<uid>" without a pod part, and an unknown uid: nothing */
+	expect(r, "/kubepods/pod" POD_NOPODPART, (struct want){ 0 });
+	expect(r, "/kubepods/pod" POD_ABSENT, (struct want){ 0 });
+}
+
+/* Checked-in malformed files: every one is ignored without failing. */
+static void test_malformed_fixtures(void **state)
+{
+	const struct metadata_roots *r = &fixture_roots;
+	char want_name[CG_NAME_MAX], want_image[CG_NAME_MAX];
+	struct cg_metadata md;
+
+	/* truncated, empty: not JSON, so not found */
+	expect(r, "/docker/" DOCKER_TRUNCATED, (struct want){ 0 });
+	expect(r, "/docker/" DOCKER_EMPTY, (struct want){ 0 });
+	/* valid JSON of the wrong shape: the file is there, no field is usable */
+	expect(r, "/docker/" DOCKER_WRONGTYPES, (struct want){ .runtime = "docker" });
+	expect(r, "/docker/" DOCKER_NOTOBJECT, (struct want){ .runtime = "docker" });
+	expect(r, "/system.slice/crio-" CRIO_MALFORMED ".scope", (struct want){ 0 });
+
+	/* newlines, control characters, commas, quotes, UTF-8: stored raw */
+	expect(r, "/docker/" DOCKER_ODD,
+	       (struct want){ "we\nb,\"x\"\x01\xc3\xbc \xc3\xa9t\xc3\xa9", "reg.example/a,b:\"q\"\ttag",
+			      .runtime = "docker" });
+
+	/* too long: cut to 255 bytes, not inside the 2-byte e-acute at 254..255 */
+	memset(want_name, 'a', 254);
+	want_name[254] = '\0';
+	memset(want_image, 'x', CG_NAME_MAX - 1);
+	want_image[CG_NAME_MAX - 1] = '\0';
+	lookup(r, "/docker/" DOCKER_LONGNAME, NULL, &md);
+	check_md("longname", &md, (struct want){ want_name, want_image, .runtime = "docker" });
+}
+
+/* ---------------------------------------------------------------------------
+ * Hostile files, built in a private temporary tree
+ * ------------------------------------------------------------------------- */
+
+static char tmp_root[256];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int setup_tmp(void **state)
+{
+	if (setup_fixture_roots(state) < 0)
+		return -1;
+	snprintf(tmp_root, sizeof(tmp_root), "/tmp/cgperf-unit-metadata.XXXXXX");
+	return mkdtemp(tmp_root) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	if (tmp_root[0])
+		nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* A fresh docker root in the temp tree with containers/TMP_ID/ made;
+ * returns the path of that container's config.v2.json. */
+static const char *fresh_docker_root(const char *name, struct metadata_roots *ret_roots)
+{
+	static char root[512], file[1024];
+	char dir[768];
+
+	snprintf(root, sizeof(root), "%s/%s", tmp_root, name);
+	snprintf(dir, sizeof(dir), "%s/containers", root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(dir, sizeof(dir), "%s/containers/" TMP_ID, root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/config.v2.json", dir);
+	*ret_roots = (struct metadata_roots){ .docker = root, .containerd = "", .crio = "", .podman = "",
+					      .pod_logs = "" };
+	return file;
+}
+
+static void write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	assert_int_equal(close(fd), 0);
+}
+
+/* {"Name":"/big","Config":{"Image":"img"},"Pad":"xxx...x"} of exactly size bytes. */
+static void write_padded_json(const char *path, size_t size)
+{
+	static const char head[] = "{\"Name\":\"/big\",\"Config\":{\"Image\":\"img\"},\"Pad\":\"";
+	static const char tail[] = "\"}";
+	char *buf = malloc(size);
+
+	assert_non_null(buf);
+	assert_true(size > sizeof(head) + sizeof(tail));
+	memcpy(buf, head, sizeof(head) - 1);
+	memset(buf + sizeof(head) - 1, 'x', size - (sizeof(head) - 1) - (sizeof(tail) - 1));
+	memcpy(buf + size - (sizeof(tail) - 1), tail, sizeof(tail) - 1);
+	write_file(path, buf, size);
+	free(buf);
+}
+
+static void test_size_cap(void **state)
+{
+	struct metadata_roots r;
+	const char *file;
+
+	file = fresh_docker_root("cap-at", &r);
+	write_padded_json(file, METADATA_MAX_FILE_BYTES);
+	expect(&r, "/docker/" TMP_ID, (struct want){ "big", "img", .runtime = "docker" });
+
+	file = fresh_docker_root("cap-over", &r);
+	write_padded_json(file, METADATA_MAX_FILE_BYTES + 1);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+}
+
+static void test_not_regular_files(void **state)
+{
+	struct metadata_roots r;
+	const char *file;
+
+	/* a FIFO nobody writes to: must not block */
+	file = fresh_docker_root("fifo", &r);
+	assert_int_equal(mkfifo(file, 0600), 0);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+
+	/* a directory where the file should be */
+	file = fresh_docker_root("dir", &r);
+	assert_int_equal(mkdir(file, 0700), 0);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+
+	/* a symlink to an endless file: refused as a symlink, never read */
+	file = fresh_docker_root("devzero", &r);
+	assert_int_equal(symlink("/dev/zero", file), 0);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+}
+
+static void test_symlinks(void **state)
+{
+	char target[1400], link_path[1400], real_root[1400];
+	struct metadata_roots r;
+	const char *file;
+
+	snprintf(target, sizeof(target), "%s/containers/" DOCKER_WEB "/config.v2.json", fixture_roots.docker);
+
+	/* the file is a symlink to a real config elsewhere: refused */
+	file = fresh_docker_root("link-file", &r);
+	assert_int_equal(symlink(target, file), 0);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+
+	/* the container directory is a symlink: refused too */
+	fresh_docker_root("link-dir", &r);
+	snprintf(link_path, sizeof(link_path), "%s/containers/" DOCKER_WEB, r.docker);
+	snprintf(target, sizeof(target), "%s/containers/" DOCKER_WEB, fixture_roots.docker);
+	assert_int_equal(symlink(target, link_path), 0);
+	expect(&r, "/docker/" DOCKER_WEB, (struct want){ 0 });
+
+	/* a symlink loop */
+	file = fresh_docker_root("link-loop", &r);
+	assert_int_equal(symlink(file, file), 0);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+
+	/* the root itself may be a symlink (/var/lib/docker -> /data/docker) */
+	snprintf(link_path, sizeof(link_path), "%s/root-link", tmp_root);
+	assert_int_equal(symlink(fixture_roots.docker, link_path), 0);
+	snprintf(real_root, sizeof(real_root), "%s", link_path);
+	r = (struct metadata_roots){ .docker = real_root, .containerd = "", .crio = "", .podman = "",
+				     .pod_logs = "" };
+	expect(&r, "/docker/" DOCKER_WEB, (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+}
+
+static void test_odd_bytes_in_json(void **state)
+{
+	static const char nul_inside[] = "{\"Name\":\"/a\0b\",\"Config\":{\"Image\":\"i\"}}";
+	static const char escaped_nul[] = "{\"Name\":\"/a\\u0000b\",\"Config\":{\"Image\":\"i\"}}";
+	static const char bad_utf8[] = "{\"Name\":\"/\xff\xfe\x80x\",\"Config\":{\"Image\":\"i\"}}";
+	static const char bad_escape[] = "{\"Name\":\"/a\\qb\",\"Config\":{\"Image\":\"i\"}}";
+	struct metadata_roots r;
+	struct cg_metadata md;
+	const char *file;
+	char *deep;
+
+	/* a raw NUL byte inside a string: not valid JSON text, ignored */
+	file = fresh_docker_root("nul", &r);
+	write_file(file, nul_inside, sizeof(nul_inside) - 1);
+	lookup(&r, "/docker/" TMP_ID, NULL, &md);
+	assert_string_equal(md.container_name, "");
+
+	/* an escaped NUL: the name ends there (C strings), nothing beyond leaks */
+	file = fresh_docker_root("escaped-nul", &r);
+	write_file(file, escaped_nul, sizeof(escaped_nul) - 1);
+	expect(&r, "/docker/" TMP_ID, (struct want){ "a", "i", .runtime = "docker" });
+
+	/* bytes that are not UTF-8: kept as they are, for the writers to escape */
+	file = fresh_docker_root("bad-utf8", &r);
+	write_file(file, bad_utf8, sizeof(bad_utf8) - 1);
+	expect(&r, "/docker/" TMP_ID, (struct want){ "\xff\xfe\x80x", "i", .runtime = "docker" });
+
+	file = fresh_docker_root("bad-escape", &r);
+	write_file(file, bad_escape, sizeof(bad_escape) - 1);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+
+	/* nesting far beyond the parser's depth limit */
+	file = fresh_docker_root("deep", &r);
+	deep = malloc(200001);
+	assert_non_null(deep);
+	memset(deep, '[', 100000);
+	memset(deep + 100000, ']', 100000);
+	write_file(file, deep, 200000);
+	free(deep);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+}
+
+/* ---------------------------------------------------------------------------
+ * Roots and arguments
+ * ------------------------------------------------------------------------- */
+
+static void test_roots_and_arguments(void **state)
+{
+	struct metadata_roots d, r = fixture_roots;
+	struct cg_identity id;
+	struct cg_metadata md;
+
+	metadata_roots_default(&d);
+	assert_string_equal(d.docker, "/var/lib/docker");
+	assert_string_equal(d.containerd, "/run/containerd/io.containerd.runtime.v2.task");
+	assert_string_equal(d.crio, "/run/containers/storage/overlay-containers");
+	assert_string_equal(d.podman, "/var/lib/containers/storage/overlay-containers");
+	assert_string_equal(d.pod_logs, "/var/log/pods");
+
+	/* "" switches a source off */
+	r.docker = "";
+	expect(&r, "/docker/" DOCKER_WEB, (struct want){ 0 });
+	r = fixture_roots;
+	r.pod_logs = "";
+	expect(&r, "/kubepods/pod" POD_WEB, (struct want){ 0 });
+	/* a root that does not exist or is a file */
+	r = fixture_roots;
+	r.docker = "/nonexistent/cgperf-test";
+	expect(&r, "/docker/" DOCKER_WEB, (struct want){ 0 });
+	r.docker = fixtures; /* a directory without containers/ */
+	expect(&r, "/docker/" DOCKER_WEB, (struct want){ 0 });
+	r.pod_logs = "/dev/null";
+	expect(&r, "/kubepods/pod" POD_WEB, (struct want){ 0 });
+
+	/* NULL roots or NULL fields: the defaults; whatever the host has, 0 */
+	assert_int_equal(cg_identify("/system.slice/docker-" DOCKER_MISSING ".scope", &id), 0);
+	assert_int_equal(cg_metadata_lookup(NULL, &id, &md), 0);
+	r = (struct metadata_roots){ .docker = fixture_roots.docker };
+	assert_int_equal(cg_identify("/docker/" DOCKER_WEB, &id), 0);
+	assert_int_equal(cg_metadata_lookup(&r, &id, &md), 0);
+	assert_string_equal(md.container_name, "web");
+
+	memset(&md, 0x5a, sizeof(md));
+	assert_int_equal(cg_metadata_lookup(&fixture_roots, NULL, &md), -EINVAL);
+	assert_int_equal(cg_metadata_lookup(&fixture_roots, &id, NULL), -EINVAL);
+	for (size_t i = 0; i < sizeof(md); i++)
+		assert_int_equal(((unsigned char *)&md)[i], 0x5a);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Every path above, many times: no fd is left open. */
+static void test_no_fd_leak(void **state)
+{
+	static const char *const paths[] = {
+		"/docker/" DOCKER_WEB,
+		"/docker/" DOCKER_TRUNCATED,
+		"/docker/" DOCKER_MISSING,
+		K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRI ".scope",
+		"/system.slice/nerdctl-" CONTAINERD_NERDCTL ".scope",
+		"/system.slice/crio-" CRIO_MALFORMED ".scope",
+		"/machine.slice/libpod-" PODMAN_RM ".scope",
+		"/kubepods/pod" POD_WEB "/" DOCKER_MISSING,
+		"/kubepods/pod" POD_ABSENT,
+	};
+	struct cg_metadata md;
+	int before = count_fds();
+
+	for (int round = 0; round < 200; round++)
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+			lookup(&fixture_roots, paths[i], NULL, &md);
+	assert_int_equal(count_fds(), before);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_docker),
+		cmocka_unit_test(test_containerd),
+		cmocka_unit_test(test_crio),
+		cmocka_unit_test(test_podman),
+		cmocka_unit_test(test_lxc_and_non_containers),
+		cmocka_unit_test(test_runtime_unknown),
+		cmocka_unit_test(test_pods),
+		cmocka_unit_test(test_malformed_fixtures),
+		cmocka_unit_test(test_size_cap),
+		cmocka_unit_test(test_not_regular_files),
+		cmocka_unit_test(test_symlinks),
+		cmocka_unit_test(test_odd_bytes_in_json),
+		cmocka_unit_test(test_roots_and_arguments),
+		cmocka_unit_test(test_no_fd_leak),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
