@@ -2,6 +2,7 @@
  * Subcommands in the bpftool style: one do_<verb>() each. */
 #include "agent/cli_util.h"
 #include "agent/events_cmd.h"
+#include "agent/list_cmd.h"
 #include "agent/stat_cmd.h"
 #include <bpf/libbpf.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{ "stat", do_stat, "count events for a target (perf-stat-like)" },
 	{ "events", do_events, "list the events this host supports" },
+	{ "list", do_list, "list the cgroups the agent would monitor, with what they are" },
 };
 
 static void usage(FILE *f)

@@ -15,7 +15,10 @@ static void fill_sink_view(struct monitored *m)
 		 * runtime whose files named the container does. */
 		.runtime = m->ident.runtime[0] ? m->ident.runtime : m->meta.runtime,
 		.container_id = m->short_id,
-		.container_name = m->meta.container_name,
+		/* Unnamed containers are known by their short id (`docker ps`). */
+		.container_name = m->meta.container_name[0] ? m->meta.container_name
+			: m->ident.kind == CG_KIND_CONTAINER && m->short_id[0] ? m->short_id
+										: m->ident.lxc_name,
 		.pod = m->meta.pod_name,
 		.pod_namespace = m->meta.pod_namespace,
 	};
