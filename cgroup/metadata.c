@@ -34,14 +34,22 @@
  * handful (k8s.io, moby, default). Bounds the work on a strange root. */
 #define MAX_CONTAINERD_NAMESPACES 256
 
+/* Each root can be moved through the environment (CGPERF_DOCKER_ROOT, ...):
+ * for hosts with non-default runtime directories, and for tests. */
+static const char *root_from_env(const char *var, const char *fallback)
+{
+	const char *v = getenv(var);
+	return v ? v : fallback;
+}
+
 void metadata_roots_default(struct metadata_roots *ret)
 {
 	*ret = (struct metadata_roots){
-		.docker = DEFAULT_DOCKER_ROOT,
-		.containerd = DEFAULT_CONTAINERD_ROOT,
-		.crio = DEFAULT_CRIO_ROOT,
-		.podman = DEFAULT_PODMAN_ROOT,
-		.pod_logs = DEFAULT_POD_LOGS_ROOT,
+		.docker = root_from_env("CGPERF_DOCKER_ROOT", DEFAULT_DOCKER_ROOT),
+		.containerd = root_from_env("CGPERF_CONTAINERD_ROOT", DEFAULT_CONTAINERD_ROOT),
+		.crio = root_from_env("CGPERF_CRIO_ROOT", DEFAULT_CRIO_ROOT),
+		.podman = root_from_env("CGPERF_PODMAN_ROOT", DEFAULT_PODMAN_ROOT),
+		.pod_logs = root_from_env("CGPERF_POD_LOGS_ROOT", DEFAULT_POD_LOGS_ROOT),
 	};
 }
 

@@ -1,0 +1,64 @@
+# cgperf list on real cgroup trees shaped like each runtime's layout (built in
+# this test's own subtree, with processes inside), names from fixture
+# metadata, odd bytes in paths and names.
+source "$CGPERF_SRC/tests/lib/common.sh"
+FIX="$CGPERF_SRC/tests/fixtures/metadata"
+export CGPERF_DOCKER_ROOT="$FIX/docker" CGPERF_CONTAINERD_ROOT="$FIX/containerd" \
+	CGPERF_CRIO_ROOT="$FIX/crio" CGPERF_PODMAN_ROOT="$FIX/podman" CGPERF_POD_LOGS_ROOT="$FIX/pod_logs"
+sha() { printf '%s' "$1" | sha256sum | cut -c1-64; }
+web=$(sha docker-web); odd=$(sha docker-odd); any=$(printf '%064x' 42)
+uid=3f0a9c1e-5b7d-4e2f-9a61-2b4c8d0e6f11; uid_=${uid//-/_}
+
+mkcg "system.slice/docker-$web.scope" >/dev/null
+mkcg "system.slice/docker-$odd.scope" >/dev/null
+mkcg "system.slice/my\\x2dapp.service" >/dev/null
+mkcg "system.slice/crio-conmon-$any.scope" >/dev/null
+mkcg "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid_.slice/cri-containerd-$any.scope" >/dev/null
+mkcg "kubepods/besteffort/pod$uid/$any" >/dev/null
+mkcg "machine.slice/libpod-$any.scope/container" >/dev/null
+mkcg "lxc.payload.web1" >/dev/null
+mkcg $'odd, "name" \xff' >/dev/null
+run_in_cg "system.slice/docker-$web.scope" sleep 30
+run_in_cg "machine.slice/libpod-$any.scope/container" sleep 30
+
+"$CGPERF" list --json --include "$TEST_CG_REL/**" >"$TMP/list.json" || fail "cgperf list --json failed"
+"$CGPERF" list --json --all --include "$TEST_CG_REL/**" >"$TMP/all.json" || fail "cgperf list --all failed"
+"$CGPERF" list --include "$TEST_CG_REL/**" >"$TMP/list.txt" || fail "cgperf list failed"
+python3 - "$TMP/list.json" "$TMP/all.json" "$TEST_CG_REL" "$web" "$odd" "$any" "$uid" <<'PY' || fail "wrong list: $(cat "$TMP/list.txt")"
+import json, sys
+rows = json.load(open(sys.argv[1], encoding='utf-8'))
+all_rows = json.load(open(sys.argv[2], encoding='utf-8'))
+base, web, odd, any_, uid = sys.argv[3:8]
+by = {r['path'][len(base):]: r for r in rows}
+keys = {'id', 'path', 'kind', 'runtime', 'container_id', 'container_name', 'pod_uid', 'pod_name', 'namespace'}
+for r in rows:
+    assert set(r) == keys, r
+def want(path, **kv):
+    r = by.get(path)
+    assert r, "missing %s in %s" % (path, sorted(by))
+    for k, v in kv.items():
+        assert r[k] == v, (path, k, r[k], v)
+want('/system.slice/docker-%s.scope' % web, kind='container', runtime='docker', container_id=web[:12], container_name='web')
+assert '\n' in by['/system.slice/docker-%s.scope' % odd]['container_name'], "raw newline from metadata kept in JSON"
+want('/system.slice/my\\x2dapp.service', kind='service', runtime='systemd')
+want('/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s.slice' % uid.replace('-', '_'), kind='pod', pod_uid=uid)
+want('/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%s.slice/cri-containerd-%s.scope' % (uid.replace('-', '_'), any_),
+     kind='container', runtime='containerd', container_id=any_[:12], pod_uid=uid)
+want('/kubepods/besteffort/pod%s' % uid, kind='pod', pod_uid=uid)
+want('/kubepods/besteffort/pod%s/%s' % (uid, any_), kind='container', container_id=any_[:12], pod_uid=uid)
+want('/machine.slice/libpod-%s.scope' % any_, kind='container', runtime='podman')
+assert '/machine.slice/libpod-%s.scope/container' % any_ not in by, "podman's inner cgroup listed twice"
+want('/lxc.payload.web1', kind='container', runtime='lxc', container_name='web1')
+want('/odd, "name" \ufffd', kind='other')
+conmon = '/system.slice/crio-conmon-%s.scope' % any_
+assert conmon not in by, "infrastructure listed by default"
+assert any(r['path'] == base + conmon for r in all_rows), "--all does not show infrastructure"
+PY
+# The table escapes the newline in the odd container's name: one line per cgroup.
+lines=$(grep -c "" "$TMP/list.txt")
+[ "$lines" = "$(( $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$TMP/list.json") + 1 ))" ] ||
+	fail "table has $lines lines for $(grep -c '"id"' "$TMP/list.json") cgroups: names not escaped?"
+grep -q 'line\\nbreak\|\\n' "$TMP/list.txt" || fail "newline in a name not shown escaped"
+rc=0; "$CGPERF" list --bogus 2>"$TMP/err" || rc=$?
+[ "$rc" = 2 ] || fail "unknown flag: exit $rc"
+log "ok: $(grep -c '"id"' "$TMP/list.json") cgroups listed with the right kinds, runtimes and names"
