@@ -367,8 +367,7 @@ finish:
  * Ids
  * ------------------------------------------------------------------------- */
 
-/* The id of the cgroup directory open at fd. */
-static int fd_cgroup_id(int fd, uint64_t *ret_id) {
+int cgroup2_id_of_fd(int fd, uint64_t *ret_id) {
         union {
                 struct file_handle fh;
                 uint8_t space[offsetof(struct file_handle, f_handle) + sizeof(uint64_t)];
@@ -413,7 +412,7 @@ static int id_of_normalized(const char *norm, uint64_t *ret_id) {
         if (fd < 0)
                 return -errno;
 
-        r = fd_cgroup_id(fd, &id);
+        r = cgroup2_id_of_fd(fd, &id);
         close(fd);
         if (r < 0)
                 return r;
@@ -596,7 +595,7 @@ static int walk_collect(struct walk *w, int fd, const char *rel) {
         uint64_t id;
         int r;
 
-        r = fd_cgroup_id(fd, &id);
+        r = cgroup2_id_of_fd(fd, &id);
         if (r < 0)
                 return errno_is_vanished(-r) ? 0 : r;
         return walk_add(w, rel, id);

@@ -25,6 +25,11 @@ int cgroup2_parse_mountinfo(FILE *f, char *ret_root, size_t root_len, enum cgrou
  * absolute under the root. Returns 0 or negative errno (-ENOENT: no such cgroup). */
 int cgroup2_id_of(const char *rel_path, uint64_t *ret_id);
 
+/* The id of the cgroup directory open at fd: the id comes from that very
+ * directory, not from a second lookup by path that a concurrent rmdir+mkdir
+ * could redirect (the watcher relies on this). */
+int cgroup2_id_of_fd(int fd, uint64_t *ret_id);
+
 /* Normalise a user-given cgroup path to the "/a/b" form relative to the root
  * (strips the mount prefix, duplicate and trailing slashes, "." components).
  * -EINVAL for "" or a ".." component, -ENAMETOOLONG if out is too small;

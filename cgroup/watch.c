@@ -129,29 +129,6 @@ static bool wants_children(const struct cg_watch *w, int level) {
         return w->max_depth == 0 || level < w->max_depth;
 }
 
-/* Same rule as cgroup2.c's (static) fd_cgroup_id(); repeated here because the
- * id must come from the very directory we watch and read, not from a second
- * lookup by path that a concurrent rmdir+mkdir could redirect. */
-static int dir_cgroup_id(int fd, uint64_t *ret_id) {
-        union {
-                struct file_handle fh;
-                uint8_t space[offsetof(struct file_handle, f_handle) + sizeof(uint64_t)];
-        } h = { .fh.handle_bytes = sizeof(uint64_t) };
-        struct stat st;
-        int mnt_id;
-
-        if (name_to_handle_at(fd, "", &h.fh, &mnt_id, AT_EMPTY_PATH) >= 0 &&
-            h.fh.handle_type == FILEID_KERNFS &&
-            h.fh.handle_bytes == sizeof(uint64_t)) {
-                memcpy(ret_id, h.fh.f_handle, sizeof(uint64_t));
-                return 0;
-        }
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        *ret_id = (uint64_t) st.st_ino;
-        return 0;
-}
-
 /* Returns an fd or negative errno. */
 static int open_cgroup_dir(const struct cg_watch *w, const char *path) {
         char *abs;
@@ -450,7 +427,7 @@ static bool node_still_there(const struct cg_watch *w, const struct node *n) {
                 /* Not knowing (EMFILE, ENOMEM...) must not make us report a
                  * removal: the next rescan decides. */
                 return !errno_is_vanished(-fd);
-        r = dir_cgroup_id(fd, &id);
+        r = cgroup2_id_of_fd(fd, &id);
         close(fd);
         if (r < 0)
                 return !errno_is_vanished(-r);
@@ -551,7 +528,7 @@ static int visit_fd(struct cg_watch *w, struct node *parent, int fd, char *path,
         uint64_t id;
         int r;
 
-        r = dir_cgroup_id(fd, &id);
+        r = cgroup2_id_of_fd(fd, &id);
         if (r < 0) {
                 if (!errno_is_vanished(-r))
                         skip_dir(w, path);
