@@ -25,7 +25,7 @@ struct sink_record {
 	const struct sink_cgroup *cgroup;
 	int nr_events;
 	const char *const *event_names;       /* perf-style names */
-	const struct cgperf_reading *totals;  /* cumulative since the cgroup was first counted */
+	const struct cgperf_reading *totals;  /* cumulative since `since` */
 	bool final;                           /* the cgroup is gone: last row, forget it after */
 	struct timespec since;                /* CLOCK_REALTIME when counting this cgroup started
 	                                       * (the first row's interval starts here) */

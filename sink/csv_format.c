@@ -1,0 +1,224 @@
+#include "sink/csv_format.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const csv_fixed_columns[CSV_NR_FIXED_COLUMNS] = {
+	"timestamp", "cgroup",    "cgroup_id", "kind", "runtime", "container_id", "container_name",
+	"pod",       "namespace", "interval_ms",
+};
+
+void csv_row_free(struct csv_row *row)
+{
+	if (!row)
+		return;
+	free(row->data);
+	*row = CSV_ROW_INIT;
+}
+
+void csv_row_clear(struct csv_row *row)
+{
+	row->len = 0;
+	row->nr_fields = 0;
+	row->error = 0;
+}
+
+static int row_reserve(struct csv_row *row, size_t more)
+{
+	size_t need, cap;
+	char *data;
+
+	if (row->error)
+		return row->error;
+	if (more > SIZE_MAX / 2 - row->len)
+		return row->error = -ENOMEM;
+	need = row->len + more;
+	if (need <= row->cap)
+		return 0;
+	cap = row->cap ? row->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	data = realloc(row->data, cap);
+	if (!data)
+		return row->error = -ENOMEM;
+	row->data = data;
+	row->cap = cap;
+	return 0;
+}
+
+int csv_row_append(struct csv_row *row, const char *bytes, size_t len)
+{
+	int r = row_reserve(row, len);
+
+	if (r < 0 || len == 0)
+		return r;
+	memcpy(row->data + row->len, bytes, len);
+	row->len += len;
+	return 0;
+}
+
+bool csv_needs_quotes(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+			return true;
+	return false;
+}
+
+static int add_separator(struct csv_row *row)
+{
+	if (row->nr_fields++ == 0)
+		return row->error;
+	return csv_row_append(row, ",", 1);
+}
+
+int csv_row_add_field(struct csv_row *row, const char *s)
+{
+	size_t len = s ? strlen(s) : 0;
+	int r;
+
+	r = add_separator(row);
+	if (r < 0)
+		return r;
+	if (!csv_needs_quotes(s, len))
+		return csv_row_append(row, s, len);
+	/* Worst case every byte is a quote and doubles, plus the two around. */
+	r = row_reserve(row, 2 * len + 2);
+	if (r < 0)
+		return r;
+	row->data[row->len++] = '"';
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			row->data[row->len++] = '"';
+		row->data[row->len++] = s[i];
+	}
+	row->data[row->len++] = '"';
+	return 0;
+}
+
+int csv_row_add_plain(struct csv_row *row, const char *s)
+{
+	int r = add_separator(row);
+
+	if (r < 0)
+		return r;
+	return csv_row_append(row, s, strlen(s));
+}
+
+int csv_row_add_u64(struct csv_row *row, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return csv_row_add_plain(row, buf);
+}
+
+int csv_row_end(struct csv_row *row)
+{
+	row->nr_fields = 0;
+	return csv_row_append(row, "\n", 1);
+}
+
+bool csv_inside_quotes(const char *bytes, size_t len)
+{
+	bool inside = false;
+
+	/* An escaped quote is two quotes: parity alone tells where we are. */
+	for (size_t i = 0; i < len; i++)
+		if (bytes[i] == '"')
+			inside = !inside;
+	return inside;
+}
+
+int csv_format_timestamp(const struct timespec *ts, char *buf, size_t len)
+{
+	struct tm tm;
+	int n;
+
+	if (ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+		return -EINVAL;
+	if (!gmtime_r(&ts->tv_sec, &tm))
+		return -ERANGE;
+	/* RFC 3339 has exactly four year digits. */
+	if (tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
+		return -ERANGE;
+	n = snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     ts->tv_nsec / 1000000L);
+	if (n < 0 || (size_t)n >= len)
+		return -ENOBUFS;
+	return 0;
+}
+
+uint64_t csv_interval_ms(const struct timespec *from, const struct timespec *to)
+{
+	__int128 ns = ((__int128)to->tv_sec - from->tv_sec) * 1000000000 +
+		      ((__int128)to->tv_nsec - from->tv_nsec);
+
+	if (ns <= 0)
+		return 0;
+	ns = (ns + 500000) / 1000000;
+	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+bool csv_reading_delta(const struct cgperf_reading *total, const struct cgperf_reading *last,
+		       struct cgperf_reading *ret)
+{
+	if (total->counter < last->counter || total->enabled < last->enabled ||
+	    total->running < last->running) {
+		*ret = *total;
+		return true;
+	}
+	*ret = (struct cgperf_reading){
+		.counter = total->counter - last->counter,
+		.enabled = total->enabled - last->enabled,
+		.running = total->running - last->running,
+	};
+	return false;
+}
+
+void csv_format_event(const struct cgperf_reading *d, struct csv_event_cells *ret)
+{
+	unsigned __int128 v;
+
+	ret->value[0] = '\0';
+	ret->running_pct[0] = '\0';
+	if (d->enabled == 0) {
+		/* Nothing of the cgroup ran, so there is nothing to scale: the
+		 * counter (0 in practice) is exact. */
+		snprintf(ret->value, sizeof(ret->value), "%" PRIu64, (uint64_t)d->counter);
+		return;
+	}
+	v = ((unsigned __int128)d->running * 10000 + d->enabled / 2) / d->enabled;
+	snprintf(ret->running_pct, sizeof(ret->running_pct), "%" PRIu64 ".%02u",
+		 (uint64_t)(v / 100), (unsigned)(v % 100));
+	if (d->running == 0)
+		return; /* enabled but never on the PMU: unknown, not zero */
+	v = d->counter;
+	if (d->running < d->enabled)
+		v = v * d->enabled / d->running;
+	if (v > UINT64_MAX)
+		v = UINT64_MAX;
+	snprintf(ret->value, sizeof(ret->value), "%" PRIu64, (uint64_t)v);
+}
+
+int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names)
+{
+	for (int i = 0; i < CSV_NR_FIXED_COLUMNS; i++)
+		csv_row_add_field(row, csv_fixed_columns[i]);
+	for (int i = 0; i < nr_events; i++) {
+		const char *name = event_names[i] ? event_names[i] : "";
+		size_t n = strlen(name) + sizeof("_running_pct");
+		char *pct = malloc(n);
+
+		if (!pct)
+			return row->error = row->error ? row->error : -ENOMEM;
+		snprintf(pct, n, "%s_running_pct", name);
+		csv_row_add_field(row, name);
+		csv_row_add_field(row, pct);
+		free(pct);
+	}
+	return csv_row_end(row);
+}

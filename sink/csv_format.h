@@ -1,0 +1,76 @@
+/* Pure formatting for the CSV sink: RFC 4180 fields and rows built in memory
+ * (so the sink can write a whole row with one write()), the RFC 3339
+ * timestamp, and the per-event value/percent cells. No I/O, no locale: every
+ * number is printed from integers, so the decimal point is always '.'. */
+#pragma once
+#include "bpf/cgperf_shared.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* A growing byte buffer holding one or more CSV lines. */
+struct csv_row {
+	char *data;
+	size_t len, cap;
+	size_t nr_fields; /* fields on the line being built */
+	int error;        /* first failure (-ENOMEM); later appends do nothing */
+};
+
+#define CSV_ROW_INIT ((struct csv_row){ 0 })
+
+void csv_row_free(struct csv_row *row);   /* NULL and never-used rows are fine */
+void csv_row_clear(struct csv_row *row);  /* empty it, keep the memory */
+
+/* True when s (len bytes) must be quoted: it holds a comma, a quote, CR or LF. */
+bool csv_needs_quotes(const char *s, size_t len);
+
+/* Append one field, quoted with "" doubling when needed. NULL is the empty
+ * field. Returns 0 or the row's error. */
+int csv_row_add_field(struct csv_row *row, const char *s);
+/* Append a field known to need no quoting (numbers). */
+int csv_row_add_plain(struct csv_row *row, const char *s);
+int csv_row_add_u64(struct csv_row *row, uint64_t v);
+/* Append raw bytes (no field handling): header prefixes, repair bytes. */
+int csv_row_append(struct csv_row *row, const char *bytes, size_t len);
+/* Terminate the line ("\n") and start a new one. */
+int csv_row_end(struct csv_row *row);
+
+/* Whether bytes[0..len) leave an RFC 4180 reader inside a quoted field (an odd
+ * number of '"'): used to terminate a partial row cleanly. */
+bool csv_inside_quotes(const char *bytes, size_t len);
+
+/* "2026-12-02T11:58:12.345Z": UTC, milliseconds (truncated, never rounded up
+ * into the next second). Needs CSV_TIMESTAMP_MAX bytes. -EINVAL for tv_nsec
+ * out of range, -ERANGE for years outside 0000..9999. */
+#define CSV_TIMESTAMP_MAX 32
+int csv_format_timestamp(const struct timespec *ts, char *buf, size_t len);
+
+/* Milliseconds from `from` to `to`, rounded to nearest; 0 when `to` is
+ * earlier (the wall clock was stepped back). */
+uint64_t csv_interval_ms(const struct timespec *from, const struct timespec *to);
+
+/* Counts since the previous row: total - last. A total that went backwards
+ * (counting restarted underneath) makes the delta the total itself; returns
+ * true in that case. */
+bool csv_reading_delta(const struct cgperf_reading *total, const struct cgperf_reading *last,
+		       struct cgperf_reading *ret);
+
+/* The two cells of one event for one delta:
+ *  value: counter scaled by enabled/running when multiplexed (integer,
+ *         truncated; saturates at UINT64_MAX); "" when the event was enabled
+ *         but never ran (not counted: the true count is unknown);
+ *  running_pct: 100 * running / enabled with two decimals, rounded; "" when
+ *         enabled is 0 (no task of the cgroup ran: value is the exact 0). */
+struct csv_event_cells {
+	char value[24];
+	char running_pct[32];
+};
+void csv_format_event(const struct cgperf_reading *delta, struct csv_event_cells *ret);
+
+/* The fixed leading columns, in order. */
+extern const char *const csv_fixed_columns[];
+#define CSV_NR_FIXED_COLUMNS 10
+
+/* Header line: the fixed columns, then "<event>,<event>_running_pct" per event. */
+int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names);

@@ -1,0 +1,952 @@
+/* The CSV sink. Each row is built in memory and appended with one write() on
+ * an O_APPEND descriptor. Files are opened per row rather than kept open: a
+ * host with thousands of cgroups would otherwise need thousands of
+ * descriptors, and opening by name every time makes a rename or removal by
+ * logrotate take effect at the very next row. The cost (open + fstat + close
+ * per cgroup per interval) is that of the stat() a kept-open design needs to
+ * notice renames anyway. */
+#include "sink/csv_sink.h"
+#include "sink/csv_format.h"
+#include "sink/file_name.h"
+#include "util/log.h"
+#include "util/text.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CSV_BUCKETS 1024
+#define FILE_MODE 0640
+#define DIR_MODE 0750
+
+/* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
+enum csv_failure {
+	FAIL_NO_SPACE, /* ENOSPC, EDQUOT, EFBIG */
+	FAIL_IO,       /* EIO */
+	FAIL_PARTIAL,  /* a row only partly written */
+	FAIL_OPEN,     /* open/fstat/read of the file */
+	FAIL_ROTATE,   /* rename/unlink while rotating */
+	FAIL_WRITE,    /* any other write() error */
+	FAIL_RECORD,   /* the record itself is unusable */
+	FAIL_FINAL,    /* a final row given up */
+	NR_FAILURES,
+};
+
+struct csv_report {
+	long long last;      /* CLOCK_MONOTONIC seconds of the last line; 0: never */
+	uint64_t unreported; /* failures since that line */
+};
+
+struct csv_cgroup {
+	struct csv_cgroup *next; /* hash chain */
+	uint64_t id;
+	char *file;              /* directory/stem.csv */
+	char *stem;
+
+	/* The file as we left it after our last write: when the path still
+	 * leads there and it did not shrink, no checks are needed. */
+	bool known;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+
+	int nr_events;
+	char *event_names[CGPERF_MAX_EVENTS];
+	struct csv_row header;
+
+	/* Totals and time of the last row written: the next row's base. */
+	struct cgperf_reading last[CGPERF_MAX_EVENTS];
+	struct timespec last_time; /* {0,0}: unknown */
+	struct timespec since;
+
+	/* Gone (final record seen) with its final row not written yet. */
+	bool gone;
+	struct csv_row pending;
+	struct cgperf_reading pending_totals[CGPERF_MAX_EVENTS];
+	struct timespec pending_time;
+	unsigned pending_tries;
+	char *path_display; /* escaped cgroup path, for the loss report */
+
+	/* Written before the next row when an unfinished line could not be cut
+	 * off: a closing quote if it ended inside a quoted field, a newline. */
+	char repair[3];
+};
+
+struct csv_sink {
+	struct sink base;
+	struct csv_config cfg;
+	struct csv_cgroup *buckets[CSV_BUCKETS];
+	struct csv_row row; /* scratch: the row being built */
+	struct csv_row out; /* scratch: header/repair + row, the bytes written */
+	struct csv_sink_stats stats;
+	struct csv_report reports[NR_FAILURES];
+	struct csv_report recovered;   /* "writing again": unreported = failed rows before */
+};
+
+static const struct sink_ops csv_sink_ops;
+
+static struct csv_sink *to_csv(struct sink *s)
+{
+	return (struct csv_sink *)s;
+}
+
+static bool timespec_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static bool timespec_unset(const struct timespec *t)
+{
+	return t->tv_sec == 0 && t->tv_nsec == 0;
+}
+
+static long long monotonic_s(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec;
+}
+
+/* ---- reporting ---------------------------------------------------------- */
+
+static enum csv_failure failure_of_errno(int err)
+{
+	switch (err) {
+	case -ENOSPC:
+	case -EDQUOT:
+	case -EFBIG:
+		return FAIL_NO_SPACE;
+	case -EIO:
+		return FAIL_IO;
+	default:
+		return FAIL_WRITE;
+	}
+}
+
+/* One failure of `kind`; prints a line unless one was printed less than
+ * CSV_REPORT_INTERVAL_S ago, in which case the next line counts this one. */
+static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, ...)
+{
+	struct csv_report *rep = &s->reports[kind];
+	long long now = monotonic_s();
+	char what[768];
+	va_list ap;
+
+	rep->unreported++;
+	if (rep->last && now - rep->last < CSV_REPORT_INTERVAL_S)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (kind == FAIL_FINAL)
+		log_error("csv: %s (%" PRIu64 " final rows lost since the last report)", what,
+			  rep->unreported);
+	else if (kind == FAIL_RECORD || kind == FAIL_ROTATE)
+		log_warn("csv: %s (%" PRIu64 " times since the last report)", what, rep->unreported);
+	else
+		log_warn("csv: %s (%" PRIu64 " rows not written since the last report; the next row "
+			 "written for each cgroup holds the counts of the rows missed)",
+			 what, rep->unreported);
+	rep->last = now ? now : 1;
+	rep->unreported = 0;
+}
+
+/* ---- the cgroup table ---------------------------------------------------- */
+
+static struct csv_cgroup **bucket_of(struct csv_sink *s, uint64_t id)
+{
+	return &s->buckets[(id * 0x9e3779b97f4a7c15ULL) >> 54];
+}
+
+static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id)
+{
+	for (struct csv_cgroup *cg = *bucket_of(s, id); cg; cg = cg->next)
+		if (cg->id == id)
+			return cg;
+	return NULL;
+}
+
+static bool stem_in_use(struct csv_sink *s, const char *stem)
+{
+	for (size_t b = 0; b < CSV_BUCKETS; b++)
+		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = cg->next)
+			if (strcmp(cg->stem, stem) == 0)
+				return true;
+	return false;
+}
+
+static void cgroup_free(struct csv_cgroup *cg)
+{
+	if (!cg)
+		return;
+	free(cg->file);
+	free(cg->stem);
+	free(cg->path_display);
+	for (int i = 0; i < cg->nr_events; i++)
+		free(cg->event_names[i]);
+	csv_row_free(&cg->header);
+	csv_row_free(&cg->pending);
+	free(cg);
+}
+
+static void cgroup_unlink(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	for (struct csv_cgroup **p = bucket_of(s, cg->id); *p; p = &(*p)->next)
+		if (*p == cg) {
+			*p = cg->next;
+			return;
+		}
+}
+
+/* Set the event columns (and header) of cg to names, carrying the last
+ * written totals of events that stay. */
+static int cgroup_set_events(struct csv_cgroup *cg, int nr, const char *const *names)
+{
+	char *new_names[CGPERF_MAX_EVENTS] = { 0 };
+	struct cgperf_reading new_last[CGPERF_MAX_EVENTS] = { 0 };
+	struct csv_row header = CSV_ROW_INIT;
+	int r = 0;
+
+	for (int i = 0; i < nr; i++) {
+		new_names[i] = strdup(names[i]);
+		if (!new_names[i]) {
+			r = -ENOMEM;
+			goto out;
+		}
+		for (int j = 0; j < cg->nr_events; j++)
+			if (strcmp(cg->event_names[j], names[i]) == 0)
+				new_last[i] = cg->last[j];
+	}
+	r = csv_format_header(&header, nr, names);
+	if (r < 0)
+		goto out;
+	for (int i = 0; i < cg->nr_events; i++)
+		free(cg->event_names[i]);
+	memcpy(cg->event_names, new_names, sizeof(new_names));
+	memcpy(cg->last, new_last, sizeof(new_last));
+	cg->nr_events = nr;
+	csv_row_free(&cg->header);
+	cg->header = header;
+	/* The file on disk has the old header: look at it again (and move it
+	 * away) before the next row. */
+	cg->known = false;
+	return 0;
+out:
+	for (int i = 0; i < nr; i++)
+		free(new_names[i]);
+	csv_row_free(&header);
+	return r;
+}
+
+static bool same_events(const struct csv_cgroup *cg, int nr, const char *const *names)
+{
+	if (cg->nr_events != nr)
+		return false;
+	for (int i = 0; i < nr; i++)
+		if (strcmp(cg->event_names[i], names[i]) != 0)
+			return false;
+	return true;
+}
+
+static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
+{
+	const struct sink_cgroup *c = rec->cgroup;
+	char stem[CSV_STEM_MAX + 1], unique[CSV_STEM_MAX + 1];
+	size_t display_len = strlen(c->path) * 4 + 1;
+	struct csv_cgroup *cg;
+	int r;
+
+	r = csv_file_stem(c, stem, sizeof(stem));
+	if (r < 0)
+		return r;
+	/* Two live cgroups must never share a file (e.g. "/a_b" and "/a/b"). */
+	for (int tries = 0; stem_in_use(s, stem); tries++) {
+		if (tries == 3)
+			return -EEXIST;
+		r = csv_file_stem_for_id(stem, c->id, unique, sizeof(unique));
+		if (r < 0)
+			return r;
+		memcpy(stem, unique, sizeof(stem));
+	}
+	cg = calloc(1, sizeof(*cg));
+	if (!cg)
+		return -ENOMEM;
+	cg->id = c->id;
+	cg->stem = strdup(stem);
+	cg->path_display = malloc(display_len);
+	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
+		cg->file = NULL;
+	if (!cg->stem || !cg->file || !cg->path_display) {
+		cgroup_free(cg);
+		return -ENOMEM;
+	}
+	text_escape_control(c->path, cg->path_display, display_len);
+	r = cgroup_set_events(cg, rec->nr_events, rec->event_names);
+	if (r < 0) {
+		cgroup_free(cg);
+		return r;
+	}
+	cg->since = rec->since;
+	cg->last_time = rec->since;
+	cg->next = *bucket_of(s, cg->id);
+	*bucket_of(s, cg->id) = cg;
+	*ret = cg;
+	return 0;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+/* mkdir -p: parents 0755, the directory itself DIR_MODE whatever the umask. */
+static int make_directory(const char *dir)
+{
+	char *copy = strdup(dir);
+	struct stat st;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *p = copy + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(copy, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			goto out;
+		}
+		*p = '/';
+	}
+	if (mkdir(copy, DIR_MODE) == 0) {
+		if (chmod(copy, DIR_MODE) < 0)
+			r = -errno;
+	} else if (errno != EEXIST)
+		r = -errno;
+	else if (stat(copy, &st) < 0)
+		r = -errno;
+	else if (!S_ISDIR(st.st_mode))
+		r = -ENOTDIR;
+out:
+	free(copy);
+	return r;
+}
+
+/* Open the file for appending, creating it FILE_MODE (whatever the umask).
+ * O_NOFOLLOW and O_NONBLOCK: a symlink or FIFO planted in the directory makes
+ * the open fail instead of sending rows elsewhere or hanging the agent. */
+static int open_file(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	const int flags = O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+
+	for (int attempt = 0; attempt < 3; attempt++) {
+		int fd = open(cg->file, flags);
+
+		if (fd >= 0 || errno != ENOENT)
+			return fd >= 0 ? fd : -errno;
+		/* O_EXCL: we know we created it, so the mode is ours to set. */
+		fd = open(cg->file, flags | O_CREAT | O_EXCL, FILE_MODE);
+		if (fd >= 0) {
+			if (fchmod(fd, FILE_MODE) < 0) {
+				int r = -errno;
+				close(fd);
+				return r;
+			}
+			return fd;
+		}
+		if (errno == ENOENT) {
+			/* The directory itself was removed: make it again. */
+			int r = make_directory(s->cfg.directory);
+			if (r < 0)
+				return r;
+		} else if (errno != EEXIST)
+			return -errno;
+		/* else: created by someone between the two opens; again. */
+	}
+	return -EAGAIN;
+}
+
+static int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, off + done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		done += n;
+	}
+	return 0;
+}
+
+static int file_has_header(int fd, const struct csv_row *header, bool *ret)
+{
+	char *buf = malloc(header->len);
+	int r;
+
+	if (!buf)
+		return -ENOMEM;
+	r = pread_all(fd, buf, header->len, 0);
+	if (r == -ENODATA) {
+		*ret = false;
+		r = 0;
+	} else if (r == 0)
+		*ret = memcmp(buf, header->data, header->len) == 0;
+	free(buf);
+	return r;
+}
+
+/* The file ends in an unfinished line (a row cut short by a crash or a full
+ * disk that could not be cut off then): cut it off at the end of the last
+ * complete row. Line ends inside quoted fields do not count, so this reads
+ * the file from the start; it only happens after such a failure. If the cut
+ * fails, the next row starts with what closes the unfinished one. */
+static int cut_unfinished_line(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t size)
+{
+	char buf[65536];
+	off_t off = 0, row_end = 0;
+	bool inside = false;
+
+	while (off < size) {
+		ssize_t n = pread(fd, buf, sizeof(buf), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] == '"')
+				inside = !inside;
+			else if (buf[i] == '\n' && !inside)
+				row_end = off + i + 1;
+		off += n;
+	}
+	s->stats.partial_rows++;
+	if (ftruncate(fd, row_end) == 0) {
+		log_warn("csv: %s ended in an unfinished row; cut it off", cg->file);
+		return 0;
+	}
+	log_warn("csv: %s ends in an unfinished row that cannot be cut off (%m); the next row "
+		 "starts on a new line",
+		 cg->file);
+	snprintf(cg->repair, sizeof(cg->repair), "%s\n", inside ? "\"" : "");
+	return 0;
+}
+
+/* Move name.csv out of the way: name.csv.N-1 -> .N, ..., name.csv -> .1;
+ * the oldest beyond max_files is deleted (max_files 0: the file itself). */
+static int rotate_files(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	unsigned keep = s->cfg.max_files, n = 0;
+	size_t len = strlen(cg->file) + 16;
+	char *from = malloc(len), *to = malloc(len);
+	int r = 0;
+
+	if (!from || !to) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (keep == 0) {
+		if (unlink(cg->file) < 0 && errno != ENOENT)
+			r = -errno;
+		goto out;
+	}
+	/* Only the run .1, .2, ... that exists is shifted: a large max_files
+	 * costs nothing until there are that many files. */
+	while (n < keep) {
+		snprintf(from, len, "%s.%u", cg->file, n + 1);
+		if (access(from, F_OK) < 0)
+			break;
+		n++;
+	}
+	if (n == keep) {
+		if (unlink(from) < 0 && errno != ENOENT) {
+			r = -errno;
+			goto out;
+		}
+		n--;
+	}
+	for (unsigned i = n; i >= 1; i--) {
+		snprintf(from, len, "%s.%u", cg->file, i);
+		snprintf(to, len, "%s.%u", cg->file, i + 1);
+		if (rename(from, to) < 0 && errno != ENOENT) {
+			r = -errno;
+			goto out;
+		}
+	}
+	snprintf(to, len, "%s.1", cg->file);
+	if (rename(cg->file, to) < 0 && errno != ENOENT)
+		r = -errno;
+out:
+	if (r < 0)
+		report(s, FAIL_ROTATE, "cannot rotate %s: %s", cg->file, strerror(-r));
+	else
+		s->stats.rotations++;
+	cg->known = false;
+	free(from);
+	free(to);
+	return r;
+}
+
+/* Open cg's file ready for the next row. *ret_need_header: the file is
+ * empty. A file with another header is rotated away first (never mix
+ * headers); an unfinished last line is cut off. */
+static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct stat *ret_st,
+			   bool *ret_need_header)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct stat st;
+		bool same, header_ok = false;
+		char last;
+		int fd, r;
+
+		fd = open_file(s, cg);
+		if (fd == -ELOOP) {
+			report(s, FAIL_OPEN, "refusing %s: it is a symbolic link", cg->file);
+			return fd;
+		}
+		if (fd < 0) {
+			report(s, FAIL_OPEN, "cannot open %s: %s", cg->file, strerror(-fd));
+			return fd;
+		}
+		if (fstat(fd, &st) < 0) {
+			r = -errno;
+			report(s, FAIL_OPEN, "cannot stat %s: %s", cg->file, strerror(-r));
+			close(fd);
+			return r;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			report(s, FAIL_OPEN, "cannot use %s: not a regular file", cg->file);
+			close(fd);
+			return -EINVAL;
+		}
+		same = cg->known && st.st_dev == cg->dev && st.st_ino == cg->ino;
+		if (same && st.st_size >= cg->size) {
+			*ret_st = st;
+			*ret_need_header = st.st_size == 0;
+			return fd;
+		}
+		if (cg->known) {
+			/* logrotate: renamed or removed (another inode now, or a new
+			 * file), or copytruncate (the same inode, shorter). */
+			s->stats.external_rotations++;
+			log_info("csv: %s was %s; continuing in the file now there", cg->file,
+				 same ? "truncated" : "moved or removed");
+		}
+		if (!same)
+			cg->repair[0] = '\0';
+		cg->known = false;
+		if (st.st_size == 0) {
+			*ret_st = st;
+			*ret_need_header = true;
+			return fd;
+		}
+		r = file_has_header(fd, &cg->header, &header_ok);
+		if (r < 0) {
+			report(s, FAIL_OPEN, "cannot read %s: %s", cg->file, strerror(-r));
+			close(fd);
+			return r;
+		}
+		if (!header_ok) {
+			close(fd);
+			log_info("csv: %s has other columns (event set changed?); rotating it",
+				 cg->file);
+			r = rotate_files(s, cg);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		r = pread_all(fd, &last, 1, st.st_size - 1);
+		if (r == 0 && last != '\n')
+			r = cut_unfinished_line(s, cg, fd, st.st_size);
+		if (r == 0 && fstat(fd, &st) < 0)
+			r = -errno;
+		if (r < 0) {
+			report(s, FAIL_OPEN, "cannot read %s: %s", cg->file, strerror(-r));
+			close(fd);
+			return r;
+		}
+		*ret_st = st;
+		*ret_need_header = false;
+		return fd;
+	}
+	report(s, FAIL_OPEN, "cannot open %s: keeps changing under us", cg->file);
+	return -EAGAIN;
+}
+
+/* write() until done or an error; returns bytes written and sets *ret_err. */
+static size_t write_some(int fd, const char *buf, size_t len, int *ret_err)
+{
+	size_t done = 0;
+
+	*ret_err = 0;
+	while (done < len) {
+		ssize_t n = write(fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*ret_err = -errno;
+			break;
+		}
+		if (n == 0) {
+			*ret_err = -ENOSPC;
+			break;
+		}
+		done += n;
+	}
+	return done;
+}
+
+/* Append one row (data, complete lines) to cg's file with one write() (a
+ * second only to finish after a short write). On failure the file is left
+ * as it was: a partial row is cut off again. */
+static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *data, size_t len)
+{
+	struct stat st = { 0 };
+	bool need_header = false;
+	size_t done;
+	int fd, r;
+
+	fd = open_for_append(s, cg, &st, &need_header);
+	if (fd < 0)
+		return fd;
+	csv_row_clear(&s->out);
+	if (need_header)
+		csv_row_append(&s->out, cg->header.data, cg->header.len);
+	else
+		csv_row_append(&s->out, cg->repair, strlen(cg->repair));
+	csv_row_append(&s->out, data, len);
+	if (s->out.error) {
+		report(s, FAIL_RECORD, "cannot build a row for %s: %s", cg->file,
+		       strerror(-s->out.error));
+		close(fd);
+		return s->out.error;
+	}
+
+	done = write_some(fd, s->out.data, s->out.len, &r);
+	if (done == s->out.len) {
+		cg->known = true;
+		cg->dev = st.st_dev;
+		cg->ino = st.st_ino;
+		cg->size = st.st_size + done;
+		cg->repair[0] = '\0';
+		close(fd);
+		if (s->cfg.max_size && (uint64_t)cg->size > s->cfg.max_size)
+			(void)rotate_files(s, cg); /* reported inside; the row is written */
+		return 0;
+	}
+	if (done > 0) {
+		/* Nobody else appends to our files, so the row began at the size
+		 * seen before the write: cut it off there. */
+		s->stats.partial_rows++;
+		if (ftruncate(fd, st.st_size) < 0)
+			cg->known = false; /* the next open finds the unfinished line */
+		report(s, FAIL_PARTIAL, "only %zu of %zu bytes of a row reached %s: %s", done,
+		       s->out.len, cg->file, strerror(-r));
+	} else
+		report(s, failure_of_errno(r), "cannot write to %s: %s", cg->file, strerror(-r));
+	close(fd);
+	return r;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static int build_row(struct csv_row *row, const struct sink_record *rec,
+		     const struct csv_cgroup *cg)
+{
+	const struct sink_cgroup *c = rec->cgroup;
+	char ts[CSV_TIMESTAMP_MAX];
+	int r;
+
+	csv_row_clear(row);
+	r = csv_format_timestamp(&rec->time, ts, sizeof(ts));
+	if (r < 0)
+		return r;
+	csv_row_add_plain(row, ts);
+	csv_row_add_field(row, c->path);
+	csv_row_add_u64(row, c->id);
+	csv_row_add_field(row, c->kind);
+	csv_row_add_field(row, c->runtime);
+	csv_row_add_field(row, c->container_id);
+	csv_row_add_field(row, c->container_name);
+	csv_row_add_field(row, c->pod);
+	csv_row_add_field(row, c->pod_namespace);
+	if (timespec_unset(&cg->last_time))
+		csv_row_add_plain(row, ""); /* the start of the counts is unknown */
+	else
+		csv_row_add_u64(row, csv_interval_ms(&cg->last_time, &rec->time));
+	for (int i = 0; i < rec->nr_events; i++) {
+		struct cgperf_reading d;
+		struct csv_event_cells cells;
+
+		if (csv_reading_delta(&rec->totals[i], &cg->last[i], &d))
+			log_debug("csv: %s: %s went backwards; counting restarted", cg->file,
+				  cg->event_names[i]);
+		csv_format_event(&d, &cells);
+		csv_row_add_plain(row, cells.value);
+		csv_row_add_plain(row, cells.running_pct);
+	}
+	return csv_row_end(row);
+}
+
+static void commit(struct csv_sink *s, struct csv_cgroup *cg, const struct cgperf_reading *totals,
+		   const struct timespec *time)
+{
+	memcpy(cg->last, totals, cg->nr_events * sizeof(*totals));
+	cg->last_time = *time;
+	s->stats.rows_written++;
+	if (s->recovered.unreported) {
+		long long now = monotonic_s();
+
+		if (s->recovered.last && now - s->recovered.last < CSV_REPORT_INTERVAL_S)
+			return;
+		log_warn("csv: rows are written again after %" PRIu64 " failed; the next row "
+			 "written for each cgroup holds the counts it missed",
+			 s->recovered.unreported);
+		s->recovered.last = now ? now : 1;
+		s->recovered.unreported = 0;
+	}
+}
+
+static void forget(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	if (cg->pending.len)
+		s->stats.finals_pending--;
+	cgroup_unlink(s, cg);
+	cgroup_free(cg);
+}
+
+/* Try the pending final row once. Returns 0 when written. */
+static int write_pending(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	int r = append_row(s, cg, cg->pending.data, cg->pending.len);
+
+	if (r < 0) {
+		s->stats.rows_failed++;
+		s->recovered.unreported++;
+		return r;
+	}
+	commit(s, cg, cg->pending_totals, &cg->pending_time);
+	csv_row_clear(&cg->pending);
+	s->stats.finals_pending--;
+	return 0;
+}
+
+static void give_up_pending(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	s->stats.finals_lost++;
+	report(s, FAIL_FINAL,
+	       "gave up the last row of cgroup %s (id %" PRIu64 ") for %s after %u tries: its "
+	       "counts since the previous row are lost",
+	       cg->path_display, cg->id, cg->file, cg->pending_tries);
+	forget(s, cg);
+}
+
+static int check_record(const struct sink_record *rec)
+{
+	if (!rec || !rec->cgroup || !rec->cgroup->path || !rec->cgroup->path[0])
+		return -EINVAL;
+	if (rec->nr_events < 0 || rec->nr_events > CGPERF_MAX_EVENTS)
+		return -EINVAL;
+	if (rec->nr_events > 0 && (!rec->event_names || !rec->totals))
+		return -EINVAL;
+	for (int i = 0; i < rec->nr_events; i++)
+		if (!rec->event_names[i])
+			return -EINVAL;
+	return 0;
+}
+
+static int csv_sink_write(struct sink *base, const struct sink_record *rec)
+{
+	struct csv_sink *s = to_csv(base);
+	struct csv_cgroup *cg;
+	int r;
+
+	r = check_record(rec);
+	if (r < 0) {
+		report(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
+		return r;
+	}
+	cg = cgroup_find(s, rec->cgroup->id);
+	if (cg && cg->pending.len && write_pending(s, cg) < 0) {
+		/* Back after its final record (re-selected after a reload) while
+		 * that final row is still unwritten. The new row carries its
+		 * counts too, unless counting restarted in between. */
+		if (timespec_eq(&cg->since, &rec->since)) {
+			csv_row_clear(&cg->pending);
+			s->stats.finals_pending--;
+		} else {
+			give_up_pending(s, cg);
+			cg = NULL;
+		}
+	}
+	if (!cg) {
+		r = cgroup_new(s, rec, &cg);
+		if (r < 0) {
+			report(s, FAIL_RECORD, "cannot track cgroup id %" PRIu64 ": %s",
+			       rec->cgroup->id, strerror(-r));
+			return r;
+		}
+	}
+	cg->gone = false;
+	if (!timespec_eq(&cg->since, &rec->since)) {
+		/* Counting restarted: the totals start again from zero. */
+		memset(cg->last, 0, sizeof(cg->last));
+		cg->last_time = rec->since;
+		cg->since = rec->since;
+	}
+	if (!same_events(cg, rec->nr_events, rec->event_names)) {
+		r = cgroup_set_events(cg, rec->nr_events, rec->event_names);
+		if (r < 0) {
+			report(s, FAIL_RECORD, "cannot change the columns of %s: %s", cg->file,
+			       strerror(-r));
+			return r;
+		}
+	}
+
+	r = build_row(&s->row, rec, cg);
+	if (r < 0) {
+		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
+		       r == -ERANGE ? "time out of range" : strerror(-r));
+		goto failed;
+	}
+	r = append_row(s, cg, s->row.data, s->row.len);
+	if (r < 0)
+		goto failed;
+	commit(s, cg, rec->totals, &rec->time);
+	if (rec->final)
+		forget(s, cg);
+	return 0;
+
+failed:
+	s->stats.rows_failed++;
+	s->recovered.unreported++;
+	if (rec->final) {
+		/* Nothing comes after a final row to carry its counts: keep it. */
+		cg->gone = true;
+		cg->pending_tries = 0;
+		cg->pending_time = rec->time;
+		memcpy(cg->pending_totals, rec->totals, rec->nr_events * sizeof(*rec->totals));
+		csv_row_clear(&cg->pending);
+		if (s->row.len && csv_row_append(&cg->pending, s->row.data, s->row.len) == 0)
+			s->stats.finals_pending++;
+		else
+			give_up_pending(s, cg);
+	}
+	return r;
+}
+
+static int csv_sink_flush(struct sink *base)
+{
+	struct csv_sink *s = to_csv(base);
+	int ret = 0;
+
+	for (size_t b = 0; b < CSV_BUCKETS; b++) {
+		struct csv_cgroup *next;
+
+		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
+			int r;
+
+			next = cg->next;
+			if (!cg->pending.len)
+				continue;
+			r = write_pending(s, cg);
+			if (r == 0) {
+				if (cg->gone)
+					forget(s, cg);
+				continue;
+			}
+			if (ret == 0)
+				ret = r;
+			if (++cg->pending_tries >= CSV_FINAL_TRIES)
+				give_up_pending(s, cg);
+		}
+	}
+	return ret;
+}
+
+static int csv_sink_reopen(struct sink *base)
+{
+	struct csv_sink *s = to_csv(base);
+
+	/* Files are opened per row; what a reopen means here is: trust nothing
+	 * remembered about them and look again at the next row. */
+	for (size_t b = 0; b < CSV_BUCKETS; b++)
+		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = cg->next)
+			cg->known = false;
+	return make_directory(s->cfg.directory);
+}
+
+static void csv_sink_free(struct sink *base)
+{
+	struct csv_sink *s = to_csv(base);
+
+	if (!s)
+		return;
+	for (size_t b = 0; b < CSV_BUCKETS; b++) {
+		struct csv_cgroup *next;
+
+		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
+			next = cg->next;
+			/* A last chance for final rows still waiting. */
+			if (cg->pending.len && write_pending(s, cg) < 0)
+				give_up_pending(s, cg);
+			else
+				forget(s, cg);
+		}
+	}
+	csv_row_free(&s->row);
+	csv_row_free(&s->out);
+	free(s);
+}
+
+static const struct sink_ops csv_sink_ops = {
+	.name = "csv",
+	.write = csv_sink_write,
+	.flush = csv_sink_flush,
+	.reopen = csv_sink_reopen,
+	.free = csv_sink_free,
+};
+
+int csv_sink_new(const struct csv_config *cfg, struct sink **ret)
+{
+	struct csv_sink *s;
+	int r;
+
+	if (!cfg || !ret || !cfg->directory[0] ||
+	    strnlen(cfg->directory, sizeof(cfg->directory)) == sizeof(cfg->directory))
+		return -EINVAL;
+	r = make_directory(cfg->directory);
+	if (r < 0)
+		return r;
+	if (access(cfg->directory, W_OK | X_OK) < 0)
+		return -errno;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->base.ops = &csv_sink_ops;
+	s->cfg = *cfg;
+	/* "dir/" and "dir" name the same files; keep log lines tidy. */
+	for (size_t n = strlen(s->cfg.directory); n > 1 && s->cfg.directory[n - 1] == '/'; n--)
+		s->cfg.directory[n - 1] = '\0';
+	*ret = &s->base;
+	return 0;
+}
+
+int csv_sink_get_stats(const struct sink *s, struct csv_sink_stats *ret)
+{
+	if (!s || s->ops != &csv_sink_ops || !ret)
+		return -EINVAL;
+	*ret = ((const struct csv_sink *)s)->stats;
+	return 0;
+}

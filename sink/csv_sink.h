@@ -1,0 +1,32 @@
+/* The CSV sink: one file per monitored cgroup in a directory, one row per
+ * interval holding the counts since the previous row WRITTEN to it, so a row
+ * that could not be written (disk full, EIO) is carried by the next one.
+ * Columns, file names, rotation and failure behaviour: docs/CSV.md. */
+#pragma once
+#include "config/config.h"
+#include "sink/sink.h"
+#include <stdint.h>
+
+/* A final row (the cgroup is gone) that cannot be written is retried at this
+ * many flushes (one per interval) before it is reported lost. */
+#define CSV_FINAL_TRIES 10
+/* At most one report line per kind of failure per this many seconds. */
+#define CSV_REPORT_INTERVAL_S 60
+
+struct csv_sink_stats {
+	uint64_t rows_written;
+	uint64_t rows_failed;        /* not written; their counts went into a later row */
+	uint64_t partial_rows;       /* short writes (and unfinished lines found on open), cut off again */
+	uint64_t rotations;          /* own: past max_size, or the file had another header */
+	uint64_t external_rotations; /* the file was renamed, removed or truncated by someone else */
+	uint64_t finals_pending;     /* final rows waiting for a retry, now */
+	uint64_t finals_lost;        /* final rows given up after CSV_FINAL_TRIES */
+};
+
+/* Create the sink writing to cfg->directory, which is created (mode 0750,
+ * parents 0755) when missing. Returns 0, -EINVAL (empty directory),
+ * -ENOTDIR, -EACCES/-EROFS (not writable), -ENOMEM, or mkdir's error. */
+int csv_sink_new(const struct csv_config *cfg, struct sink **ret);
+
+/* Counters since creation. -EINVAL when s is not a CSV sink. */
+int csv_sink_get_stats(const struct sink *s, struct csv_sink_stats *ret);

@@ -1,0 +1,216 @@
+#include "sink/file_name.h"
+#include "sink/csv_format.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool is_plain(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-';
+}
+
+static bool is_hex(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Append s[0..len) keeping [A-Za-z0-9._-] and writing any other byte as _XX.
+ * A leading '.' or '-' is escaped too: no hidden files, never "." or "..",
+ * nothing a shell command would take for an option. With
+ * slash_sep, '/' separates path components and becomes a plain '_'. */
+static void append_escaped(struct csv_row *b, const char *s, size_t len, bool slash_sep)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = s[i];
+		char hex[4];
+
+		if (slash_sep && c == '/') {
+			csv_row_append(b, "_", 1);
+			continue;
+		}
+		if (is_plain(c) && !((c == '.' || c == '-') && b->len == 0)) {
+			csv_row_append(b, (const char *)&c, 1);
+			continue;
+		}
+		snprintf(hex, sizeof(hex), "_%02X", c);
+		csv_row_append(b, hex, 3);
+	}
+}
+
+static void append_part(struct csv_row *b, const char *s)
+{
+	if (b->len)
+		csv_row_append(b, "_", 1);
+	append_escaped(b, s, strlen(s), false);
+}
+
+static bool empty(const char *s)
+{
+	return !s || !*s;
+}
+
+/* The last path component (no trailing slashes). */
+static const char *last_component(const char *path, size_t *ret_len)
+{
+	size_t end = strlen(path), start;
+
+	while (end > 0 && path[end - 1] == '/')
+		end--;
+	start = end;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	*ret_len = end - start;
+	return path + start;
+}
+
+static bool has_suffix(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len > n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+/* The first 8 hex digits after "pod" in the last component: the start of the
+ * pod uid in both kubelet layouts ("...-pod<uid_with_underscores>.slice" and
+ * cgroupfs "pod<uid>"). */
+static bool pod_uid8(const char *path, char ret[9])
+{
+	size_t len;
+	const char *c = last_component(path, &len);
+
+	for (size_t i = 0; i + 3 + 8 <= len; i++) {
+		size_t j;
+
+		if (memcmp(c + i, "pod", 3) != 0)
+			continue;
+		for (j = 0; j < 8 && is_hex(c[i + 3 + j]); j++)
+			;
+		if (j == 8) {
+			memcpy(ret, c + i + 3, 8);
+			ret[8] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A systemd unit of the system manager: its name is unique on the host. User
+ * managers' units (below user@UID.service) are not, so they get the path. */
+static bool system_unit_name(const char *path, const char **ret, size_t *ret_len)
+{
+	size_t len;
+	const char *c = last_component(path, &len);
+
+	if (strstr(path, "/user@"))
+		return false;
+	if (!has_suffix(c, len, ".service") && !has_suffix(c, len, ".scope"))
+		return false;
+	*ret = c;
+	*ret_len = len;
+	return true;
+}
+
+static void append_path(struct csv_row *b, const char *path)
+{
+	while (*path == '/')
+		path++;
+	if (!*path) {
+		csv_row_append(b, "root", 4);
+		return;
+	}
+	append_escaped(b, path, strlen(path), true);
+}
+
+static uint64_t fnv1a64(uint64_t h, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Copy b into buf, shortened to CSV_STEM_MAX with a hash of the whole name
+ * and the path when longer, so distinct long names stay distinct. */
+static int finish(const struct csv_row *b, const char *path, char *buf, size_t len)
+{
+	size_t n = b->len;
+	uint64_t h;
+
+	if (len < CSV_STEM_MAX + 1)
+		return -ENOBUFS;
+	if (n <= CSV_STEM_MAX) {
+		memcpy(buf, b->data, n);
+		buf[n] = '\0';
+		return 0;
+	}
+	h = fnv1a64(0xcbf29ce484222325ULL, b->data, b->len);
+	h = fnv1a64(h, path, strlen(path) + 1);
+	n = CSV_STEM_MAX - 17;
+	memcpy(buf, b->data, n);
+	snprintf(buf + n, len - n, "_%016" PRIx64, h);
+	return 0;
+}
+
+int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len)
+{
+	struct csv_row b = CSV_ROW_INIT;
+	const char *unit;
+	size_t unit_len;
+	char uid8[9];
+	int r;
+
+	if (!cg || empty(cg->path) || !buf)
+		return -EINVAL;
+	if (cg->kind && strcmp(cg->kind, "container") == 0 && !empty(cg->container_id)) {
+		/* Inside a pod the container name alone ("app") says little. */
+		if (!empty(cg->pod)) {
+			append_part(&b, empty(cg->pod_namespace) ? "-" : cg->pod_namespace);
+			append_part(&b, cg->pod);
+		}
+		append_part(&b, !empty(cg->container_name) ? cg->container_name :
+				 !empty(cg->runtime)        ? cg->runtime :
+							      "container");
+		if (b.len)
+			csv_row_append(&b, "_", 1);
+		append_escaped(&b, cg->container_id, strnlen(cg->container_id, 12), false);
+	} else if (cg->kind && strcmp(cg->kind, "pod") == 0 && !empty(cg->pod) &&
+		   pod_uid8(cg->path, uid8)) {
+		append_part(&b, "pod");
+		append_part(&b, empty(cg->pod_namespace) ? "-" : cg->pod_namespace);
+		append_part(&b, cg->pod);
+		append_part(&b, uid8);
+	} else if (cg->kind && strcmp(cg->kind, "service") == 0 &&
+		   system_unit_name(cg->path, &unit, &unit_len)) {
+		append_escaped(&b, unit, unit_len, false);
+	} else
+		append_path(&b, cg->path);
+
+	r = b.error;
+	if (r >= 0)
+		r = finish(&b, cg->path, buf, len);
+	csv_row_free(&b);
+	return r;
+}
+
+int csv_file_stem_for_id(const char *stem, uint64_t id, char *buf, size_t len)
+{
+	char suffix[32];
+	size_t n, keep;
+
+	if (!stem || !buf)
+		return -EINVAL;
+	if (len < CSV_STEM_MAX + 1)
+		return -ENOBUFS;
+	snprintf(suffix, sizeof(suffix), "_cg%" PRIu64, id);
+	n = strlen(suffix);
+	keep = strnlen(stem, CSV_STEM_MAX);
+	if (keep > CSV_STEM_MAX - n)
+		keep = CSV_STEM_MAX - n;
+	memcpy(buf, stem, keep);
+	memcpy(buf + keep, suffix, n + 1);
+	return 0;
+}

@@ -1,0 +1,1217 @@
+/* The CSV sink against real files: formatting, file names, quoting round trip
+ * through python3's csv module (strict mode), a full tmpfs, size rotation,
+ * logrotate-style rename and copytruncate, header changes, unfinished lines,
+ * permissions, final rows, and one write() per row (under strace).
+ *
+ * Every test works in its own directory under /tmp; the disk-full tests mount
+ * a 64 KiB tmpfs there (root) and unmount it at the end. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sink/csv_format.h"
+#include "sink/csv_sink.h"
+#include "sink/file_name.h"
+
+#define T0 1796212692 /* 2026-12-02T11:58:12Z */
+#define STRACE_CHILD_ENV "CGPERF_TEST_CSV_STRACE_DIR"
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	assert_non_null(p);
+	return p;
+}
+
+static char *path_join(const char *a, const char *b)
+{
+	char *p;
+	assert_true(asprintf(&p, "%s/%s", a, b) > 0);
+	return p;
+}
+
+/* What the teardown removes even when a test fails half way: its temporary
+ * directories and the tmpfs mounted in one. */
+static char *cleanup_dirs[4];
+static int nr_cleanup_dirs;
+static char *cleanup_mount;
+static mode_t initial_umask;
+
+static char *make_tmpdir(void)
+{
+	char tmpl[] = "/tmp/cgperf-test-csv.XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	assert_true(nr_cleanup_dirs < 4);
+	cleanup_dirs[nr_cleanup_dirs++] = xstrdup(tmpl);
+	return xstrdup(tmpl);
+}
+
+static void remove_tree(const char *dir)
+{
+	char *cmd;
+	/* Our own mkdtemp directory; nothing else. */
+	assert_true(strncmp(dir, "/tmp/cgperf-test-csv.", 21) == 0);
+	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static int teardown(void **state)
+{
+	if (cleanup_mount)
+		umount2(cleanup_mount, MNT_DETACH);
+	free(cleanup_mount);
+	cleanup_mount = NULL;
+	for (int i = 0; i < nr_cleanup_dirs; i++) {
+		remove_tree(cleanup_dirs[i]);
+		free(cleanup_dirs[i]);
+	}
+	nr_cleanup_dirs = 0;
+	umask(initial_umask); /* test_permissions changes it */
+	return 0;
+}
+
+static char *read_file(const char *path, size_t *ret_len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int c;
+
+	if (!f)
+		return NULL;
+	while ((c = fgetc(f)) != EOF) {
+		if (len + 2 > cap) {
+			cap = cap ? cap * 2 : 1024;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		buf[len++] = (char)c;
+	}
+	fclose(f);
+	if (!buf)
+		buf = xstrdup("");
+	buf[len] = '\0';
+	if (ret_len)
+		*ret_len = len;
+	return buf;
+}
+
+static bool file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static size_t count_substr(const char *s, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* A CSV file as python3's csv module (strict) reads it, fields as bytes. */
+struct table {
+	size_t nr_rows;
+	struct trow {
+		size_t n;
+		char **f;
+	} *rows;
+};
+
+static int hexval(char c)
+{
+	return c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
+/* Returns python's exit status: non-zero when the file is not valid CSV. */
+static int table_load(const char *path, struct table *t)
+{
+	static const char script[] =
+		"import csv, sys\n"
+		"with open(sys.argv[1], newline='', encoding='utf-8', errors='surrogateescape') as f:\n"
+		"    for row in csv.reader(f, strict=True):\n"
+		"        print(' '.join('x' + c.encode('utf-8', 'surrogateescape').hex() for c in row))\n";
+	char *cmd, line[65536];
+	FILE *p;
+	int status;
+
+	*t = (struct table){ 0 };
+	/* Debian's python3 (the declared dependency) when present: a version
+	 * manager's shim in PATH costs far more than the parsing. */
+	assert_true(asprintf(&cmd, "%s -c \"$CSV_SCRIPT\" '%s'",
+			     access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3",
+			     path) > 0);
+	setenv("CSV_SCRIPT", script, 1);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		struct trow *row;
+		char *save = NULL;
+
+		t->rows = realloc(t->rows, (t->nr_rows + 1) * sizeof(*t->rows));
+		assert_non_null(t->rows);
+		row = &t->rows[t->nr_rows++];
+		*row = (struct trow){ 0 };
+		line[strcspn(line, "\n")] = '\0';
+		for (char *tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			size_t hl = strlen(tok + 1);
+			char *v = malloc(hl / 2 + 1);
+
+			assert_non_null(v);
+			for (size_t i = 0; i < hl / 2; i++)
+				v[i] = (char)(hexval(tok[1 + 2 * i]) * 16 + hexval(tok[2 + 2 * i]));
+			v[hl / 2] = '\0';
+			row->f = realloc(row->f, (row->n + 1) * sizeof(char *));
+			assert_non_null(row->f);
+			row->f[row->n++] = v;
+		}
+	}
+	status = pclose(p);
+	free(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+static void table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->nr_rows; i++) {
+		for (size_t j = 0; j < t->rows[i].n; j++)
+			free(t->rows[i].f[j]);
+		free(t->rows[i].f);
+	}
+	free(t->rows);
+	*t = (struct table){ 0 };
+}
+
+/* The cell of data row `row` (0 = first after the header) in `column`. */
+static const char *cell(const struct table *t, size_t row, const char *column)
+{
+	assert_true(t->nr_rows > row + 1);
+	for (size_t j = 0; j < t->rows[0].n; j++)
+		if (strcmp(t->rows[0].f[j], column) == 0) {
+			assert_int_equal(t->rows[row + 1].n, t->rows[0].n);
+			return t->rows[row + 1].f[j];
+		}
+	fail_msg("no column %s", column);
+	return NULL;
+}
+
+static uint64_t cell_u64(const struct table *t, size_t row, const char *column)
+{
+	return strtoull(cell(t, row, column), NULL, 10);
+}
+
+/* Sum of an event column over all data rows of a file. */
+static uint64_t column_sum(const char *path, const char *column, size_t *ret_rows)
+{
+	struct table t;
+	uint64_t sum = 0;
+
+	assert_int_equal(table_load(path, &t), 0);
+	for (size_t i = 0; i + 1 < t.nr_rows; i++)
+		sum += cell_u64(&t, i, column);
+	if (ret_rows)
+		*ret_rows = t.nr_rows ? t.nr_rows - 1 : 0;
+	table_free(&t);
+	return sum;
+}
+
+/* A cgroup the tests feed to the sink, with running totals. */
+static const char *const two_events[] = { "cycles", "cpu-clock" };
+
+struct feed {
+	struct sink_cgroup cg;
+	struct cgperf_reading totals[CGPERF_MAX_EVENTS];
+	int nr_events;
+	const char *const *events;
+	struct timespec since, now;
+};
+
+static void feed_init(struct feed *f, uint64_t id, const char *path)
+{
+	*f = (struct feed){
+		.cg = { .id = id, .path = path, .kind = "other", .runtime = "", .container_id = "",
+			.container_name = "", .pod = "", .pod_namespace = "" },
+		.nr_events = 2,
+		.events = two_events,
+		.since = { T0, 0 },
+		.now = { T0, 0 },
+	};
+}
+
+/* Advance time by 10 s and every event by `add` (never multiplexed). */
+static int feed_step(struct sink *s, struct feed *f, uint64_t add, bool final)
+{
+	struct sink_record rec;
+
+	f->now.tv_sec += 10;
+	for (int i = 0; i < f->nr_events; i++) {
+		f->totals[i].counter += add * (i + 1);
+		f->totals[i].enabled += 1000;
+		f->totals[i].running += 1000;
+	}
+	rec = (struct sink_record){ .time = f->now, .cgroup = &f->cg, .nr_events = f->nr_events,
+				    .event_names = f->events, .totals = f->totals,
+				    .final = final, .since = f->since };
+	return s->ops->write(s, &rec);
+}
+
+/* dir/<stem of cg>.csv, for a cgroup whose stem is not in use by another. */
+static char *file_for(const char *dir, const struct sink_cgroup *cg)
+{
+	char stem[CSV_STEM_MAX + 1], *p;
+
+	assert_int_equal(csv_file_stem(cg, stem, sizeof(stem)), 0);
+	assert_true(asprintf(&p, "%s/%s.csv", dir, stem) > 0);
+	return p;
+}
+
+static struct sink *new_sink(const char *dir, uint64_t max_size, unsigned max_files)
+{
+	struct csv_config cfg = { .enabled = true, .max_size = max_size, .max_files = max_files };
+	struct sink *s = NULL;
+
+	snprintf(cfg.directory, sizeof(cfg.directory), "%s", dir);
+	assert_int_equal(csv_sink_new(&cfg, &s), 0);
+	assert_non_null(s);
+	return s;
+}
+
+static struct csv_sink_stats stats_of(struct sink *s)
+{
+	struct csv_sink_stats st;
+	assert_int_equal(csv_sink_get_stats(s, &st), 0);
+	return st;
+}
+
+/* ---- pure formatting ------------------------------------------------------ */
+
+static void test_timestamp(void **state)
+{
+	char buf[CSV_TIMESTAMP_MAX];
+	struct timespec ts = { T0, 345678901 };
+
+	assert_int_equal(csv_format_timestamp(&ts, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "2026-12-02T11:58:12.345Z");
+	/* Truncated, never rounded into the next second. */
+	ts.tv_nsec = 999999999;
+	assert_int_equal(csv_format_timestamp(&ts, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "2026-12-02T11:58:12.999Z");
+	ts = (struct timespec){ 0, 0 };
+	assert_int_equal(csv_format_timestamp(&ts, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "1970-01-01T00:00:00.000Z");
+	ts.tv_nsec = 1000000000;
+	assert_int_equal(csv_format_timestamp(&ts, buf, sizeof(buf)), -EINVAL);
+	ts = (struct timespec){ 253402300800LL, 0 }; /* year 10000 */
+	assert_int_equal(csv_format_timestamp(&ts, buf, sizeof(buf)), -ERANGE);
+	ts = (struct timespec){ INT64_MAX, 0 };
+	assert_int_equal(csv_format_timestamp(&ts, buf, sizeof(buf)), -ERANGE);
+}
+
+static void test_interval_and_delta(void **state)
+{
+	struct timespec a = { 100, 999000000 }, b = { 110, 1000000 };
+	struct cgperf_reading total = { 50, 40, 30 }, last = { 20, 10, 10 }, d;
+
+	assert_int_equal(csv_interval_ms(&a, &b), 9002);
+	assert_int_equal(csv_interval_ms(&b, &a), 0); /* clock stepped back */
+	assert_false(csv_reading_delta(&total, &last, &d));
+	assert_true(d.counter == 30 && d.enabled == 30 && d.running == 20);
+	last.counter = 60; /* went backwards: counting restarted */
+	assert_true(csv_reading_delta(&total, &last, &d));
+	assert_true(d.counter == 50 && d.enabled == 40 && d.running == 30);
+}
+
+static void test_event_cells(void **state)
+{
+	struct csv_event_cells c;
+
+	csv_format_event(&(struct cgperf_reading){ 1000, 500, 500 }, &c);
+	assert_string_equal(c.value, "1000");
+	assert_string_equal(c.running_pct, "100.00");
+	/* Multiplexed: ran half of the time, scaled x2. */
+	csv_format_event(&(struct cgperf_reading){ 1000, 1000, 500 }, &c);
+	assert_string_equal(c.value, "2000");
+	assert_string_equal(c.running_pct, "50.00");
+	/* 1/3 and 2/3: rounded percentages, truncated integer values. */
+	csv_format_event(&(struct cgperf_reading){ 100, 3, 1 }, &c);
+	assert_string_equal(c.value, "300");
+	assert_string_equal(c.running_pct, "33.33");
+	csv_format_event(&(struct cgperf_reading){ 100, 3, 2 }, &c);
+	assert_string_equal(c.value, "150");
+	assert_string_equal(c.running_pct, "66.67");
+	/* Enabled but never ran: unknown, not zero. */
+	csv_format_event(&(struct cgperf_reading){ 0, 800, 0 }, &c);
+	assert_string_equal(c.value, "");
+	assert_string_equal(c.running_pct, "0.00");
+	/* Nothing of the cgroup ran: an exact 0, no percentage. */
+	csv_format_event(&(struct cgperf_reading){ 0, 0, 0 }, &c);
+	assert_string_equal(c.value, "0");
+	assert_string_equal(c.running_pct, "");
+	/* Huge values: no overflow in the product, saturation at UINT64_MAX. */
+	csv_format_event(&(struct cgperf_reading){ UINT64_MAX, UINT64_MAX, UINT64_MAX }, &c);
+	assert_string_equal(c.value, "18446744073709551615");
+	assert_string_equal(c.running_pct, "100.00");
+	csv_format_event(&(struct cgperf_reading){ UINT64_MAX / 2, UINT64_MAX, UINT64_MAX / 4 }, &c);
+	assert_string_equal(c.value, "18446744073709551615");
+	assert_string_equal(c.running_pct, "25.00");
+	csv_format_event(&(struct cgperf_reading){ 1ULL << 62, UINT64_MAX, UINT64_MAX - 1 }, &c);
+	assert_string_equal(c.value, "4611686018427387904");
+}
+
+static void test_quoting(void **state)
+{
+	struct csv_row row = CSV_ROW_INIT;
+	static const char *const events[] = { "cycles", "cpu/event=0x3c,umask=0/" };
+
+	csv_row_add_field(&row, "plain");
+	csv_row_add_field(&row, NULL);
+	csv_row_add_field(&row, " spaces ");
+	csv_row_add_field(&row, "a,b");
+	csv_row_add_field(&row, "say \"hi\"");
+	csv_row_add_field(&row, "two\nlines");
+	csv_row_add_field(&row, "cr\r");
+	csv_row_add_u64(&row, UINT64_MAX);
+	csv_row_end(&row);
+	assert_int_equal(row.error, 0);
+	csv_row_append(&row, "", 1); /* NUL for the string compare */
+	assert_string_equal(row.data, "plain,, spaces ,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\","
+				      "\"cr\r\",18446744073709551615\n");
+	assert_false(csv_inside_quotes("\"a\"\"b\",", 7));
+	assert_true(csv_inside_quotes("x,\"a\"\"b", 7));
+	csv_row_clear(&row);
+	assert_int_equal(csv_format_header(&row, 2, events), 0);
+	csv_row_append(&row, "", 1);
+	assert_string_equal(row.data,
+			    "timestamp,cgroup,cgroup_id,kind,runtime,container_id,container_name,pod,"
+			    "namespace,interval_ms,cycles,cycles_running_pct,"
+			    "\"cpu/event=0x3c,umask=0/\",\"cpu/event=0x3c,umask=0/_running_pct\"\n");
+	csv_row_free(&row);
+	csv_row_free(&row);
+	csv_row_free(NULL);
+}
+
+/* ---- file names ---------------------------------------------------------------- */
+
+static void assert_stem(const struct sink_cgroup *cg, const char *expected)
+{
+	char buf[CSV_STEM_MAX + 1];
+
+	assert_int_equal(csv_file_stem(cg, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, expected);
+}
+
+static void test_file_names(void **state)
+{
+	const char *id64 = "1a2b3c4d5e6f";
+	struct sink_cgroup c = { .id = 7, .kind = "container", .runtime = "docker", .container_id = id64,
+				 .container_name = "web", .pod = "", .pod_namespace = "",
+				 .path = "/system.slice/docker-1a2b3c4d5e6f.scope" };
+	char buf[CSV_STEM_MAX + 1], buf2[CSV_STEM_MAX + 1], *long_path;
+
+	assert_stem(&c, "web_1a2b3c4d5e6f");
+	c.container_name = "";
+	assert_stem(&c, "docker_1a2b3c4d5e6f");
+	c.container_name = "app";
+	c.pod = "api-0";
+	c.pod_namespace = "prod";
+	assert_stem(&c, "prod_api-0_app_1a2b3c4d5e6f");
+	/* Odd bytes in names: _XX, never a path separator or a hidden file. */
+	c.pod = "";
+	c.container_name = ".x/y z\n\xff";
+	assert_stem(&c, "_2Ex_2Fy_20z_0A_FF_1a2b3c4d5e6f");
+	c.container_name = "-rf";
+	assert_stem(&c, "_2Drf_1a2b3c4d5e6f");
+
+	c = (struct sink_cgroup){ .id = 8, .kind = "pod", .pod = "api-0", .pod_namespace = "prod",
+		.path = "/kubepods.slice/kubepods-burstable.slice/"
+			"kubepods-burstable-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice" };
+	assert_stem(&c, "pod_prod_api-0_0f1e2d3c");
+	c.path = "/kubepods/besteffort/pod0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
+	assert_stem(&c, "pod_prod_api-0_0f1e2d3c");
+	c.pod = ""; /* metadata not found: the path */
+	assert_stem(&c, "kubepods_besteffort_pod0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
+
+	c = (struct sink_cgroup){ .id = 9, .kind = "service", .path = "/system.slice/cron.service" };
+	assert_stem(&c, "cron.service");
+	c.path = "/system.slice/system-getty.slice/getty@tty1.service";
+	assert_stem(&c, "getty_40tty1.service");
+	/* User managers' units are not unique on the host: the path. */
+	c.path = "/user.slice/user-1000.slice/user@1000.service/app.slice/cron.service";
+	assert_stem(&c, "user.slice_user-1000.slice_user_401000.service_app.slice_cron.service");
+
+	c = (struct sink_cgroup){ .id = 10, .kind = "slice", .path = "/system.slice" };
+	assert_stem(&c, "system.slice");
+	c = (struct sink_cgroup){ .id = 1, .kind = "other", .path = "/" };
+	assert_stem(&c, "root");
+	c.path = "/a,b/\"q\"/caf\xc3\xa9/.hidden";
+	assert_stem(&c, "a_2Cb__22q_22_caf_C3_A9_.hidden");
+	c.path = "/..";
+	assert_stem(&c, "_2E.");
+
+	/* Long: capped with a hash of the whole name; distinct stays distinct. */
+	long_path = malloc(1002);
+	assert_non_null(long_path);
+	long_path[0] = '/';
+	memset(long_path + 1, 'a', 1000);
+	long_path[1001] = '\0';
+	c.path = long_path;
+	assert_int_equal(csv_file_stem(&c, buf, sizeof(buf)), 0);
+	assert_int_equal(strlen(buf), CSV_STEM_MAX);
+	long_path[1000] = 'b';
+	assert_int_equal(csv_file_stem(&c, buf2, sizeof(buf2)), 0);
+	assert_int_equal(strlen(buf2), CSV_STEM_MAX);
+	assert_string_not_equal(buf, buf2);
+	assert_int_equal(strncmp(buf, buf2, CSV_STEM_MAX - 17), 0);
+	assert_int_equal(csv_file_stem_for_id(buf, 123456, buf2, sizeof(buf2)), 0);
+	assert_int_equal(strlen(buf2), CSV_STEM_MAX);
+	assert_string_equal(buf2 + CSV_STEM_MAX - 9, "_cg123456");
+	assert_int_equal(csv_file_stem_for_id("x.service", 5, buf2, sizeof(buf2)), 0);
+	assert_string_equal(buf2, "x.service_cg5");
+	free(long_path);
+
+	assert_int_equal(csv_file_stem(NULL, buf, sizeof(buf)), -EINVAL);
+	c.path = "";
+	assert_int_equal(csv_file_stem(&c, buf, sizeof(buf)), -EINVAL);
+	c.path = "/x";
+	assert_int_equal(csv_file_stem(&c, buf, 10), -ENOBUFS);
+}
+
+/* ---- the sink on real files ------------------------------------------------------ */
+
+static void test_round_trip(void **state)
+{
+	static const struct {
+		const char *path, *name;
+	} cases[] = {
+		{ "/a,b/c\"d\"", "plain" },
+		{ "/caf\xc3\xa9/\xe6\x97\xa5\xe6\x9c\xac", "na\xc3\xafve" },
+		{ "/bad\xff\xfe\x80utf8", "bad\xc3(" },
+		{ "/x y/ lead and trail ", "two\nlines" },
+		{ "/quote\"only", "crlf\r\nand \"quotes\", commas" },
+		{ "/ctl", "\x01\x1b[31mred\x7f\t" },
+		{ "/trailing,comma,", "\"" },
+	};
+	char *dir = make_tmpdir(), *csv_dir = path_join(dir, "csv");
+	struct sink *s = new_sink(csv_dir, 0, 3);
+	struct feed f[sizeof(cases) / sizeof(cases[0])];
+	char id_text[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		feed_init(&f[i], 100 + i, cases[i].path);
+		f[i].cg.kind = "container";
+		f[i].cg.runtime = "docker";
+		f[i].cg.container_id = "0123456789ab";
+		f[i].cg.container_name = cases[i].name;
+		f[i].cg.pod = "pod,1";
+		f[i].cg.pod_namespace = "ns\"1\"";
+		f[i].now.tv_nsec = 123000000;
+		f[i].since.tv_nsec = 123000000;
+		assert_int_equal(feed_step(s, &f[i], 1000, false), 0);
+		assert_int_equal(feed_step(s, &f[i], 7, false), 0);
+	}
+	assert_int_equal(s->ops->flush(s), 0);
+	assert_int_equal(stats_of(s).rows_written, 2 * (sizeof(cases) / sizeof(cases[0])));
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *file = file_for(csv_dir, &f[i].cg);
+		struct table t;
+
+		assert_int_equal(table_load(file, &t), 0);
+		assert_int_equal(t.nr_rows, 3);
+		assert_int_equal(t.rows[0].n, CSV_NR_FIXED_COLUMNS + 4);
+		for (size_t r = 0; r < 2; r++) {
+			assert_string_equal(cell(&t, r, "cgroup"), cases[i].path);
+			assert_string_equal(cell(&t, r, "container_name"), cases[i].name);
+			snprintf(id_text, sizeof(id_text), "%zu", 100 + i);
+			assert_string_equal(cell(&t, r, "cgroup_id"), id_text);
+			assert_string_equal(cell(&t, r, "kind"), "container");
+			assert_string_equal(cell(&t, r, "runtime"), "docker");
+			assert_string_equal(cell(&t, r, "container_id"), "0123456789ab");
+			assert_string_equal(cell(&t, r, "pod"), "pod,1");
+			assert_string_equal(cell(&t, r, "namespace"), "ns\"1\"");
+			assert_string_equal(cell(&t, r, "interval_ms"), "10000");
+			assert_string_equal(cell(&t, r, "cycles_running_pct"), "100.00");
+		}
+		assert_string_equal(cell(&t, 0, "timestamp"), "2026-12-02T11:58:22.123Z");
+		assert_string_equal(cell(&t, 1, "timestamp"), "2026-12-02T11:58:32.123Z");
+		assert_string_equal(cell(&t, 0, "cycles"), "1000");
+		assert_string_equal(cell(&t, 1, "cycles"), "7");
+		assert_string_equal(cell(&t, 0, "cpu-clock"), "2000");
+		assert_string_equal(cell(&t, 1, "cpu-clock"), "14");
+		table_free(&t);
+		free(file);
+	}
+	s->ops->free(s);
+	remove_tree(dir);
+	free(csv_dir);
+	free(dir);
+}
+
+static void test_deltas_and_intervals(void **state)
+{
+	char *dir = make_tmpdir(), *file = path_join(dir, "x.csv");
+	struct sink *s = new_sink(dir, 0, 3);
+	struct cgperf_reading totals[1];
+	static const char *const ev[] = { "instructions" };
+	struct sink_cgroup cg = { .id = 42, .path = "/x", .kind = "other" };
+	struct sink_record rec = { .cgroup = &cg, .nr_events = 1, .event_names = ev, .totals = totals,
+				   .since = { T0, 500000000 }, .time = { T0 + 3, 0 } };
+	struct table t;
+
+	/* First row: since the cgroup was first counted. */
+	totals[0] = (struct cgperf_reading){ 100, 1000, 500 };
+	assert_int_equal(s->ops->write(s, &rec), 0);
+	/* Multiplexed interval: (400-100) * (3000-1000) / (1500-500) = 600. */
+	rec.time.tv_sec += 10;
+	totals[0] = (struct cgperf_reading){ 400, 3000, 1500 };
+	assert_int_equal(s->ops->write(s, &rec), 0);
+	/* Counting restarted (new `since`): totals from zero again. */
+	rec.since = (struct timespec){ T0 + 20, 0 };
+	rec.time.tv_sec += 10;
+	totals[0] = (struct cgperf_reading){ 5, 10, 10 };
+	assert_int_equal(s->ops->write(s, &rec), 0);
+	/* Enabled but never running; then nothing ran at all. */
+	rec.time.tv_sec += 10;
+	totals[0] = (struct cgperf_reading){ 5, 20, 10 };
+	assert_int_equal(s->ops->write(s, &rec), 0);
+	rec.time.tv_sec += 10;
+	assert_int_equal(s->ops->write(s, &rec), 0);
+	/* Unknown start: empty interval. A final row forgets the cgroup. */
+	rec.since = (struct timespec){ 0, 0 };
+	rec.final = true;
+	assert_int_equal(s->ops->write(s, &rec), 0);
+
+	assert_int_equal(table_load(file, &t), 0);
+	assert_int_equal(t.nr_rows, 7);
+	assert_string_equal(cell(&t, 0, "interval_ms"), "2500");
+	assert_string_equal(cell(&t, 0, "instructions"), "200");
+	assert_string_equal(cell(&t, 0, "instructions_running_pct"), "50.00");
+	assert_string_equal(cell(&t, 1, "interval_ms"), "10000");
+	assert_string_equal(cell(&t, 1, "instructions"), "600");
+	assert_string_equal(cell(&t, 2, "interval_ms"), "3000");
+	assert_string_equal(cell(&t, 2, "instructions"), "5");
+	assert_string_equal(cell(&t, 3, "instructions"), "");
+	assert_string_equal(cell(&t, 3, "instructions_running_pct"), "0.00");
+	assert_string_equal(cell(&t, 4, "instructions"), "0");
+	assert_string_equal(cell(&t, 4, "instructions_running_pct"), "");
+	assert_string_equal(cell(&t, 5, "interval_ms"), "");
+	/* Restarted again (since changed to unknown): 5 * 20 / 10. */
+	assert_string_equal(cell(&t, 5, "instructions"), "10");
+	assert_string_equal(cell(&t, 5, "kind"), "other");
+	assert_string_equal(cell(&t, 5, "runtime"), ""); /* NULL strings: empty fields */
+	table_free(&t);
+	assert_int_equal(stats_of(s).rows_written, 6);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+static void test_name_collision(void **state)
+{
+	char *dir = make_tmpdir(), *a = path_join(dir, "a_b.csv"), *b = path_join(dir, "a_b_cg2.csv");
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f1, f2;
+
+	feed_init(&f1, 1, "/a_b");
+	feed_init(&f2, 2, "/a/b");
+	assert_int_equal(feed_step(s, &f1, 1, false), 0);
+	assert_int_equal(feed_step(s, &f2, 2, false), 0);
+	assert_int_equal(column_sum(a, "cycles", NULL), 1);
+	assert_int_equal(column_sum(b, "cycles", NULL), 2);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(a);
+	free(b);
+	free(dir);
+}
+
+static void test_permissions(void **state)
+{
+	char *dir = make_tmpdir(), *nested = path_join(dir, "p/q/csv"), *file;
+	mode_t old = umask(077);
+	struct sink *s = new_sink(nested, 0, 3);
+	struct feed f;
+	struct stat st;
+	int fd;
+
+	feed_init(&f, 3, "/perm");
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	umask(old);
+	assert_int_equal(stat(nested, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0750);
+	file = path_join(nested, "perm.csv");
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	/* The whole directory removed under a running agent: made again. */
+	{
+		char *top = path_join(dir, "p"), *cmd, *content;
+
+		assert_true(asprintf(&cmd, "rm -rf '%s'", top) > 0);
+		assert_int_equal(system(cmd), 0);
+		umask(077);
+		assert_int_equal(feed_step(s, &f, 2, false), 0);
+		umask(old);
+		assert_int_equal(stat(nested, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0750);
+		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0640);
+		content = read_file(file, NULL);
+		assert_int_equal(strncmp(content, "timestamp,", 10), 0);
+		assert_int_equal(column_sum(file, "cycles", NULL), 2);
+		free(content);
+		free(cmd);
+		free(top);
+	}
+	s->ops->free(s);
+
+	/* Not a directory; not writable. */
+	{
+		struct csv_config cfg = { .enabled = true };
+		struct sink *bad = NULL;
+
+		snprintf(cfg.directory, sizeof(cfg.directory), "%s", file);
+		assert_int_equal(csv_sink_new(&cfg, &bad), -ENOTDIR);
+		assert_null(bad);
+		snprintf(cfg.directory, sizeof(cfg.directory), "/proc/cgperf-no");
+		assert_true(csv_sink_new(&cfg, &bad) < 0);
+		cfg.directory[0] = '\0';
+		assert_int_equal(csv_sink_new(&cfg, &bad), -EINVAL);
+		assert_null(bad);
+	}
+	/* A planted symlink is refused, its target untouched. */
+	{
+		char *target = path_join(dir, "target"), *link = path_join(nested, "sym.csv");
+		struct sink *s2 = new_sink(nested, 0, 3);
+		size_t len;
+		char *content;
+
+		fd = open(target, O_CREAT | O_WRONLY, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "secret\n", 7), 7);
+		close(fd);
+		assert_int_equal(symlink(target, link), 0);
+		feed_init(&f, 4, "/sym");
+		assert_true(feed_step(s2, &f, 1, false) < 0);
+		assert_int_equal(stats_of(s2).rows_failed, 1);
+		content = read_file(target, &len);
+		assert_string_equal(content, "secret\n");
+		free(content);
+		s2->ops->free(s2);
+		free(target);
+		free(link);
+	}
+	remove_tree(dir);
+	free(file);
+	free(nested);
+	free(dir);
+}
+
+static void test_bad_records(void **state)
+{
+	char *dir = make_tmpdir(), *file = path_join(dir, "bad.csv");
+	struct sink *s = new_sink(dir, 0, 3);
+	static const char *const nine[9] = { "a", "b", "c", "d", "e", "f", "g", "h", "i" };
+	struct cgperf_reading totals[9] = { { 0 } };
+	struct sink_cgroup cg = { .id = 5, .path = "/bad" };
+	struct sink_record rec = { .cgroup = &cg, .nr_events = 9, .event_names = nine, .totals = totals,
+				   .time = { T0, 0 } };
+	struct feed f;
+
+	assert_int_equal(s->ops->write(s, &rec), -EINVAL);
+	rec.nr_events = 1;
+	rec.totals = NULL;
+	assert_int_equal(s->ops->write(s, &rec), -EINVAL);
+	rec.totals = totals;
+	rec.cgroup = NULL;
+	assert_int_equal(s->ops->write(s, &rec), -EINVAL);
+	rec.cgroup = &cg;
+	cg.path = "";
+	assert_int_equal(s->ops->write(s, &rec), -EINVAL);
+	cg.path = "/bad";
+	rec.time.tv_nsec = -1;
+	assert_int_equal(s->ops->write(s, &rec), -EINVAL);
+	assert_false(file_exists(file));
+	/* Zero events is a valid (if dull) record. */
+	rec.time.tv_nsec = 0;
+	rec.nr_events = 0;
+	assert_int_equal(s->ops->write(s, &rec), 0);
+	assert_true(file_exists(file));
+	assert_int_equal(csv_sink_get_stats(NULL, &(struct csv_sink_stats){ 0 }), -EINVAL);
+
+	/* The row that could not be formatted is carried by the next. */
+	feed_init(&f, 6, "/carry");
+	assert_int_equal(feed_step(s, &f, 10, false), 0);
+	f.now.tv_sec = 253402300800LL - 10; /* year 10000 after the step */
+	assert_int_equal(feed_step(s, &f, 20, false), -ERANGE);
+	f.now.tv_sec = T0 + 100;
+	assert_int_equal(feed_step(s, &f, 30, false), 0);
+	free(file);
+	file = path_join(dir, "carry.csv");
+	assert_int_equal(column_sum(file, "cycles", NULL), 60);
+	assert_int_equal(column_sum(file, "cpu-clock", NULL), 120);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+static void test_rotation_by_size(void **state)
+{
+	char *dir = make_tmpdir(), *base = path_join(dir, "rot.csv");
+	struct sink *s = new_sink(dir, 400, 3);
+	struct feed f;
+	char name[PATH_MAX];
+	size_t rows;
+
+	feed_init(&f, 11, "/rot");
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_true(stats_of(s).rotations >= 4);
+	for (int i = 1; i <= 3; i++) {
+		struct stat st;
+		char *content;
+
+		snprintf(name, sizeof(name), "%s.%d", base, i);
+		assert_int_equal(stat(name, &st), 0);
+		/* Rotated right after the write that went past 400 bytes. */
+		assert_true(st.st_size > 400 && st.st_size < 400 + 100);
+		content = read_file(name, NULL);
+		assert_int_equal(strncmp(content, "timestamp,", 10), 0);
+		assert_int_equal(count_substr(content, "timestamp,"), 1);
+		free(content);
+		assert_true(column_sum(name, "cycles", &rows) == rows && rows > 0);
+	}
+	snprintf(name, sizeof(name), "%s.4", base);
+	assert_false(file_exists(name));
+
+	/* max_files 0: the full file is simply dropped. */
+	s->ops->free(s);
+	s = new_sink(dir, 400, 0);
+	feed_init(&f, 12, "/rot0");
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(feed_step(s, &f, 1, false), 0);
+	snprintf(name, sizeof(name), "%s/rot0.csv.1", dir);
+	assert_false(file_exists(name));
+	s->ops->free(s);
+	remove_tree(dir);
+	free(base);
+	free(dir);
+}
+
+static void test_logrotate_rename(void **state)
+{
+	char *dir = make_tmpdir(), *file = path_join(dir, "lr.csv"), *old = path_join(dir, "lr.csv.1"),
+	     *older = path_join(dir, "lr.csv.2");
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	size_t rows_new, rows_old, rows_older;
+	uint64_t sum;
+
+	feed_init(&f, 21, "/lr");
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	/* logrotate's default (create): rename, and rows go on in a new file. */
+	assert_int_equal(rename(file, old), 0);
+	assert_int_equal(feed_step(s, &f, 7, false), 0);
+	assert_int_equal(stats_of(s).external_rotations, 1);
+	/* Again, now with SIGHUP's reopen() between. */
+	assert_int_equal(rename(old, older), 0);
+	assert_int_equal(rename(file, old), 0);
+	assert_int_equal(s->ops->reopen(s), 0);
+	assert_int_equal(feed_step(s, &f, 9, false), 0);
+	assert_int_equal(feed_step(s, &f, 9, false), 0);
+	/* Removed outright (logrotate with nocreate + a cleanup). */
+	assert_int_equal(unlink(older), 0);
+	sum = column_sum(file, "cycles", &rows_new) + column_sum(old, "cycles", &rows_old);
+	assert_int_equal(rows_new, 2);
+	assert_int_equal(rows_old, 1);
+	assert_int_equal(sum, 25);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(feed_step(s, &f, 11, false), 0);
+	assert_int_equal(column_sum(file, "cycles", &rows_older), 11);
+	assert_int_equal(rows_older, 1);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(old);
+	free(older);
+	free(dir);
+}
+
+static void test_copytruncate(void **state)
+{
+	char *dir = make_tmpdir(), *file = path_join(dir, "ct.csv"), *content;
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	size_t rows;
+
+	feed_init(&f, 31, "/ct");
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	assert_int_equal(feed_step(s, &f, 6, false), 0);
+	assert_int_equal(truncate(file, 0), 0);
+	assert_int_equal(feed_step(s, &f, 7, false), 0);
+	assert_int_equal(stats_of(s).external_rotations, 1);
+	content = read_file(file, NULL);
+	assert_int_equal(strncmp(content, "timestamp,", 10), 0);
+	assert_int_equal(count_substr(content, "timestamp,"), 1);
+	free(content);
+	assert_int_equal(column_sum(file, "cycles", &rows), 7);
+	assert_int_equal(rows, 1);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+static void test_header_change_and_restart(void **state)
+{
+	static const char *const three[] = { "cycles", "cpu-clock", "context-switches" };
+	char *dir = make_tmpdir(), *file = path_join(dir, "hc.csv"), *old = path_join(dir, "hc.csv.1"),
+	     *content;
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	size_t rows;
+
+	feed_init(&f, 41, "/hc");
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	/* The agent restarts: same events, the file is appended to. */
+	s->ops->free(s);
+	s = new_sink(dir, 0, 3);
+	f.since = f.now;
+	memset(f.totals, 0, sizeof(f.totals));
+	assert_int_equal(feed_step(s, &f, 6, false), 0);
+	content = read_file(file, NULL);
+	assert_int_equal(count_substr(content, "timestamp,"), 1);
+	free(content);
+	assert_int_equal(column_sum(file, "cycles", &rows), 11);
+	assert_int_equal(rows, 2);
+	assert_int_equal(stats_of(s).rotations, 0);
+
+	/* A new event set (reload): the old file moves away, a new one starts. */
+	f.nr_events = 3;
+	f.events = three;
+	assert_int_equal(feed_step(s, &f, 7, false), 0);
+	assert_int_equal(stats_of(s).rotations, 1);
+	assert_int_equal(column_sum(old, "cycles", &rows), 11);
+	assert_int_equal(rows, 2);
+	/* cycles carried across the change: 7 since the previous row. */
+	assert_int_equal(column_sum(file, "cycles", &rows), 7);
+	assert_int_equal(column_sum(file, "context-switches", NULL), 21);
+
+	/* An agent restarting with another event set finds the file's header
+	 * different too. */
+	s->ops->free(s);
+	s = new_sink(dir, 0, 3);
+	f.nr_events = 2;
+	f.events = two_events;
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_int_equal(stats_of(s).rotations, 1);
+	content = read_file(old, NULL);
+	assert_non_null(strstr(content, "context-switches_running_pct"));
+	free(content);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(old);
+	free(dir);
+}
+
+static void test_unfinished_line(void **state)
+{
+	char *dir = make_tmpdir(), *file = path_join(dir, "uf.csv");
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	struct table t;
+	char *header;
+	size_t len;
+	int fd;
+
+	feed_init(&f, 51, "/uf");
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	s->ops->free(s);
+	/* A previous run died in the middle of a row, inside a quoted field
+	 * holding a newline (what a full disk can leave): the newline inside
+	 * the quotes is not taken for the end of a row. */
+	header = read_file(file, &len);
+	fd = open(file, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "2026-12-02T11:59:00.000Z,\"/uf\nx", 31), 31);
+	close(fd);
+	s = new_sink(dir, 0, 3);
+	f.since = f.now; /* a new agent counts from zero */
+	memset(f.totals, 0, sizeof(f.totals));
+	assert_int_equal(feed_step(s, &f, 6, false), 0);
+	assert_int_equal(stats_of(s).partial_rows, 1);
+	assert_int_equal(table_load(file, &t), 0);
+	assert_int_equal(t.nr_rows, 3);
+	assert_string_equal(cell(&t, 1, "cycles"), "6");
+	table_free(&t);
+	free(header);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* ---- a full file system ------------------------------------------------------ */
+
+struct tiny_fs {
+	char *dir, *mnt, *csv, *filler;
+};
+
+static bool tiny_fs_mount(struct tiny_fs *t)
+{
+	t->dir = make_tmpdir();
+	t->mnt = path_join(t->dir, "fs");
+	t->csv = path_join(t->mnt, "csv");
+	t->filler = path_join(t->mnt, "filler");
+	assert_int_equal(mkdir(t->mnt, 0755), 0);
+	if (mount("tmpfs", t->mnt, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") < 0) {
+		print_message("cannot mount a tmpfs (%s): needs root\n", strerror(errno));
+		return false;
+	}
+	cleanup_mount = xstrdup(t->mnt);
+	return true;
+}
+
+static void tiny_fs_umount(struct tiny_fs *t)
+{
+	assert_int_equal(umount2(t->mnt, MNT_DETACH), 0);
+	free(cleanup_mount);
+	cleanup_mount = NULL;
+	remove_tree(t->dir);
+	free(t->dir);
+	free(t->mnt);
+	free(t->csv);
+	free(t->filler);
+}
+
+/* Fill the file system: big writes, then byte by byte into the last page. */
+static void tiny_fs_fill(struct tiny_fs *t)
+{
+	static char chunk[4096];
+	int fd = open(t->filler, O_WRONLY | O_CREAT | O_APPEND, 0600);
+
+	assert_true(fd >= 0);
+	while (write(fd, chunk, sizeof(chunk)) > 0)
+		;
+	while (write(fd, chunk, 1) > 0)
+		;
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+}
+
+static void test_disk_full(void **state)
+{
+	struct tiny_fs t;
+	struct sink *s;
+	struct feed f, gone;
+	struct csv_sink_stats st;
+	char *file, *gone_file;
+	size_t rows;
+	int failed = 0, written = 0, gone_rows = 1;
+
+	if (!tiny_fs_mount(&t)) {
+		remove_tree(t.dir);
+		skip();
+	}
+	s = new_sink(t.csv, 0, 3);
+	feed_init(&f, 61, "/full/a,very \"long\" cgroup path that makes rows long enough to "
+			  "cross page boundaries soon/\xc3\xa9t\xc3\xa9");
+	feed_init(&gone, 62, "/full/gone");
+	file = file_for(t.csv, &f.cg);
+	gone_file = file_for(t.csv, &gone.cg);
+	assert_int_equal(feed_step(s, &f, 1000, false), 0);
+	assert_int_equal(feed_step(s, &gone, 3, false), 0);
+	written = 1;
+	tiny_fs_fill(&t);
+	/* The file's last page may still take a few rows; then writes fail. */
+	for (int i = 0; i < 200 && failed < 5; i++) {
+		if (feed_step(s, &f, 1000 + i, false) < 0)
+			failed++;
+		else if (!failed)
+			written++;
+	}
+	assert_int_equal(failed, 5);
+	st = stats_of(s);
+	assert_int_equal(st.rows_failed, 5);
+	print_message("disk full: %d rows written, then 5 failed (%" PRIu64 " partial rows cut off)\n",
+		      written, st.partial_rows);
+	/* Another cgroup: rows until its file's last page is full too; then
+	 * its final row fails, stays pending and is retried at flush. */
+	for (int i = 0; i < 200; i++) {
+		if (feed_step(s, &gone, 3, false) < 0)
+			break;
+		gone_rows++;
+	}
+	assert_true(feed_step(s, &gone, 4000, true) < 0);
+	assert_int_equal(stats_of(s).finals_pending, 1);
+	assert_true(s->ops->flush(s) < 0);
+	assert_int_equal(stats_of(s).finals_pending, 1);
+	/* Space again: the next row holds every count of the missed ones. */
+	assert_int_equal(unlink(t.filler), 0);
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_int_equal(s->ops->flush(s), 0);
+	st = stats_of(s);
+	assert_int_equal(st.finals_pending, 0);
+	assert_int_equal(st.finals_lost, 0);
+	assert_int_equal(column_sum(file, "cycles", &rows), f.totals[0].counter);
+	assert_int_equal(column_sum(file, "cpu-clock", NULL), f.totals[1].counter);
+	assert_int_equal(rows, (size_t)written + 1);
+	assert_int_equal(column_sum(gone_file, "cycles", &rows), gone.totals[0].counter);
+	assert_int_equal(column_sum(gone_file, "cpu-clock", NULL), gone.totals[1].counter);
+	assert_int_equal(rows, (size_t)gone_rows + 1);
+	s->ops->free(s);
+	free(file);
+	free(gone_file);
+	tiny_fs_umount(&t);
+}
+
+static void test_final_lost(void **state)
+{
+	struct tiny_fs t;
+	struct sink *s;
+	struct feed f;
+	char *file;
+
+	if (!tiny_fs_mount(&t)) {
+		remove_tree(t.dir);
+		skip();
+	}
+	s = new_sink(t.csv, 0, 3);
+	feed_init(&f, 71, "/lost");
+	file = path_join(t.csv, "lost.csv");
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	tiny_fs_fill(&t);
+	/* Fill the file's last page with rows, until one fails. */
+	for (int i = 0; i < 200 && feed_step(s, &f, 1, false) == 0; i++)
+		;
+	assert_true(feed_step(s, &f, 1, true) < 0);
+	assert_int_equal(stats_of(s).finals_pending, 1);
+	for (int i = 0; i < CSV_FINAL_TRIES - 1; i++) {
+		assert_true(s->ops->flush(s) < 0);
+		assert_int_equal(stats_of(s).finals_pending, 1);
+	}
+	assert_true(s->ops->flush(s) < 0);
+	assert_int_equal(stats_of(s).finals_pending, 0);
+	assert_int_equal(stats_of(s).finals_lost, 1);
+	/* Forgotten: flush has nothing left to do. */
+	assert_int_equal(s->ops->flush(s), 0);
+	s->ops->free(s);
+	free(file);
+	tiny_fs_umount(&t);
+}
+
+/* ---- one write() per row, O_APPEND (strace) ---------------------------------------- */
+
+static int strace_child(const char *dir)
+{
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+
+	feed_init(&f, 81, "/st,\"q\"\nx");
+	for (int i = 0; i < 3; i++)
+		if (feed_step(s, &f, 1, false) < 0)
+			return 1;
+	s->ops->free(s);
+	return 0;
+}
+
+static void test_one_write_per_row(void **state)
+{
+	char *dir = make_tmpdir(), *log = path_join(dir, "strace.log"), *cmd, line[4096];
+	FILE *in;
+	int fd = -1, writes = 0, opens = 0;
+
+	if (system("command -v strace >/dev/null 2>&1") != 0) {
+		remove_tree(dir);
+		print_message("strace not installed\n");
+		skip();
+	}
+	assert_true(asprintf(&cmd,
+			     "%s=%s strace -f -qq -e trace=openat,write,close -o %s "
+			     "/proc/%d/exe >/dev/null 2>&1",
+			     STRACE_CHILD_ENV, dir, log, (int)getpid()) > 0);
+	assert_int_equal(system(cmd), 0);
+	in = fopen(log, "re");
+	assert_non_null(in);
+	while (fgets(line, sizeof(line), in)) {
+		char *p;
+		int n, ret;
+
+		if ((p = strstr(line, "openat(")) && strstr(line, ".csv\"")) {
+			assert_non_null(strstr(line, "O_APPEND"));
+			p = strstr(line, ") = ");
+			assert_non_null(p);
+			fd = atoi(p + 4);
+			if (fd >= 0)
+				opens++;
+		} else if ((p = strstr(line, "write(")) && fd >= 0 && atoi(p + 6) == fd) {
+			/* write(FD, "...", N) = N: the whole row at once. */
+			p = strrchr(line, ')');
+			assert_non_null(p);
+			assert_int_equal(sscanf(strrchr(line, ',') + 1, "%d", &n), 1);
+			assert_int_equal(sscanf(p, ") = %d", &ret), 1);
+			assert_int_equal(n, ret);
+			writes++;
+		} else if ((p = strstr(line, "close(")) && atoi(p + 6) == fd)
+			fd = -1;
+	}
+	fclose(in);
+	assert_int_equal(opens, 3);
+	assert_int_equal(writes, 3);
+	remove_tree(dir);
+	free(cmd);
+	free(log);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_timestamp, teardown),
+		cmocka_unit_test_teardown(test_interval_and_delta, teardown),
+		cmocka_unit_test_teardown(test_event_cells, teardown),
+		cmocka_unit_test_teardown(test_quoting, teardown),
+		cmocka_unit_test_teardown(test_file_names, teardown),
+		cmocka_unit_test_teardown(test_round_trip, teardown),
+		cmocka_unit_test_teardown(test_deltas_and_intervals, teardown),
+		cmocka_unit_test_teardown(test_name_collision, teardown),
+		cmocka_unit_test_teardown(test_permissions, teardown),
+		cmocka_unit_test_teardown(test_bad_records, teardown),
+		cmocka_unit_test_teardown(test_rotation_by_size, teardown),
+		cmocka_unit_test_teardown(test_logrotate_rename, teardown),
+		cmocka_unit_test_teardown(test_copytruncate, teardown),
+		cmocka_unit_test_teardown(test_header_change_and_restart, teardown),
+		cmocka_unit_test_teardown(test_unfinished_line, teardown),
+		cmocka_unit_test_teardown(test_disk_full, teardown),
+		cmocka_unit_test_teardown(test_final_lost, teardown),
+		cmocka_unit_test_teardown(test_one_write_per_row, teardown),
+	};
+	const char *strace_dir = getenv(STRACE_CHILD_ENV);
+
+	if (strace_dir)
+		return strace_child(strace_dir);
+	initial_umask = umask(022);
+	umask(initial_umask);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
