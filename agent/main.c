@@ -1,6 +1,8 @@
 /* cgperf: per-cgroup performance counters on shared BPF counters.
  * Subcommands in the bpftool style: one do_<verb>() each. */
 #include "agent/cli_util.h"
+#include "agent/agent_cmd.h"
+#include "agent/check_config_cmd.h"
 #include "agent/events_cmd.h"
 #include "agent/list_cmd.h"
 #include "agent/stat_cmd.h"
@@ -18,6 +20,8 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "agent", do_agent, "run the node agent: per-cgroup CSV logs and syslog" },
+	{ "check-config", do_check_config, "validate an agent configuration file" },
 	{ "stat", do_stat, "count events for a target (perf-stat-like)" },
 	{ "events", do_events, "list the events this host supports" },
 	{ "list", do_list, "list the cgroups the agent would monitor, with what they are" },

@@ -4,9 +4,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CONFIG_MAX_EVENTS 8
 #define CONFIG_MAX_PATTERNS 64
+/* Larger files are refused before parsing (a config is a few hundred bytes). */
+#define CONFIG_FILE_MAX (1024 * 1024)
+#define CONFIG_DEFAULT_ENTERPRISE_ID 32473 /* RFC 5612 documentation placeholder PEN */
 
 enum syslog_format { SYSLOG_RFC5424, SYSLOG_RFC3164 };
 enum syslog_transport { SYSLOG_UNIX, SYSLOG_UDP, SYSLOG_TCP };
@@ -66,3 +70,13 @@ int config_parse_duration_ms(const char *s, uint64_t *ret);
 int config_parse_size(const char *s, uint64_t *ret);
 /* "unix:/dev/log", "udp://h:514", "tcp://[::1]:601" into c. */
 int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err, size_t err_len);
+
+/* Syslog facility names (RFC 5424 numbering 0..23): "kern" .. "local7".
+ * config_facility_names() is NULL-terminated, indexed by number. */
+int config_parse_facility(const char *s, int *ret);
+const char *config_facility_name(int facility);
+const char *const *config_facility_names(void);
+
+/* Write every setting of c as YAML that config_parse() reads back to the same
+ * values (`cgperf check-config --print`). Returns 0 or -EIO. */
+int config_write_yaml(const struct agent_config *c, FILE *f);

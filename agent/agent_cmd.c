@@ -1,0 +1,97 @@
+/* `cgperf agent`: option parsing; the work is in agent.c. */
+#include "agent/agent_cmd.h"
+#include "agent/agent.h"
+#include "agent/cli_util.h"
+#include "util/log.h"
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+	fputs("usage: cgperf agent [-c FILE] [--interval DUR] [--csv-dir DIR] [--syslog TARGET]\n"
+	      "                    [-e EV,...] [--duration SEC] [-v]\n"
+	      "\n"
+	      "  -c, --config FILE     YAML configuration (default: the embedded one,\n"
+	      "                        see 'cgperf check-config --default')\n"
+	      "      --interval DUR    logging interval (10s, 500ms, 1m)\n"
+	      "      --csv-dir DIR     write per-cgroup CSV files to DIR\n"
+	      "      --syslog TARGET   unix:/dev/log, udp://HOST:PORT or tcp://HOST:PORT\n"
+	      "  -e, --events EV,...   events to count\n"
+	      "      --duration SEC    run SEC seconds, write final rows, exit 0\n"
+	      "  -v, --verbose         debug log lines\n"
+	      "\n"
+	      "SIGHUP reloads the configuration and reopens output files; SIGTERM and\n"
+	      "SIGINT write final rows and exit.\n",
+	      f);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "cgperf agent: %s '%s' (see 'cgperf agent --help')\n", what, arg);
+	return EXIT_USAGE;
+}
+
+int do_agent(int argc, char **argv)
+{
+	enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "csv-dir", required_argument, NULL, OPT_CSV_DIR },
+		{ "syslog", required_argument, NULL, OPT_SYSLOG },
+		{ "events", required_argument, NULL, 'e' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct agent_opts o = { 0 };
+	int opt, verbose = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":c:e:vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			o.config_path = optarg;
+			break;
+		case OPT_INTERVAL:
+			if (config_parse_duration_ms(optarg, &o.interval_ms) < 0 || o.interval_ms == 0)
+				return usage_error("invalid interval", optarg);
+			break;
+		case OPT_CSV_DIR:
+			if (!*optarg)
+				return usage_error("empty CSV directory", optarg);
+			o.csv_dir = optarg;
+			break;
+		case OPT_SYSLOG:
+			o.syslog_target = optarg;
+			break;
+		case 'e':
+			if (!*optarg)
+				return usage_error("empty event list", optarg);
+			o.events = optarg;
+			break;
+		case OPT_DURATION:
+			if (parse_seconds(optarg, &o.duration_s) < 0)
+				return usage_error("invalid duration", optarg);
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case ':':
+			return usage_error("option needs an argument:", argv[optind - 1]);
+		default:
+			return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
+	/* A daemon says what it does by default (info); -v adds debug lines. */
+	log_set_level(verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO);
+	return agent_run(&o);
+}

@@ -1,0 +1,198 @@
+/* The `outputs` section: CSV files and syslog. */
+#include "config/config_schema.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/config_text.h"
+
+static int parse_csv_enabled(struct parse_ctx *p) {
+	return cfg_next_bool(p, &p->cfg->csv.enabled);
+}
+
+static int parse_csv_directory(struct parse_ctx *p) {
+	const char *s;
+	char buf[ECHO_MAX + 8];
+	int r;
+
+	r = cfg_next_string(p, "a directory", sizeof(p->cfg->csv.directory) - 1, &s);
+	if (r < 0)
+		return r;
+	/* The agent runs from "/" as a service; a relative path would depend on
+	 * where it happened to be started. */
+	if (s[0] != '/')
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is not an absolute path", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	cfg_set_string(p->cfg->csv.directory, sizeof(p->cfg->csv.directory), s);
+	return 0;
+}
+
+static int parse_csv_max_size(struct parse_ctx *p) {
+	const char *s;
+	char buf[ECHO_MAX + 8];
+	uint64_t v;
+	int r;
+
+	r = cfg_next_scalar(p, "a size (64MiB, 10MB) or bytes", &s);
+	if (r < 0)
+		return r;
+	r = config_parse_size(s, &v);
+	if (r == -ERANGE)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too large", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: invalid size '%s' (expected bytes, or a number with kB, MB, GB, TB "
+				    "(x1000) or KiB, MiB, GiB, TiB (x1024), e.g. 64MiB)",
+				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	p->cfg->csv.max_size = v;
+	return 0;
+}
+
+static int parse_csv_max_files(struct parse_ctx *p) {
+	uint64_t v;
+	int r = cfg_next_uint(p, 0, 1000, &v);
+
+	if (r == 0)
+		p->cfg->csv.max_files = (unsigned)v;
+	return r;
+}
+
+static int parse_csv(struct parse_ctx *p) {
+	static const struct key_def keys[] = {
+		{ "enabled", parse_csv_enabled },
+		{ "directory", parse_csv_directory },
+		{ "max_size", parse_csv_max_size },
+		{ "max_files", parse_csv_max_files },
+	};
+	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
+
+	if (r < 0)
+		return r;
+	/* Present means enabled, unless it says otherwise. */
+	p->cfg->csv.enabled = true;
+	return cfg_parse_section(p, "outputs.csv", keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+static int parse_syslog_enabled(struct parse_ctx *p) {
+	return cfg_next_bool(p, &p->cfg->syslog.enabled);
+}
+
+static int parse_syslog_target(struct parse_ctx *p) {
+	const char *s;
+	char buf[ECHO_MAX + 8], msg[200];
+	int r;
+
+	r = cfg_next_string(p, "a target (unix:/dev/log, udp://HOST:PORT, tcp://HOST:PORT)",
+			sizeof(p->cfg->syslog.target) - 1, &s);
+	if (r < 0)
+		return r;
+	r = config_parse_syslog_target(s, &p->cfg->syslog, msg, sizeof(msg));
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: invalid target '%s': %s", p->key,
+				    cfg_echo(p, buf, sizeof(buf)), msg);
+	return 0;
+}
+
+static int parse_syslog_format(struct parse_ctx *p) {
+	const char *s;
+	char buf[ECHO_MAX + 8];
+	int r;
+
+	r = cfg_next_scalar(p, "rfc5424 or rfc3164", &s);
+	if (r < 0)
+		return r;
+	if (!strcmp(s, "rfc5424"))
+		p->cfg->syslog.format = SYSLOG_RFC5424;
+	else if (!strcmp(s, "rfc3164"))
+		p->cfg->syslog.format = SYSLOG_RFC3164;
+	else
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: expected rfc5424 or rfc3164, got '%s'",
+				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	p->syslog_format_given = true;
+	return 0;
+}
+
+static int parse_syslog_facility(struct parse_ctx *p) {
+	const char *s, *close;
+	char buf[ECHO_MAX + 8];
+	int r;
+
+	r = cfg_next_scalar(p, "a facility name (daemon, local0, ...)", &s);
+	if (r < 0)
+		return r;
+	if (config_parse_facility(s, &p->cfg->syslog.facility) == 0)
+		return 0;
+	close = config_closest(s, config_facility_names());
+	if (close)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: unknown facility '%s' (did you mean '%s'?)",
+				    p->key, cfg_echo(p, buf, sizeof(buf)), close);
+	return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+			    "%s: unknown facility '%s' (expected kern, user, mail, daemon, auth, syslog, lpr, "
+			    "news, uucp, cron, authpriv, ftp, ntp, audit, alert, clock or local0..local7)",
+			    p->key, cfg_echo(p, buf, sizeof(buf)));
+}
+
+static int parse_syslog_app_name(struct parse_ctx *p) {
+	const char *s;
+	int r;
+
+	r = cfg_next_string(p, "a name", sizeof(p->cfg->syslog.app_name) - 1, &s);
+	if (r < 0)
+		return r;
+	/* RFC 5424 APP-NAME is 1*48PRINTUSASCII: no spaces, nothing outside ASCII. */
+	for (const char *q = s; *q; q++)
+		if ((unsigned char)*q < 33 || (unsigned char)*q > 126)
+			return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+					    "%s: only printable ASCII without spaces is allowed (RFC 5424 APP-NAME)",
+					    p->key);
+	cfg_set_string(p->cfg->syslog.app_name, sizeof(p->cfg->syslog.app_name), s);
+	return 0;
+}
+
+static int parse_syslog_enterprise_id(struct parse_ctx *p) {
+	uint64_t v;
+	int r = cfg_next_uint(p, 1, UINT32_MAX, &v);
+
+	if (r == 0)
+		p->cfg->syslog.enterprise_id = (uint32_t)v;
+	return r;
+}
+
+static int parse_syslog_queue_max(struct parse_ctx *p) {
+	uint64_t v;
+	int r = cfg_next_uint(p, 1, 1000000, &v);
+
+	if (r == 0)
+		p->cfg->syslog.queue_max = (size_t)v;
+	return r;
+}
+
+static int parse_syslog(struct parse_ctx *p) {
+	static const struct key_def keys[] = {
+		{ "enabled", parse_syslog_enabled },
+		{ "target", parse_syslog_target },
+		{ "format", parse_syslog_format },
+		{ "facility", parse_syslog_facility },
+		{ "app_name", parse_syslog_app_name },
+		{ "enterprise_id", parse_syslog_enterprise_id },
+		{ "queue_max", parse_syslog_queue_max },
+	};
+	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
+
+	if (r < 0)
+		return r;
+	p->cfg->syslog.enabled = true;
+	return cfg_parse_section(p, "outputs.syslog", keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+int cfg_parse_outputs(struct parse_ctx *p) {
+	static const struct key_def keys[] = {
+		{ "csv", parse_csv },
+		{ "syslog", parse_syslog },
+	};
+	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
+
+	return r < 0 ? r : cfg_parse_section(p, "outputs", keys, sizeof(keys) / sizeof(keys[0]));
+}

@@ -1,0 +1,159 @@
+/* Write a configuration back as YAML (`cgperf check-config --print`): every
+ * setting, defaults included, in a form config_parse() reads back to the
+ * same values. */
+#include "config/config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Length and code point of the UTF-8 sequence at p, or 0 when it is not
+ * valid UTF-8 (only possible for values set outside config_parse()). */
+static size_t utf8_decode(const unsigned char *p, uint32_t *ret_cp) {
+	size_t n;
+	uint32_t cp;
+
+	if (p[0] < 0x80) {
+		*ret_cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07;
+	else if (p[0] >= 0xe0)
+		n = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xc2 && p[0] < 0xe0)
+		n = 2, cp = p[0] & 0x1f;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	*ret_cp = cp;
+	return n;
+}
+
+/* What YAML lets appear unescaped (YAML 1.1 "printable", as libyaml checks
+ * it on input), minus the characters that end or escape a quoted scalar and
+ * the line separators U+2028/U+2029, which YAML reads as line breaks and
+ * folds (NEL, U+0085, is already outside the range). */
+static bool yaml_printable(uint32_t cp) {
+	if (cp == 0x2028 || cp == 0x2029)
+		return false;
+	return (cp >= 0x20 && cp <= 0x7e && cp != '"' && cp != '\\') || (cp >= 0xa0 && cp <= 0xd7ff) ||
+	       (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+/* A YAML double-quoted scalar: always quoted, so values such as "true",
+ * "10", "*" or ": x" stay strings. Printable UTF-8 passes through; control
+ * characters (C0, DEL, C1), U+FEFF and the like become escapes, or libyaml
+ * would refuse to read the output back. A byte that is not UTF-8 at all
+ * cannot be written in YAML: it is written as the code point of the same
+ * value, the closest there is. */
+static void put_quoted(FILE *f, const char *s) {
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_decode(p, &cp);
+
+		if (n == 0) {
+			fprintf(f, "\\x%02x", *p);
+			p++;
+		} else if (yaml_printable(cp)) {
+			fwrite(p, 1, n, f);
+			p += n;
+		} else {
+			if (cp == '"' || cp == '\\')
+				fprintf(f, "\\%c", (int)cp);
+			else if (cp <= 0xff)
+				fprintf(f, "\\x%02x", (unsigned)cp);
+			else if (cp <= 0xffff)
+				fprintf(f, "\\u%04x", (unsigned)cp);
+			else
+				fprintf(f, "\\U%08x", (unsigned)cp);
+			p += n;
+		}
+	}
+	fputc('"', f);
+}
+
+static void put_list(FILE *f, const char *key, const char (*items)[256], int n) {
+	fprintf(f, "  %s: [", key);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		put_quoted(f, items[i]);
+	}
+	fputs("]\n", f);
+}
+
+/* The largest unit that divides the value exactly, so 10000 ms prints as 10s. */
+static void put_duration(FILE *f, uint64_t ms) {
+	if (ms % (3600 * 1000) == 0)
+		fprintf(f, "%" PRIu64 "h", ms / (3600 * 1000));
+	else if (ms % (60 * 1000) == 0)
+		fprintf(f, "%" PRIu64 "m", ms / (60 * 1000));
+	else if (ms % 1000 == 0)
+		fprintf(f, "%" PRIu64 "s", ms / 1000);
+	else
+		fprintf(f, "%" PRIu64 "ms", ms);
+}
+
+static void put_size(FILE *f, uint64_t bytes) {
+	static const char *const units[] = { "TiB", "GiB", "MiB", "KiB" };
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t unit = 1ULL << (10 * (4 - i));
+
+		if (bytes != 0 && bytes % unit == 0) {
+			fprintf(f, "%" PRIu64 "%s", bytes / unit, units[i]);
+			return;
+		}
+	}
+	fprintf(f, "%" PRIu64, bytes);
+}
+
+int config_write_yaml(const struct agent_config *c, FILE *f) {
+	const char *facility;
+
+	if (!c || !f)
+		return -EINVAL;
+	facility = config_facility_name(c->syslog.facility);
+	fputs("interval: ", f);
+	put_duration(f, c->interval_ms);
+	fputs("\nevents: [", f);
+	for (int i = 0; i < c->nr_events; i++) {
+		if (i)
+			fputs(", ", f);
+		put_quoted(f, c->events[i]);
+	}
+	fputs("]\ncgroups:\n", f);
+	put_list(f, "include", c->cgroups.include, c->cgroups.nr_include);
+	put_list(f, "exclude", c->cgroups.exclude, c->cgroups.nr_exclude);
+	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
+	fprintf(f, "  max: %u\n", c->cgroups.max);
+	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
+	fputs("outputs:\n  csv:\n", f);
+	fprintf(f, "    enabled: %s\n", c->csv.enabled ? "true" : "false");
+	fputs("    directory: ", f);
+	put_quoted(f, c->csv.directory);
+	fputs("\n    max_size: ", f);
+	put_size(f, c->csv.max_size);
+	fprintf(f, "\n    max_files: %u\n", c->csv.max_files);
+	fputs("  syslog:\n", f);
+	fprintf(f, "    enabled: %s\n", c->syslog.enabled ? "true" : "false");
+	fputs("    target: ", f);
+	put_quoted(f, c->syslog.target);
+	fprintf(f, "\n    format: %s\n", c->syslog.format == SYSLOG_RFC3164 ? "rfc3164" : "rfc5424");
+	fprintf(f, "    facility: %s\n", facility ? facility : "daemon");
+	fputs("    app_name: ", f);
+	put_quoted(f, c->syslog.app_name);
+	fprintf(f, "\n    enterprise_id: %" PRIu32 "\n", c->syslog.enterprise_id);
+	fprintf(f, "    queue_max: %zu\n", c->syslog.queue_max);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,63 @@
+/* Shared by the configuration parser's files (config.c: document, events,
+ * cgroups; config_outputs.c: outputs; config_read.c: values of an expected
+ * shape and key tables). Internal to config/. */
+#pragma once
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "config/yaml_cursor.h"
+
+/* How much of a user's value is echoed back in a message. */
+#define ECHO_MAX 64
+#define MAX_KEYS_PER_SECTION 16
+
+struct parse_ctx {
+	struct ycursor cur;
+	struct agent_config *cfg;
+	char key[96];                  /* dotted name of the key being read, for messages */
+	bool syslog_format_given;
+	/* What the events read so far resolved to, to refuse duplicates. */
+	struct perf_event_attr event_attrs[CONFIG_MAX_EVENTS];
+	bool event_resolved[CONFIG_MAX_EVENTS];
+	yaml_mark_t event_marks[CONFIG_MAX_EVENTS];
+};
+
+/* One key of a section: parse() is called with the cursor on the key and
+ * reads the value (and nothing more). */
+struct key_def {
+	const char *name;
+	int (*parse)(struct parse_ctx *p);
+};
+
+/* Copy with the rest of the field zeroed, so that configurations compare
+ * byte-for-byte (reload detects "nothing changed" that way). */
+void cfg_set_string(char *dst, size_t size, const char *src);
+const yaml_event_t *cfg_event(const struct parse_ctx *p);
+/* The current scalar, escaped and cut for a message; returns buf. */
+const char *cfg_echo(const struct parse_ctx *p, char *buf, size_t len);
+
+/* Advance to the next value and require its shape. Each returns 0 or
+ * -EINVAL / -ENOMEM with the "FILE:LINE:COL: key: message" line written.
+ * Strings returned are valid until the cursor moves. `what` names the
+ * expected value in messages ("a duration", "a mapping"). */
+int cfg_next_scalar(struct parse_ctx *p, const char *what, const char **ret_value);
+int cfg_next_collection(struct parse_ctx *p, yaml_event_type_t type, const char *what);
+int cfg_next_uint(struct parse_ctx *p, uint64_t min, uint64_t max, uint64_t *ret);
+int cfg_next_bool(struct parse_ctx *p, bool *ret);
+int cfg_next_string(struct parse_ctx *p, const char *what, size_t max_len, const char **ret);
+
+/* Walk a list: cb(p, index) for each item, with the cursor on the item's
+ * first event. Returns the number of items or a negative errno. */
+int cfg_for_each_item(struct parse_ctx *p, const char *what, int (*cb)(struct parse_ctx *p, int index));
+/* The item under the cursor as a non-empty string (in cfg_for_each_item callbacks). */
+int cfg_item_scalar(struct parse_ctx *p, const char *what, size_t max_len, const char **ret);
+
+/* The cursor is on a section's MAPPING-START; reads its keys (unknown and
+ * duplicate keys are errors) up to its end. section is NULL at the top level. */
+int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key_def *keys, size_t n_keys);
+
+/* The `outputs` key (config_outputs.c). */
+int cfg_parse_outputs(struct parse_ctx *p);

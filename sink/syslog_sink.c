@@ -1,0 +1,393 @@
+#include "sink/syslog_sink.h"
+#include "sink/csv_format.h"
+#include "sink/syslog_format.h"
+#include "sink/syslog_transport.h"
+#include "util/log.h"
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MSGID "counts"
+#define TABLE_MIN 64
+
+/* What the last queued message of one cgroup contained. */
+struct cgroup_state {
+	bool used;
+	uint64_t id;
+	struct timespec since;     /* the record's `since`: a change means counting restarted */
+	struct timespec last_time; /* end of the last message's interval */
+	uint32_t events_hash;      /* event names of the last message */
+	int nr_events;
+	struct cgperf_reading last[CGPERF_MAX_EVENTS];
+	uint64_t seq;              /* messages (records) queued for this cgroup */
+};
+
+struct syslog_sink {
+	struct sink sink; /* first: the agent holds a struct sink * */
+	struct syslog_config cfg;
+	struct syslog_conn *conn;
+	char hostname[256];
+	unsigned long pid;
+
+	/* cgroup id -> state: open addressing, linear probing */
+	struct cgroup_state *table;
+	size_t table_cap, table_used;
+
+	uint64_t records, messages, format_errors;
+	struct log_ratelimit rl_format;
+};
+
+static const struct sink_ops syslog_sink_ops;
+
+static struct syslog_sink *to_syslog(struct sink *s)
+{
+	return s && s->ops == &syslog_sink_ops ? (struct syslog_sink *)s : NULL;
+}
+
+static size_t slot_of(uint64_t id, size_t cap)
+{
+	/* cgroup ids are sequential: mix them before masking. */
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (size_t)id & (cap - 1);
+}
+
+static struct cgroup_state *table_find(struct syslog_sink *k, uint64_t id)
+{
+	if (!k->table_cap)
+		return NULL;
+	for (size_t i = slot_of(id, k->table_cap);; i = (i + 1) & (k->table_cap - 1)) {
+		if (!k->table[i].used)
+			return NULL;
+		if (k->table[i].id == id)
+			return &k->table[i];
+	}
+}
+
+static int table_grow(struct syslog_sink *k)
+{
+	size_t cap = k->table_cap ? k->table_cap * 2 : TABLE_MIN;
+	struct cgroup_state *old = k->table, *table = calloc(cap, sizeof(*table));
+
+	if (!table)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->table_cap; i++) {
+		size_t j;
+
+		if (!old[i].used)
+			continue;
+		for (j = slot_of(old[i].id, cap); table[j].used; j = (j + 1) & (cap - 1))
+			;
+		table[j] = old[i];
+	}
+	free(old);
+	k->table = table;
+	k->table_cap = cap;
+	return 0;
+}
+
+static int table_insert(struct syslog_sink *k, uint64_t id, struct cgroup_state **ret)
+{
+	size_t i;
+
+	/* Keep the load under 3/4 so probes stay short. */
+	if ((k->table_used + 1) * 4 > k->table_cap * 3) {
+		int r = table_grow(k);
+		if (r < 0)
+			return r;
+	}
+	for (i = slot_of(id, k->table_cap); k->table[i].used; i = (i + 1) & (k->table_cap - 1))
+		;
+	k->table[i] = (struct cgroup_state){ .used = true, .id = id };
+	k->table_used++;
+	*ret = &k->table[i];
+	return 0;
+}
+
+static void table_remove(struct syslog_sink *k, struct cgroup_state *st)
+{
+	size_t mask = k->table_cap - 1, hole = (size_t)(st - k->table);
+
+	/* Backward-shift deletion: no tombstones, probes stay exact. */
+	k->table[hole].used = false;
+	k->table_used--;
+	for (size_t i = (hole + 1) & mask; k->table[i].used; i = (i + 1) & mask) {
+		size_t home = slot_of(k->table[i].id, k->table_cap);
+
+		/* Move entry i into the hole unless its home lies cyclically in (hole, i]. */
+		if (((i - home) & mask) >= ((i - hole) & mask)) {
+			k->table[hole] = k->table[i];
+			k->table[i].used = false;
+			hole = i;
+		}
+	}
+}
+
+static uint32_t events_hash(int nr, const char *const *names)
+{
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < nr; i++) {
+		for (const unsigned char *p = (const unsigned char *)(names[i] ? names[i] : ""); *p; p++)
+			h = (h ^ *p) * 16777619u;
+		h = (h ^ 0xff) * 16777619u; /* separator: "ab","c" differs from "a","bc" */
+	}
+	return h;
+}
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static int emit_message(const char *msg, size_t len, void *userdata)
+{
+	struct syslog_sink *k = userdata;
+	int r = syslog_conn_send(k->conn, msg, len);
+
+	if (r == 0)
+		k->messages++;
+	return r;
+}
+
+/* The strings of one message's params, kept together for the formatter. */
+struct record_text {
+	char cgroup_id[24], interval_ms[24], seq[24];
+	char names[CGPERF_MAX_EVENTS][2][SYSLOG_SD_NAME_MAX + 1];
+	struct csv_event_cells cells[CGPERF_MAX_EVENTS];
+	struct syslog_param ids[10];
+	struct syslog_param counters[2 * CGPERF_MAX_EVENTS];
+};
+
+static int format_and_queue(struct syslog_sink *k, const struct sink_record *r,
+			    const struct cgroup_state *prev, uint64_t seq)
+{
+	const struct sink_cgroup *cg = r->cgroup;
+	struct record_text t;
+	const struct timespec *start = prev ? &prev->last_time : &r->since;
+	bool start_known = prev || r->since.tv_sec != 0 || r->since.tv_nsec != 0;
+	struct syslog_header h = {
+		.format = k->cfg.format,
+		.facility = k->cfg.facility,
+		.severity = SYSLOG_SEVERITY_INFO,
+		.time = r->time,
+		/* syslog(3) and journald expect no hostname on the local socket. */
+		.hostname = k->cfg.format == SYSLOG_RFC3164 && k->cfg.transport == SYSLOG_UNIX ? NULL : k->hostname,
+		.app_name = k->cfg.app_name[0] ? k->cfg.app_name : "cgperf",
+		.procid = k->pid,
+		.msgid = MSGID,
+		.enterprise_id = k->cfg.enterprise_id,
+	};
+	struct syslog_content content = {
+		.ids = t.ids,
+		.nr_ids = 0,
+		.counters = t.counters,
+		.nr_counters = 2 * (size_t)r->nr_events,
+		.group = 2,
+	};
+	int ret;
+
+	snprintf(t.cgroup_id, sizeof(t.cgroup_id), "%" PRIu64, cg->id);
+	/* Unknown start (first record without `since`): an empty value, not a guess. */
+	t.interval_ms[0] = '\0';
+	if (start_known)
+		snprintf(t.interval_ms, sizeof(t.interval_ms), "%" PRIu64, csv_interval_ms(start, &r->time));
+	snprintf(t.seq, sizeof(t.seq), "%" PRIu64, seq);
+
+#define ID(n, v) (t.ids[content.nr_ids++] = (struct syslog_param){ .name = (n), .value = (v) })
+	ID("cgroup", cg->path);
+	ID("cgroup_id", t.cgroup_id);
+	ID("kind", cg->kind);
+	ID("runtime", cg->runtime);
+	ID("container_id", cg->container_id);
+	ID("container", cg->container_name);
+	ID("pod", cg->pod);
+	ID("namespace", cg->pod_namespace);
+	ID("interval_ms", t.interval_ms);
+	ID("seq", t.seq);
+#undef ID
+
+	for (int i = 0; i < r->nr_events; i++) {
+		const char *name = r->event_names[i] ? r->event_names[i] : "";
+		struct cgperf_reading zero = { 0 }, delta;
+
+		csv_reading_delta(&r->totals[i], prev ? &prev->last[i] : &zero, &delta);
+		csv_format_event(&delta, &t.cells[i]);
+		syslog_param_name(name, "", t.names[i][0]);
+		syslog_param_name(name, "_running_pct", t.names[i][1]);
+		t.counters[2 * i] = (struct syslog_param){ t.names[i][0], t.cells[i].value };
+		t.counters[2 * i + 1] = (struct syslog_param){ t.names[i][1], t.cells[i].running_pct };
+	}
+
+	ret = syslog_format_record(&h, &content, syslog_conn_message_max(k->conn), emit_message, k);
+	return ret < 0 ? ret : 0;
+}
+
+static int syslog_sink_write(struct sink *s, const struct sink_record *r)
+{
+	struct syslog_sink *k = to_syslog(s);
+	struct cgroup_state *st, *prev;
+	uint32_t hash;
+	bool created = false;
+	int ret;
+
+	if (!k || !r || !r->cgroup || r->nr_events < 0 || r->nr_events > CGPERF_MAX_EVENTS ||
+	    (r->nr_events && (!r->event_names || !r->totals)))
+		return -EINVAL;
+	k->records++;
+	hash = events_hash(r->nr_events, r->event_names);
+	st = table_find(k, r->cgroup->id);
+	prev = st;
+	/* Counting restarted underneath (a new `since`) or the event set changed:
+	 * the totals start from zero again. */
+	if (st && (st->events_hash != hash || st->nr_events != r->nr_events || !same_time(&st->since, &r->since)))
+		prev = NULL;
+	if (!st) {
+		/* Before formatting, so a queued message always has its state. */
+		ret = table_insert(k, r->cgroup->id, &st);
+		if (ret < 0)
+			goto fail;
+		created = true;
+	}
+	ret = format_and_queue(k, r, prev, st->seq + 1);
+	if (ret < 0) {
+		if (created)
+			table_remove(k, st);
+		goto fail;
+	}
+	if (r->final) {
+		table_remove(k, st);
+		return 0;
+	}
+	st->since = r->since;
+	st->last_time = r->time;
+	st->events_hash = hash;
+	st->nr_events = r->nr_events;
+	memcpy(st->last, r->totals, sizeof(*r->totals) * (size_t)r->nr_events);
+	st->seq++;
+	return 0;
+fail:
+	k->format_errors++;
+	log_ratelimited(&k->rl_format, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
+			"syslog %s: cannot format the message of cgroup %" PRIu64 ": %s; its counts go into the "
+			"next one (%" PRIu64 " records not formatted so far)",
+			k->cfg.target, r->cgroup->id, strerror(-ret), k->format_errors);
+	return ret;
+}
+
+static int syslog_sink_flush(struct sink *s)
+{
+	struct syslog_sink *k = to_syslog(s);
+
+	return k ? syslog_conn_process(k->conn) : -EINVAL;
+}
+
+static int syslog_sink_reopen(struct sink *s)
+{
+	struct syslog_sink *k = to_syslog(s);
+
+	return k ? syslog_conn_reconnect(k->conn) : -EINVAL;
+}
+
+static void syslog_sink_free(struct sink *s)
+{
+	struct syslog_sink *k = to_syslog(s);
+
+	if (!k)
+		return;
+	syslog_conn_free(k->conn);
+	free(k->table);
+	free(k);
+}
+
+static const struct sink_ops syslog_sink_ops = {
+	.name = "syslog",
+	.write = syslog_sink_write,
+	.flush = syslog_sink_flush,
+	.reopen = syslog_sink_reopen,
+	.free = syslog_sink_free,
+};
+
+int syslog_sink_new(const struct syslog_config *cfg, struct sink **ret)
+{
+	struct syslog_sink *k;
+	int r;
+
+	if (!cfg || !ret)
+		return -EINVAL;
+	if (cfg->format != SYSLOG_RFC5424 && cfg->format != SYSLOG_RFC3164)
+		return -EINVAL;
+	if (cfg->facility < 0 || cfg->facility > 23)
+		return -EINVAL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->sink.ops = &syslog_sink_ops;
+	k->cfg = *cfg;
+	k->cfg.target[sizeof(k->cfg.target) - 1] = '\0';
+	k->cfg.app_name[sizeof(k->cfg.app_name) - 1] = '\0';
+	if (k->cfg.enterprise_id == 0)
+		k->cfg.enterprise_id = CONFIG_DEFAULT_ENTERPRISE_ID;
+	k->pid = (unsigned long)getpid();
+	if (gethostname(k->hostname, sizeof(k->hostname) - 1) < 0)
+		k->hostname[0] = '\0'; /* written as "-" */
+	r = table_grow(k);
+	if (r < 0)
+		goto fail;
+	r = syslog_conn_new(cfg, &k->conn);
+	if (r < 0)
+		goto fail;
+	*ret = &k->sink;
+	return 0;
+fail:
+	syslog_sink_free(&k->sink);
+	return r;
+}
+
+int syslog_sink_fd(struct sink *s)
+{
+	struct syslog_sink *k = to_syslog(s);
+
+	return k ? syslog_conn_fd(k->conn) : -EINVAL;
+}
+
+int syslog_sink_process(struct sink *s)
+{
+	return syslog_sink_flush(s);
+}
+
+int syslog_sink_drain(struct sink *s, int timeout_ms)
+{
+	struct syslog_sink *k = to_syslog(s);
+
+	return k ? syslog_conn_drain(k->conn, timeout_ms) : -EINVAL;
+}
+
+int syslog_sink_get_stats(struct sink *s, struct syslog_sink_stats *ret)
+{
+	struct syslog_sink *k = to_syslog(s);
+	struct syslog_conn_stats c;
+
+	if (!k || !ret)
+		return -EINVAL;
+	syslog_conn_get_stats(k->conn, &c);
+	*ret = (struct syslog_sink_stats){
+		.records = k->records,
+		.messages = k->messages,
+		.format_errors = k->format_errors,
+		.sent = c.sent,
+		.dropped = c.dropped,
+		.reconnects = c.reconnects,
+		.connect_failures = c.connect_failures,
+		.refused = c.refused,
+		.partial_writes = c.partial_writes,
+		.queued = c.queued,
+		.head_written = c.head_written,
+		.connected = c.connected,
+	};
+	return 0;
+}
