@@ -81,6 +81,8 @@ assert_within_pct() {
 
 cleanup() {
 	local pid
+	# A test may define test_cleanup (unmount what it mounted, ...).
+	if declare -F test_cleanup >/dev/null; then test_cleanup || true; fi
 	for pid in "${STARTED_PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null || true
 	done

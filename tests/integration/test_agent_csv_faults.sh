@@ -1,0 +1,79 @@
+# The agent's CSV output under faults: a full filesystem (tiny tmpfs) makes
+# writes fail, they are reported, and once space is back the next rows hold
+# every count (nothing lost); logrotate-style rename + SIGHUP and copytruncate
+# are both followed; an invalid config on SIGHUP is reported and the running
+# one kept.
+source "$CGPERF_SRC/tests/lib/common.sh"
+
+small="$TMP/small"
+mkdir -p "$small"
+mount -t tmpfs -o size=64k,mode=0755 cgperf-test "$small" || fail "cannot mount a tmpfs"
+test_cleanup() { umount "$small" 2>/dev/null; }
+
+c_rel="system.slice/docker-$(printf '%064x' 7).scope"
+mkcg system.slice >/dev/null
+cat >"$TMP/agent.yaml" <<YAML
+interval: 1s
+events: [cpu-clock]
+cgroups:
+  include: ["$TEST_CG_REL/system.slice/*"]
+outputs:
+  csv:
+    directory: $small/csv
+YAML
+start_agent agent "$TMP/agent.yaml"
+
+# 1. Full disk: fill the tmpfs, then a new container appears and burns. Its
+#    file cannot even be created (tmpfs allocates whole pages); once space is
+#    back its rows must hold every count.
+dd if=/dev/zero of="$small/filler" bs=4k 2>/dev/null || true
+c=$(mkcg "$c_rel"); wait_counted "$TMP/agent.log" "$c"
+run_in_cg "$c_rel" "$BURN" 0.6; wait "$LAST_PID"
+wait_for_line "$TMP/agent.log" "No space left on device" 10
+sleep 1.1
+rm -f "$small/filler"
+sleep 2.2
+file=$(ls "$small"/csv/*.csv | head -1)
+[ -n "$file" ] || fail "no CSV file once space was back"
+usage1=$(usage_usec "$c_rel")
+got1=$(csv_sum "$small/csv" "$c" cpu-clock | awk '{ print $1 / 1e6 }')
+assert_within_pct "after a full disk, rows hold every count" "$got1" "$((usage1 / 1000))" 3
+
+# 2. logrotate: rename, SIGHUP, keep counting into a fresh file.
+mv "$file" "$small/rotated.1"
+kill -HUP "$AGENT_PID"
+wait_for_line "$TMP/agent.log" "SIGHUP" 5
+run_in_cg "$c_rel" "$BURN" 0.3; wait "$LAST_PID"
+sleep 2.2
+[ -s "$file" ] || fail "no new file after rename + SIGHUP"
+head -1 "$file" | grep -q '^timestamp,' || fail "new file lacks the header"
+
+# 3. copytruncate: copy away, truncate in place (no signal).
+cp "$file" "$small/copied.2"; : >"$file"
+run_in_cg "$c_rel" "$BURN" 0.3; wait "$LAST_PID"
+sleep 2.2
+head -1 "$file" | grep -q '^timestamp,' || fail "truncated file did not get a header again"
+
+# 4. An invalid config on SIGHUP is reported; counting goes on unchanged.
+cp "$TMP/agent.yaml" "$TMP/good.yaml"
+printf 'interval: -5s\n' >"$TMP/agent.yaml"
+kill -HUP "$AGENT_PID"
+wait_for_line "$TMP/agent.log" "agent.yaml:1:11" 5
+wait_for_line "$TMP/agent.log" "keeping the running configuration" 5
+run_in_cg "$c_rel" "$BURN" 0.2; wait "$LAST_PID"
+sleep 1.5
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/agent.log")"
+
+usage=$(usage_usec "$c_rel")
+total=$(python3 - "$small" "$c" <<'PY'
+import csv, glob, sys
+d, cg = sys.argv[1], sys.argv[2]
+t = 0
+for p in glob.glob(d + "/csv/*.csv") + [d + "/rotated.1", d + "/copied.2"]:
+    for row in csv.DictReader(open(p, newline='')):
+        if row['cgroup'] == cg:
+            t += int(row['cpu-clock'])
+print(t / 1e6)
+PY
+)
+assert_within_pct "all rows over rename, truncate and reload vs cpu.stat" "$total" "$((usage / 1000))" 3
