@@ -1,0 +1,25 @@
+# Selection in the agent: containers_only, excludes by name glob, and the cap
+# on monitored cgroups with its (rate-limited) warning.
+source "$CGPERF_SRC/tests/lib/common.sh"
+for i in 1 2 3 4; do mkcg "system.slice/docker-$(printf '%064x' $i).scope" >/dev/null; done
+mkcg "system.slice/cron.service" >/dev/null
+cat >"$TMP/agent.yaml" <<YAML
+interval: 1s
+events: [cpu-clock]
+cgroups:
+  include: ["$TEST_CG_REL/**"]
+  exclude: ["*-$(printf '%064x' 4).scope"]
+  containers_only: true
+  max: 2
+outputs:
+  csv:
+    directory: $TMP/csv
+YAML
+start_agent agent "$TMP/agent.yaml" --duration 1.5
+wait "$AGENT_PID" || fail "agent failed: $(cat "$TMP/agent.log")"
+grep -q "monitored cgroup cap (2) reached: 1 cgroups not counted" "$TMP/agent.log" ||
+	fail "no cap warning: $(cat "$TMP/agent.log")"
+n=$(ls "$TMP/csv" | wc -l)
+[ "$n" = 2 ] || fail "expected 2 monitored containers, got files: $(ls "$TMP/csv")"
+grep -l "cron.service\|$(printf '%064x' 4)" "$TMP"/csv/*.csv && fail "a service or an excluded container was logged"
+log "ok: 2 of 3 eligible containers counted, cap reported, service and excluded one skipped"
