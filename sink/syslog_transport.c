@@ -307,7 +307,7 @@ static int check_peer_open(struct syslog_conn *t)
 			continue;
 		}
 		if (n == 0)
-			return 0;
+			return 1;
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)

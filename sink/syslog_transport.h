@@ -34,8 +34,8 @@ struct syslog_conn;
 
 struct syslog_conn_stats {
 	uint64_t sent;             /* messages handed to the kernel in full */
-	uint64_t dropped;          /* oldest dropped from a full queue, refused by the
-	                            * socket as too large, or still queued at free */
+	uint64_t dropped;          /* oldest dropped from a full queue, or refused by the
+	                            * socket as too large */
 	uint64_t reconnects;       /* connections established after the first one */
 	uint64_t connect_failures; /* failed attempts: resolve, connect, connection lost */
 	uint64_t refused;          /* UDP: port-unreachable reports. Each means at least
@@ -52,7 +52,7 @@ struct syslog_conn_stats {
  * the first attempt and again after syslog_conn_reconnect().
  * -EINVAL: bad config (queue_max 0, unknown transport, bad unix path). */
 int syslog_conn_new(const struct syslog_config *cfg, struct syslog_conn **ret);
-/* Messages still queued are counted as dropped and reported. NULL is fine. */
+/* Messages still queued are reported as not delivered. NULL is fine. */
 void syslog_conn_free(struct syslog_conn *t);
 
 /* The largest message syslog_conn_send() accepts. */

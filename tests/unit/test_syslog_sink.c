@@ -141,6 +141,7 @@ static struct {
 	char conf[128], pidfile[128], out[128], sock[128], log[128], parser[128], json[128], errfile[128];
 	int udp_port, tcp_port;
 	pid_t pid; /* the rsyslogd we started, 0 when not running */
+	bool paused; /* stopped with SIGSTOP */
 	char hostname[256];
 } rs;
 
@@ -282,19 +283,36 @@ static void rsyslog_stop(int sig)
 {
 	pid_t pid = pid_from_pidfile();
 
+	/* Never kill(0, ...): that would be our own process group. */
+	assert_true(rs.pid > 0);
 	assert_int_equal(pid, rs.pid);
 	assert_int_equal(kill(pid, sig), 0);
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	rs.pid = 0;
+	rs.paused = false;
 }
 
 static void rsyslog_pause(bool pause)
 {
 	int status;
 
+	assert_true(rs.pid > 0);
+	rs.paused = pause;
 	assert_int_equal(kill(rs.pid, pause ? SIGSTOP : SIGCONT), 0);
 	assert_int_equal(waitpid(rs.pid, &status, pause ? WUNTRACED : WCONTINUED), rs.pid);
 	assert_true(pause ? WIFSTOPPED(status) : WIFCONTINUED(status));
+}
+
+static char *end_capture(void);
+
+/* Each test starts with a running rsyslogd, whatever a failed one left. */
+static void rsyslog_ensure_running(void)
+{
+	free(end_capture());
+	if (rs.pid > 0 && rs.paused)
+		rsyslog_pause(false);
+	if (rs.pid == 0)
+		rsyslog_start();
 }
 
 static int setup(void **state)
@@ -354,9 +372,10 @@ static int teardown(void **state)
 {
 	char cmd[256];
 
+	free(end_capture());
 	if (rs.pid > 0) {
+		kill(rs.pid, SIGCONT);
 		if (pid_from_pidfile() == rs.pid) {
-			kill(rs.pid, SIGCONT);
 			kill(rs.pid, SIGTERM);
 		} else {
 			kill(rs.pid, SIGKILL); /* our child, pid file or not */
@@ -676,23 +695,31 @@ static void drive_until_empty(struct sink **sinks, int n)
 	fail_msg("queues not empty after %d s", WAIT_S);
 }
 
-static int capture_stderr(void)
-{
-	int saved = dup(2), fd = open(rs.errfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+/* stderr goes to a file while the sink's reports are checked. A failed
+ * assertion leaves it redirected: the next test or teardown restores it. */
+static int saved_stderr = -1;
 
+static void capture_stderr(void)
+{
+	int fd = open(rs.errfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0 && saved_stderr < 0);
 	fflush(stderr);
+	saved_stderr = dup(2);
 	dup2(fd, 2);
 	close(fd);
-	return saved;
 }
 
-static char *end_capture(int saved)
+static char *end_capture(void)
 {
 	char *text;
 
+	if (saved_stderr < 0)
+		return strdup("");
 	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
 	text = read_file(rs.errfile);
 	fputs(text, stderr); /* visible in the test log */
 	return text;
@@ -740,6 +767,8 @@ static void test_every_transport_and_format(void **state)
 	struct expect x[6];
 	struct sink *sinks[6];
 	char apps[6][32];
+
+	rsyslog_ensure_running();
 
 	for (int i = 0; i < 6; i++) {
 		snprintf(apps[i], sizeof(apps[i]), "cgperf-t%d", i);
@@ -807,7 +836,8 @@ static void test_receiver_down_then_back(void **state)
 	struct sink *sinks[3];
 	uint64_t sent_before[3];
 	char *err;
-	int saved;
+
+	rsyslog_ensure_running();
 
 	for (int i = 0; i < 3; i++) {
 		x[i] = (struct expect){ apps[i], i == 1 ? SYSLOG_RFC3164 : SYSLOG_RFC5424, kinds[i], 3, 32473 };
@@ -819,7 +849,7 @@ static void test_receiver_down_then_back(void **state)
 	for (int i = 0; i < 3; i++)
 		wait_app_lines(apps[i], x[i].format, 3);
 
-	saved = capture_stderr();
+	capture_stderr();
 	rsyslog_stop(SIGTERM);
 	/* Four intervals while it is down: 12 messages into queues of 5. */
 	for (int i = 0; i < 3; i++)
@@ -843,7 +873,7 @@ static void test_receiver_down_then_back(void **state)
 	}
 	rsyslog_start();
 	drive_until_empty(sinks, 3);
-	err = end_capture(saved);
+	err = end_capture();
 
 	for (int i = 0; i < 2; i++)
 		wait_app_lines(apps[i], x[i].format, (int)stats_of(sinks[i]).sent);
@@ -943,6 +973,8 @@ static void test_tcp_partial_writes_and_reconnect(void **state)
 	int next_k = 1, head, last;
 	char seq[32];
 
+	rsyslog_ensure_running();
+
 	/* A partly written message is completed before the next one. */
 	next_k = fill_until_partial(s, next_k);
 	st = stats_of(s);
@@ -1002,6 +1034,8 @@ static void test_tcp_full_queue_keeps_partial_message(void **state)
 	int next_k, head, last;
 	char seq[32];
 
+	rsyslog_ensure_running();
+
 	next_k = fill_until_partial(s, 1);
 	st = stats_of(s);
 	head = (int)st.sent + 1;
@@ -1045,11 +1079,12 @@ static void test_no_receiver(void **state)
 	struct sink *s;
 	struct syslog_sink_stats st;
 	char *err;
-	int saved;
+
+	rsyslog_ensure_running();
 
 	snprintf(c.socket_path, sizeof(c.socket_path), "%s/nobody-listens.sock", rs.dir);
 	snprintf(c.target, sizeof(c.target), "unix:%s/nobody-listens.sock", rs.dir);
-	saved = capture_stderr();
+	capture_stderr();
 	assert_int_equal(syslog_sink_new(&c, &s), 0);
 	for (int k = 1; k <= 3; k++)
 		write_record(s, 0, k, 0, false);
@@ -1058,7 +1093,7 @@ static void test_no_receiver(void **state)
 	assert_int_equal(st.dropped, 1);
 	assert_int_equal(syslog_sink_drain(s, 200), -ETIMEDOUT);
 	s->ops->free(s);
-	err = end_capture(saved);
+	err = end_capture();
 	assert_non_null(strstr(err, "nobody-listens.sock: connect: No such file or directory"));
 	assert_non_null(strstr(err, "2 queued messages were not delivered"));
 	free(err);
