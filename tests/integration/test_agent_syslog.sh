@@ -1,0 +1,119 @@
+# The agent with CSV and syslog at once, to a real rsyslogd started by this
+# test (loopback TCP with octet counting, and UDP): every interval's message
+# arrives, the RFC 5424 structured data parses, and its counter values equal
+# the CSV rows'. rsyslogd stopped for a few intervals, then restarted:
+# delivery resumes and the agent reports what it queued and dropped.
+source "$CGPERF_SRC/tests/lib/common.sh"
+RSYSLOGD=/usr/sbin/rsyslogd
+[ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+TCP_PORT=$(free_port); UDP_PORT=$(free_port)
+mkdir -p "$TMP/rs"
+cat >"$TMP/rs/rsyslog.conf" <<CONF
+global(workDirectory="$TMP/rs")
+module(load="imtcp")
+input(type="imtcp" address="127.0.0.1" port="$TCP_PORT")
+module(load="imudp")
+input(type="imudp" address="127.0.0.1" port="$UDP_PORT")
+template(name="raw" type="string" string="%inputname%\t%rawmsg%\n")
+*.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
+CONF
+"$RSYSLOGD" -N1 -f "$TMP/rs/rsyslog.conf" >"$TMP/rs/check.log" 2>&1 || fail "rsyslogd refused the config: $(cat "$TMP/rs/check.log")"
+RS_PID=
+start_rsyslogd() {
+	rm -f "$TMP/rs/rsyslogd.pid"
+	"$RSYSLOGD" -n -f "$TMP/rs/rsyslog.conf" -i "$TMP/rs/rsyslogd.pid" &
+	RS_PID=$!
+	STARTED_PIDS+=("$RS_PID")
+	for _ in $(seq 50); do
+		ss -ltn "sport = :$TCP_PORT" | grep -q LISTEN && return 0
+		sleep 0.1
+	done
+	fail "rsyslogd did not listen on $TCP_PORT"
+}
+stop_rsyslogd() { kill -TERM "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
+start_rsyslogd
+
+c_rel="system.slice/docker-$(printf '%064x' 5).scope"
+mkcg system.slice >/dev/null
+for transport in tcp udp; do
+	port=$TCP_PORT; [ $transport = udp ] && port=$UDP_PORT
+	cat >"$TMP/$transport.yaml" <<YAML
+interval: 1s
+events: [cpu-clock, context-switches]
+cgroups:
+  include: ["$TEST_CG_REL/system.slice/*"]
+outputs:
+  csv:
+    directory: $TMP/csv-$transport
+  syslog:
+    target: $transport://127.0.0.1:$port
+    format: rfc5424
+    app_name: cgperf-test
+    queue_max: 3
+YAML
+done
+
+# TCP first, with an outage in the middle.
+start_agent tcp "$TMP/tcp.yaml"
+c=$(mkcg "$c_rel"); wait_counted "$TMP/tcp.log" "$c"
+run_in_cg "$c_rel" "$BURN" 0.5; wait "$LAST_PID"
+sleep 1.5
+stop_rsyslogd
+run_in_cg "$c_rel" "$BURN" 0.3; wait "$LAST_PID"
+sleep 5.5 # 5 intervals: 3 queued (queue_max), the older ones dropped
+start_rsyslogd
+run_in_cg "$c_rel" "$BURN" 0.2; wait "$LAST_PID"
+sleep 3
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/tcp.log")"
+grep -qi "dropped" "$TMP/tcp.log" || fail "the outage's drops were not reported: $(cat "$TMP/tcp.log")"
+log "agent said: $(grep -i 'syslog' "$TMP/tcp.log" | tail -3 | tr '\n' '|')"
+
+# UDP, no outage: every interval's message must arrive.
+start_agent udp "$TMP/udp.yaml"
+run_in_cg "$c_rel" "$BURN" 0.4; wait "$LAST_PID"
+sleep 2.5
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/udp.log")"
+sleep 0.5
+
+python3 - "$TMP" "$c" <<'PY' || fail "syslog and CSV disagree (see above)"
+import csv, glob, re, sys
+tmp, cg = sys.argv[1], sys.argv[2]
+SD = re.compile(r'^<(\d+)>1 (\S+) (\S+) (\S+) (\S+) (\S+) \[(\S+?@\d+)((?: [^ =\]]+="(?:[^"\\\]]|\\.)*")*)\]')
+PARAM = re.compile(r' ([^ =\]]+)="((?:[^"\\\]]|\\.)*)"')
+unescape = lambda v: re.sub(r'\\(.)', r'\1', v)
+msgs = {'imtcp': [], 'imudp': []}
+for line in open(tmp + '/rs/out.log', encoding='utf-8', errors='replace'):
+    inp, _, raw = line.rstrip('\n').partition('\t')
+    m = SD.match(raw)
+    assert m, "not RFC 5424 with structured data: %r" % raw
+    assert m.group(4) == 'cgperf-test', m.group(4)
+    params = {k: unescape(v) for k, v in PARAM.findall(m.group(8))}
+    if params.get('cgroup') == cg:
+        msgs[inp].append(params)
+def csv_rows(d):
+    rows = []
+    for p in glob.glob(d + '/*.csv'):
+        rows += [r for r in csv.DictReader(open(p, newline='')) if r['cgroup'] == cg]
+    return rows
+for transport, inp in (('udp', 'imudp'), ('tcp', 'imtcp')):
+    rows, got = csv_rows(tmp + '/csv-' + transport), msgs[inp]
+    print("# %s: %d CSV rows, %d syslog messages" % (transport, len(rows), len(got)))
+    csv_total = sum(int(r['cpu-clock']) for r in rows)
+    sys_total = sum(int(m['cpu-clock']) for m in got if m.get('cpu-clock', '') != '')
+    if transport == 'udp':
+        # Every interval arrived, with the CSV's values, row for row.
+        assert len(got) == len(rows), (len(got), len(rows))
+        for r, m in zip(rows, got):
+            assert r['cpu-clock'] == m['cpu-clock'] and r['context-switches'] == m['context-switches'], (r, m)
+        assert csv_total == sys_total, (csv_total, sys_total)
+    else:
+        # The outage dropped the oldest queued messages; the rest match the CSV.
+        seqs = [int(m['seq']) for m in got if 'seq' in m]
+        assert seqs == sorted(seqs), seqs
+        assert len(got) < len(rows), "an outage with queue_max 3 must lose messages"
+        assert sys_total <= csv_total
+        assert got[-1]['cpu-clock'] == rows[-1]['cpu-clock'], (got[-1], rows[-1])
+print("# ok: syslog values equal the CSV's")
+PY
