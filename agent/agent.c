@@ -14,6 +14,7 @@
 #include "sink/csv_sink.h"
 #include "sink/syslog_sink.h"
 #include "util/log.h"
+#include "util/timer.h"
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -372,23 +373,6 @@ static int arm_interval_timer(int fd, uint64_t interval_ms)
 												 : 0;
 }
 
-static int relative_timer(double seconds, bool periodic)
-{
-	struct itimerspec its = { 0 };
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	its.it_value.tv_sec = (time_t)seconds;
-	its.it_value.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9);
-	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
-		its.it_value.tv_nsec = 1;
-	if (periodic)
-		its.it_interval = its.it_value;
-	timerfd_settime(fd, 0, &its, NULL);
-	return fd;
-}
-
 static void drain(int fd)
 {
 	uint64_t v;
@@ -422,8 +406,8 @@ enum { FD_SIGNAL, FD_INTERVAL, FD_RESCAN, FD_END, FD_WATCH, FD_SYSLOG, NR_FDS };
 static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 {
 	int interval_fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
-	int rescan_fd = relative_timer(RESCAN_INTERVAL_S, true);
-	int end_fd = o->duration_s > 0 ? relative_timer(o->duration_s, false) : -1;
+	int rescan_fd = timer_relative(RESCAN_INTERVAL_S, true);
+	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
 	int rc = EXIT_OK;
 
 	if (interval_fd < 0 || rescan_fd < 0 || arm_interval_timer(interval_fd, a->cfg.interval_ms) < 0) {

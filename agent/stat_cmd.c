@@ -9,6 +9,7 @@
 #include "events/event_parse.h"
 #include "events/event_probe.h"
 #include "util/log.h"
+#include "util/timer.h"
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -378,27 +379,12 @@ static int open_counter(struct stat_run *s, const struct stat_opts *o, pid_t wor
 	return 0;
 }
 
-static int make_timer(double seconds, bool periodic)
-{
-	struct itimerspec its = { 0 };
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	its.it_value.tv_sec = (time_t)seconds;
-	its.it_value.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9);
-	if (periodic)
-		its.it_interval = its.it_value;
-	timerfd_settime(fd, 0, &its, NULL);
-	return fd;
-}
-
 /* Wait for the end (duration, signal, workload exit), printing intervals.
  * Returns the workload's exit status (or 0). */
 static int run_loop(struct stat_run *s, const struct stat_opts *o, int sig_fd, pid_t workload)
 {
-	int interval_fd = o->interval_ms ? make_timer(o->interval_ms / 1000.0, true) : -1;
-	int end_fd = o->duration_s > 0 ? make_timer(o->duration_s, false) : -1;
+	int interval_fd = o->interval_ms ? timer_relative(o->interval_ms / 1000.0, true) : -1;
+	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
 	int status = 0;
 
 	for (;;) {

@@ -1,0 +1,22 @@
+#include "util/timer.h"
+#include <errno.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+int timer_relative(double seconds, bool periodic)
+{
+	struct itimerspec its = { 0 };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	its.it_value.tv_sec = (time_t)seconds;
+	its.it_value.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9);
+	/* An all-zero it_value would disarm the timer instead of firing now. */
+	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+		its.it_value.tv_nsec = 1;
+	if (periodic)
+		its.it_interval = its.it_value;
+	timerfd_settime(fd, 0, &its, NULL);
+	return fd;
+}
