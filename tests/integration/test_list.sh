@@ -62,3 +62,17 @@ grep -q 'line\\nbreak\|\\n' "$TMP/list.txt" || fail "newline in a name not shown
 rc=0; "$CGPERF" list --bogus 2>"$TMP/err" || rc=$?
 [ "$rc" = 2 ] || fail "unknown flag: exit $rc"
 log "ok: $(grep -c '"id"' "$TMP/list.json") cgroups listed with the right kinds, runtimes and names"
+
+# A legacy-only host (no cgroup2 mount), made in a private mount namespace:
+# every per-cgroup command says so in one line and exits 1.
+if unshare -m true 2>/dev/null; then
+	CG2_MNT=$CG2 CGPERF=$CGPERF unshare -m sh -c '
+		umount "$CG2_MNT" || exit 3
+		"$CGPERF" list; echo "rc=$?"
+		"$CGPERF" agent --duration 1 --csv-dir /nonexistent-cgperf; echo "rc=$?"' >"$TMP/legacy.out" 2>&1 || true
+	grep -q "rc=3" "$TMP/legacy.out" && fail "could not hide the cgroup2 mount in a private namespace"
+	[ "$(grep -c 'no cgroup2 hierarchy is mounted' "$TMP/legacy.out")" = 2 ] ||
+		fail "legacy-only host not reported clearly: $(cat "$TMP/legacy.out")"
+	[ "$(grep -c 'rc=1' "$TMP/legacy.out")" = 2 ] || fail "legacy-only host: wrong exit codes: $(cat "$TMP/legacy.out")"
+	log "ok: legacy-only host: $(grep -m1 'no cgroup2' "$TMP/legacy.out")"
+fi
