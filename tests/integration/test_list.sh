@@ -65,7 +65,8 @@ log "ok: $(grep -c '"id"' "$TMP/list.json") cgroups listed with the right kinds,
 
 # A legacy-only host (no cgroup2 mount), made in a private mount namespace:
 # every per-cgroup command says so in one line and exits 1.
-if unshare -m true 2>/dev/null; then
+unshare -m true || fail "cannot make a private mount namespace (unshare -m) as root"
+{
 	CG2_MNT=$CG2 CGPERF=$CGPERF unshare -m sh -c '
 		umount "$CG2_MNT" || exit 3
 		"$CGPERF" list; echo "rc=$?"
@@ -75,4 +76,4 @@ if unshare -m true 2>/dev/null; then
 		fail "legacy-only host not reported clearly: $(cat "$TMP/legacy.out")"
 	[ "$(grep -c 'rc=1' "$TMP/legacy.out")" = 2 ] || fail "legacy-only host: wrong exit codes: $(cat "$TMP/legacy.out")"
 	log "ok: legacy-only host: $(grep -m1 'no cgroup2' "$TMP/legacy.out")"
-fi
+}
