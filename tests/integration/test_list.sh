@@ -17,6 +17,28 @@ mkcg "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$uid_.slice/
 mkcg "kubepods/besteffort/pod$uid/$any" >/dev/null
 mkcg "machine.slice/libpod-$any.scope/container" >/dev/null
 mkcg "lxc.payload.web1" >/dev/null
+# Every QoS class with both kubelet drivers (guaranteed pods sit directly
+# under kubepods), each runtime prefix, kind's node prefix, CRI-O, nerdctl,
+# rootless docker and podman.
+n=100
+for qos in guaranteed burstable besteffort; do
+	for rt in cri-containerd crio docker; do
+		n=$((n + 1)); u=$(printf '%08x-0000-4000-8000-%012x' $n $n); id=$(printf '%064x' $n)
+		if [ $qos = guaranteed ]; then
+			mkcg "kubepods.slice/kubepods-pod${u//-/_}.slice/$rt-$id.scope" >/dev/null
+			mkcg "kubepods/pod$u/$id" >/dev/null
+		else
+			mkcg "kubepods.slice/kubepods-$qos.slice/kubepods-$qos-pod${u//-/_}.slice/$rt-$id.scope" >/dev/null
+			mkcg "kubepods/$qos/pod$u/$id" >/dev/null
+		fi
+	done
+done
+kind_uid=$(printf '%08x-0000-4000-8000-%012x' 200 200)
+mkcg "kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod${kind_uid//-/_}.slice/cri-containerd-$(printf '%064x' 200).scope" >/dev/null
+mkcg "system.slice/crio-$(printf '%064x' 201).scope" >/dev/null
+mkcg "system.slice/nerdctl-$(printf '%064x' 202).scope" >/dev/null
+mkcg "user.slice/user-1000.slice/user@1000.service/app.slice/docker-$(printf '%064x' 203).scope" >/dev/null
+mkcg "user.slice/user-1000.slice/user@1000.service/user.slice/libpod-$(printf '%064x' 204).scope" >/dev/null
 mkcg $'odd, "name" \xff' >/dev/null
 run_in_cg "system.slice/docker-$web.scope" sleep 30
 run_in_cg "machine.slice/libpod-$any.scope/container" sleep 30
@@ -50,6 +72,30 @@ want('/machine.slice/libpod-%s.scope' % any_, kind='container', runtime='podman'
 assert '/machine.slice/libpod-%s.scope/container' % any_ not in by, "podman's inner cgroup listed twice"
 want('/lxc.payload.web1', kind='container', runtime='lxc', container_name='web1')
 want('/odd, "name" \ufffd', kind='other')
+# Every QoS class x runtime x driver: a pod and a container each.
+rt_name = {'cri-containerd': 'containerd', 'crio': 'crio', 'docker': 'docker'}
+n = 100
+for qos in ('guaranteed', 'burstable', 'besteffort'):
+    for rt in ('cri-containerd', 'crio', 'docker'):
+        n += 1
+        u = '%08x-0000-4000-8000-%012x' % (n, n); cid = '%064x' % n; u_ = u.replace('-', '_')
+        if qos == 'guaranteed':
+            sd_pod = '/kubepods.slice/kubepods-pod%s.slice' % u_
+            fs_pod = '/kubepods/pod%s' % u
+        else:
+            sd_pod = '/kubepods.slice/kubepods-%s.slice/kubepods-%s-pod%s.slice' % (qos, qos, u_)
+            fs_pod = '/kubepods/%s/pod%s' % (qos, u)
+        want(sd_pod, kind='pod', pod_uid=u)
+        want(sd_pod + '/%s-%s.scope' % (rt, cid), kind='container', runtime=rt_name[rt], container_id=cid[:12], pod_uid=u)
+        want(fs_pod, kind='pod', pod_uid=u)
+        want(fs_pod + '/' + cid, kind='container', container_id=cid[:12], pod_uid=u)
+ku = '%08x-0000-4000-8000-%012x' % (200, 200)
+want('/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/kubelet-kubepods-besteffort-pod%s.slice/cri-containerd-%064x.scope' % (ku.replace('-', '_'), 200),
+     kind='container', runtime='containerd', pod_uid=ku)
+want('/system.slice/crio-%064x.scope' % 201, kind='container', runtime='crio')
+want('/system.slice/nerdctl-%064x.scope' % 202, kind='container', runtime='nerdctl')
+want('/user.slice/user-1000.slice/user@1000.service/app.slice/docker-%064x.scope' % 203, kind='container', runtime='docker')
+want('/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-%064x.scope' % 204, kind='container', runtime='podman')
 conmon = '/system.slice/crio-conmon-%s.scope' % any_
 assert conmon not in by, "infrastructure listed by default"
 assert any(r['path'] == base + conmon for r in all_rows), "--all does not show infrastructure"
