@@ -103,6 +103,12 @@ static void size_maps(struct bpf_map *filter, struct bpf_map *accum, const struc
 	bpf_map__set_value_size(accum, o->nr_events * sizeof(struct cgperf_reading));
 }
 
+/* PID/TGID filters forget tasks as they are freed (pids get reused). */
+static bool tracks_tasks(const struct counter_opts *o)
+{
+	return o->filter == CGPERF_FILTER_PID || o->filter == CGPERF_FILTER_TGID;
+}
+
 static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 {
 	struct follower_tp_bpf *skel;
@@ -137,6 +143,8 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	size_maps(skel->maps.filter, skel->maps.accum_readings, o);
 	if (!o->inherit)
 		bpf_program__set_autoload(skel->progs.on_fork, false);
+	if (!tracks_tasks(o))
+		bpf_program__set_autoload(skel->progs.on_free, false);
 	r = follower_tp_bpf__load(skel);
 	if (r < 0)
 		goto fail;
@@ -180,6 +188,8 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 		/* Only one fork tracker per session. */
 		if (!o->inherit || i > 0)
 			bpf_program__set_autoload(skel->progs.on_fork, false);
+		if (!tracks_tasks(o) || i > 0)
+			bpf_program__set_autoload(skel->progs.on_free, false);
 		r = bpf_program__set_attach_target(skel->progs.fexit_on_switch,
 						   c->leaders[i].prog_fd, "on_switch");
 		if (!r)
@@ -316,9 +326,9 @@ int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_f
 	r = counter_sync(c);
 	if (r == 0 && ret_final)
 		r = counter_read(c, slot, ret_final);
-	if (r == 0)
-		r = zero_slot(c, slot);
-	if (r == 0)
+	/* Whatever happened above, the slot must not leak: zero it for its
+	 * next owner and give it back. */
+	if (zero_slot(c, slot) == 0)
 		slot_table_release_slot(c->slots, slot);
 	return r;
 }
@@ -334,20 +344,28 @@ int counter_enable(struct counter *c)
 	return 0;
 }
 
+/* ENXIO: the CPU went offline since the session started. Nothing runs
+ * there, so there is nothing to bring up to date: not an error. */
+static int run_on_cpu_if_online(int prog_fd, int cpu)
+{
+	int r = bpf_run_on_cpu(prog_fd, cpu);
+	return r == -ENXIO ? 0 : r;
+}
+
 int counter_sync(struct counter *c)
 {
 	for (int i = 0; i < c->nr_cpus; i++) {
 		int r;
 
 		if (c->mode == FOLLOWER_TP) {
-			r = bpf_run_on_cpu(bpf_program__fd(c->tp->progs.on_switch), c->cpus[i]);
+			r = run_on_cpu_if_online(bpf_program__fd(c->tp->progs.on_switch), c->cpus[i]);
 			if (r < 0)
 				return r;
 			continue;
 		}
 		/* fexit: running a leader runs every session's followers on it. */
 		for (int e = 0; e < c->nr_leaders; e++) {
-			r = bpf_run_on_cpu(c->leaders[e].prog_fd, c->cpus[i]);
+			r = run_on_cpu_if_online(c->leaders[e].prog_fd, c->cpus[i]);
 			if (r < 0)
 				return r;
 		}

@@ -147,3 +147,24 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		__sync_fetch_and_add(&filter_full_drops, 1);
 	return 0;
 }
+
+/* ...and forgotten when it is gone, or its pid, once reused by an unrelated
+ * task, would be counted too (and the map would fill up). sched_process_free
+ * runs after the task's last context switch, so nothing of it is lost. A
+ * process (TGID key) is gone when its group leader is freed, which happens
+ * only after all its threads. */
+SEC("raw_tp/sched_process_free")
+int BPF_PROG(on_free, struct task_struct *p)
+{
+	__u64 key;
+	int pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+
+	if (filter_type == CGPERF_FILTER_PID)
+		key = (__u32)pid;
+	else if (filter_type == CGPERF_FILTER_TGID && pid == tgid)
+		key = (__u32)tgid;
+	else
+		return 0;
+	bpf_map_delete_elem(&filter, &key);
+	return 0;
+}

@@ -56,7 +56,7 @@ struct {
 			__u64 v = bpf_perf_event_read(&events##n, BPF_F_CURRENT_CPU); \
 			if (READ_FAILED(v))                                       \
 				break;                                            \
-			d[n].counter = v - prev->ev[n].counter;                   \
+			d[n].counter = v >= prev->ev[n].counter ? v - prev->ev[n].counter : 0; \
 			d[n].enabled = d[n].running = dt;                         \
 			prev->ev[n].counter = v;                                  \
 		} else {                                                          \
@@ -81,12 +81,14 @@ int BPF_PROG(on_switch)
 	struct prev_state *prev;
 	__u32 zero = 0;
 	__u64 now, dt;
+	int first;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
 	now = bpf_ktime_get_ns();
 	dt = now - prev->ktime;
+	first = prev->ktime == 0;
 	prev->ktime = now;
 	/* Always advance prev, counting or not: otherwise the next counted
 	 * task would be charged for what ran before it. */
@@ -98,7 +100,10 @@ int BPF_PROG(on_switch)
 	READ_DELTA(5);
 	READ_DELTA(6);
 	READ_DELTA(7);
-	if (!enabled)
+	/* The first run on a CPU (one that was offline when this session
+	 * started) only sets the previous readings: a delta from zero would be
+	 * the counter's whole history. */
+	if (!enabled || first)
 		return 0;
 	s = resolve_slots();
 	if (s)

@@ -40,11 +40,20 @@ int BPF_PROG(on_switch)
 	diff = bpf_map_lookup_elem(&diff_readings, &zero);
 	if (!prev || !diff)
 		return 0;
-	if (bpf_perf_event_read_value(&events, BPF_F_CURRENT_CPU, &now, sizeof(now)))
+	/* Followers add whatever diff holds after every run: a failed read or
+	 * the first run on a CPU (prev still zero: the delta would be the
+	 * counter's whole history) must leave a zero diff, not a stale one. */
+	if (bpf_perf_event_read_value(&events, BPF_F_CURRENT_CPU, &now, sizeof(now))) {
+		diff->counter = diff->enabled = diff->running = 0;
 		return 0;
-	diff->counter = now.counter - prev->counter;
-	diff->enabled = now.enabled - prev->enabled;
-	diff->running = now.running - prev->running;
+	}
+	if (prev->enabled == 0 && prev->running == 0 && prev->counter == 0) {
+		diff->counter = diff->enabled = diff->running = 0;
+	} else {
+		diff->counter = now.counter - prev->counter;
+		diff->enabled = now.enabled - prev->enabled;
+		diff->running = now.running - prev->running;
+	}
 	*prev = now;
 	return 0;
 }

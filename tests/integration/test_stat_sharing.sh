@@ -57,7 +57,7 @@ wait_map_gone "$id_c"
 # Nothing leaks: no cgperf programs left, only the attr map pinned.
 left=$(bpftool prog show -j | python3 -c "
 import json, sys
-print(sum(1 for p in json.load(sys.stdin) if p.get('name') in ('on_switch', 'on_fork', 'fexit_on_switch')))")
+print(sum(1 for p in json.load(sys.stdin) if p.get('name') in ('on_switch', 'on_fork', 'on_free', 'fexit_on_switch')))")
 [ "$left" = 0 ] || fail "$left cgperf programs still loaded after every session exited"
 pinned=$(ls /sys/fs/bpf/cgperf)
 [ "$pinned" = "attr_map" ] || fail "unexpected pinned objects: $pinned"

@@ -45,3 +45,19 @@ a_ms=$(stat_csv_value "$TMP/a.csv" cpu-clock)
 awk -v g="$g_ms" -v a="$a_ms" 'BEGIN { exit !(g >= 490 && g < a) }' ||
 	fail "cgroup share $g_ms ms should be ~500 and below the global $a_ms ms"
 log "ok: -G $g_ms ms within -a $a_ms ms"
+
+# Children are forgotten once they are freed (a reused pid must not be
+# counted, and the filter map must not fill up): a -p target that forks 20
+# short-lived children keeps exactly one filter entry, its own.
+start_bg sh -c 'sleep 1; for i in $(seq 20); do /bin/true; done; exec sleep 4'
+spid=$LAST_PID
+start_cgperf forget -e cpu-clock -p "$spid"
+sleep 2.5
+# The session's filter map is the one BPF hash map it holds an fd to.
+filter_id=$(grep -l "^map_type:[[:space:]]*1$" /proc/"$CGPERF_PID"/fdinfo/* 2>/dev/null |
+	xargs -r grep -h "^map_id:" | awk '{ print $2 }')
+[ "$(wc -w <<<"$filter_id")" = 1 ] || fail "expected one hash map fd in cgperf, found: $filter_id"
+filter_entries=$(bpftool map dump id "$filter_id" -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+[ "$filter_entries" = 1 ] || fail "after 20 children exited the filter holds $filter_entries entries, expected 1"
+kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || true
+log "ok: exited children were removed from the filter"
