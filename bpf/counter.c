@@ -72,16 +72,16 @@ static int choose_mode(enum follower_request req, enum follower_mode *ret)
 static int acquire_leaders(struct counter *c, const struct counter_opts *o)
 {
 	char dir[256];
-	int lock_fd, r = 0;
+	int map_fd, lock_fd = -1, r = 0;
 
 	r = bpffs_prepare(dir, sizeof(dir));
 	if (r < 0)
 		return r;
-	lock_fd = attr_map_lock(dir);
-	if (lock_fd < 0)
-		return lock_fd;
+	map_fd = attr_map_lock(dir, &lock_fd);
+	if (map_fd < 0)
+		return map_fd;
 	for (int i = 0; i < o->nr_events; i++) {
-		r = leader_acquire(lock_fd, &o->events[i].attr, o->events[i].name, c->mode,
+		r = leader_acquire(map_fd, &o->events[i].attr, o->events[i].name, c->mode,
 				   &c->leaders[i]);
 		if (r < 0)
 			break;
@@ -92,7 +92,7 @@ static int acquire_leaders(struct counter *c, const struct counter_opts *o)
 	}
 	/* Hold the lock until our followers reference the leaders? Not needed:
 	 * our fds keep them alive; the lock only serialises find-or-create. */
-	attr_map_unlock(lock_fd);
+	attr_map_unlock(map_fd, lock_fd);
 	return r;
 }
 

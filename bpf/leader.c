@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #define ATTR_MAP_NAME "attr_map"
 #define ATTR_MAP_ENTRIES 64
+#define ATTR_LOCK_TIMEOUT_MS 10000
 
 static bool attr_map_compatible(int fd)
 {
@@ -29,7 +31,35 @@ static bool attr_map_compatible(int fd)
 	       info.value_size == sizeof(struct cgperf_leader_entry);
 }
 
-int attr_map_lock(const char *dir)
+/* Serialise find-or-create between cgperf processes with a flock on cgperf's
+ * bpffs directory: a real inode of its own. (A flock on a BPF map fd would
+ * lock the one anonymous inode that every map, eventfd and epoll fd on the
+ * host shares: any unrelated process could block cgperf.) Bounded, because
+ * the callers block SIGINT/SIGTERM for their signalfd. */
+static int lock_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
+
+	if (fd < 0)
+		return -errno;
+	for (int waited_ms = 0;; waited_ms += 10) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		r = -errno;
+		if (r != -EWOULDBLOCK || waited_ms >= ATTR_LOCK_TIMEOUT_MS)
+			break;
+		usleep(10 * 1000);
+	}
+	close(fd);
+	if (r == -EWOULDBLOCK) {
+		log_error("another process has held the lock on %s for %d s; is a cgperf stuck?", dir,
+			  ATTR_LOCK_TIMEOUT_MS / 1000);
+		return -ETIMEDOUT;
+	}
+	return r;
+}
+
+static int attr_map_open(const char *dir)
 {
 	char path[512];
 	int fd, r;
@@ -46,12 +76,12 @@ int attr_map_lock(const char *dir)
 			return r;
 		}
 		if (bpf_obj_pin(fd, path) < 0) {
-			/* Another cgperf pinned one first: use theirs. */
+			r = -errno;
 			close(fd);
-			fd = bpf_obj_get(path);
-		} else {
-			chmod(path, 0600);
+			log_error("cannot pin the attr map at %s: %s", path, strerror(-r));
+			return r;
 		}
+		chmod(path, 0600);
 	}
 	if (fd < 0) {
 		r = -errno;
@@ -64,20 +94,30 @@ int attr_map_lock(const char *dir)
 			  path);
 		return -EPROTO;
 	}
-	if (flock(fd, LOCK_EX) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
 	return fd;
 }
 
-void attr_map_unlock(int fd)
+int attr_map_lock(const char *dir, int *ret_lock_fd)
 {
-	if (fd < 0)
-		return;
-	flock(fd, LOCK_UN);
-	close(fd);
+	int lock_fd = lock_dir(dir), fd;
+
+	if (lock_fd < 0)
+		return lock_fd;
+	fd = attr_map_open(dir);
+	if (fd < 0) {
+		close(lock_fd);
+		return fd;
+	}
+	*ret_lock_fd = lock_fd;
+	return fd;
+}
+
+void attr_map_unlock(int map_fd, int lock_fd)
+{
+	if (map_fd >= 0)
+		close(map_fd);
+	if (lock_fd >= 0)
+		close(lock_fd); /* drops the flock */
 }
 
 /* A PERF_EVENT_ARRAY with one perf_event per online CPU. BPF_F_PRESERVE_ELEMS

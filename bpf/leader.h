@@ -2,7 +2,7 @@
  * online CPU in a PERF_EVENT_ARRAY (and, in fexit mode, the leader program
  * that turns its readings into per-switch deltas). Found by every cgperf
  * process through a pinned hash map keyed by perf_event_attr; access is
- * serialised with flock() on that map. Nothing here is pinned but the attr
+ * serialised with flock() on cgperf's bpffs directory. Nothing here is pinned but the attr
  * map: the leader lives as long as some session holds it, and when the last
  * one exits, the kernel frees it and closes the perf_events. */
 #pragma once
@@ -24,10 +24,11 @@ struct leader {
 	int diff_map_fd;
 };
 
-/* Open (creating and pinning it if needed) the attr map in dir and take an
- * exclusive flock on it. Returns the fd or a negative errno. */
-int attr_map_lock(const char *dir);
-void attr_map_unlock(int fd);
+/* Take cgperf's lock (a flock on dir, waiting at most 10 s) and open the attr
+ * map in dir, creating and pinning it if needed. Returns the map fd (and the
+ * lock's fd in *ret_lock_fd) or a negative errno. */
+int attr_map_lock(const char *dir, int *ret_lock_fd);
+void attr_map_unlock(int map_fd, int lock_fd);
 
 /* With the attr map locked: find the live leader for attr, or make one.
  * Returns 0 or a negative errno (and logs why). */

@@ -62,3 +62,11 @@ print(sum(1 for p in json.load(sys.stdin) if p.get('name') in ('on_switch', 'on_
 pinned=$(ls /sys/fs/bpf/cgperf)
 [ "$pinned" = "attr_map" ] || fail "unexpected pinned objects: $pinned"
 log "ok: no programs left, pinned: $pinned"
+
+# An unrelated process holding a flock on an anonymous-inode fd (eventfd: the
+# same inode as every BPF map fd) must not block cgperf's leader lookup.
+start_bg python3 -c 'import fcntl, os, time; fd = os.eventfd(0); fcntl.flock(fd, fcntl.LOCK_EX); time.sleep(30)'
+sleep 0.5
+timeout 8 "$CGPERF" stat -e cpu-clock -a --duration 0.2 >/dev/null 2>"$TMP/flock.err" ||
+	fail "cgperf blocked by an unrelated flock on an anonymous inode: $(cat "$TMP/flock.err")"
+log "ok: an unrelated anon-inode flock does not block cgperf"
