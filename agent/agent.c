@@ -391,8 +391,17 @@ static int reload(struct agent *a, const struct agent_opts *o)
 	if (load_config(o, &next) < 0) {
 		log_error("keeping the running configuration");
 	} else if (memcmp(&next, &a->cfg, sizeof(next)) != 0) {
+		struct agent_config previous = a->cfg;
+
 		agent_stop(a, true);
 		a->cfg = next;
+		if (agent_start(a) == 0)
+			return 0;
+		/* Valid on paper but it cannot run here (an unwritable CSV
+		 * directory, no supported event, ...): keep counting as before. */
+		log_error("the new configuration cannot run; going back to the previous one");
+		agent_stop(a, false);
+		a->cfg = previous;
 		return agent_start(a);
 	}
 	for (int i = 0; i < a->nr_sinks; i++)

@@ -265,6 +265,9 @@ static int resolve_targets(const struct stat_opts *o, struct stat_targets *t)
 		t->filter = CGPERF_FILTER_GLOBAL;
 		snprintf(t->desc, sizeof(t->desc), "'system wide'");
 	} else if (o->cmd) {
+		r = stat_targets_check_pid_namespace();
+		if (r < 0)
+			return r;
 		/* The workload's pid is added once it is forked. */
 		t->filter = CGPERF_FILTER_TGID;
 		snprintf(t->desc, sizeof(t->desc), "'%s'", o->cmd[0]);

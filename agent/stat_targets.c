@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The initial PID namespace's inode number (include/linux/proc_ns.h). */
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
+
 void stat_targets_free(struct stat_targets *t)
 {
 	for (int i = 0; i < t->nr_keys; i++)
@@ -74,6 +77,21 @@ int stat_targets_cpus(struct stat_targets *t, const char *list)
 	return 0;
 }
 
+/* BPF sees the host's pids. Inside another PID namespace (a container
+ * without hostPID) the ids cgperf was given, or its own children's, are not
+ * those: refuse rather than count nothing. */
+int stat_targets_check_pid_namespace(void)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) < 0 || st.st_ino == PROC_PID_INIT_INO)
+		return 0;
+	log_error("cgperf runs in a PID namespace other than the host's: process and thread ids "
+		  "would not match what BPF sees; run it in the host's PID namespace (hostPID) or "
+		  "count a cgroup (-G) instead");
+	return -EOPNOTSUPP;
+}
+
 int stat_targets_pids(struct stat_targets *t, const char *list, bool threads)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
@@ -81,6 +99,9 @@ int stat_targets_pids(struct stat_targets *t, const char *list, bool threads)
 
 	if (!copy)
 		return -ENOMEM;
+	r = stat_targets_check_pid_namespace();
+	if (r < 0)
+		goto out;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *end, path[64];
 		long v = strtol(tok, &end, 10);

@@ -30,3 +30,5 @@ int stat_targets_add_cgroups(struct stat_targets *t, const char *arg);
 int stat_targets_for_each_cgroup(struct stat_targets *t, const char *pattern);
 int stat_targets_add_cgroup(struct stat_targets *t, const char *path);
 int stat_targets_add_key(struct stat_targets *t, uint64_t key);
+/* 0, or -EOPNOTSUPP (logged) when pids here are not the host's. */
+int stat_targets_check_pid_namespace(void);

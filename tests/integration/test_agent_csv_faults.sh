@@ -62,6 +62,16 @@ wait_for_line "$TMP/agent.log" "agent.yaml:1:11" 5
 wait_for_line "$TMP/agent.log" "keeping the running configuration" 5
 run_in_cg "$c_rel" "$BURN" 0.2; wait "$LAST_PID"
 sleep 1.5
+
+# 5. A config that is valid but cannot run (unwritable CSV directory): the
+#    agent goes back to the previous one and keeps counting into the same files.
+sed "s|directory: .*|directory: /proc/cgperf-nope/csv|" "$TMP/good.yaml" >"$TMP/agent.yaml"
+"$CGPERF" check-config "$TMP/agent.yaml" >/dev/null || fail "the unrunnable config should pass check-config"
+kill -HUP "$AGENT_PID"
+wait_for_line "$TMP/agent.log" "going back to the previous one" 10
+run_in_cg "$c_rel" "$BURN" 0.2; wait "$LAST_PID"
+sleep 1.5
+kill -0 "$AGENT_PID" || fail "agent died on a config it could not run: $(tail -5 "$TMP/agent.log")"
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/agent.log")"
 
 usage=$(usage_usec "$c_rel")

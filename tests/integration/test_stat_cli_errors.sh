@@ -27,6 +27,14 @@ expect 2 "invalid CPU list" stat -C 0-x --duration 0.1
 expect 1 "does not exist" stat -G /no/such/cgroup-$$ --duration 0.1
 expect 1 "process 999999999 does not exist" stat -p 999999999 --duration 0.1
 expect 1 "cannot run 'no-such-command-$$'" stat -e cpu-clock -- no-such-command-$$
+# In a PID namespace that is not the host's, pid targets would count nothing.
+for args in "-p 1 --duration 0.1" "-- true"; do
+	rc=0
+	unshare -p -f --mount-proc "$CGPERF" stat -e cpu-clock $args >/dev/null 2>"$TMP/err" || rc=$?
+	[ "$rc" = 1 ] && grep -q "PID namespace other than the host's" "$TMP/err" ||
+		fail "stat $args in a PID namespace: exit $rc: $(cat "$TMP/err")"
+done
+log "ok: pid targets refused inside a PID namespace"
 # --strict turns a skipped unsupported event into an error (only on hosts
 # where cycles is unsupported, which is the case without a PMU).
 if ! perf stat -e cycles true 2>&1 | grep -q "<not supported>"; then
