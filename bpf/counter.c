@@ -206,6 +206,30 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 	return 0;
 }
 
+static int load_programs(struct counter *c, const struct counter_opts *o)
+{
+	int r = acquire_leaders(c, o);
+
+	if (r < 0)
+		return r;
+	return c->mode == FOLLOWER_TP ? load_tp_follower(c, o) : load_fexit_followers(c, o);
+}
+
+/* Undo load_programs(), also after a partial failure. */
+static void unload_programs(struct counter *c)
+{
+	follower_tp_bpf__destroy(c->tp);
+	c->tp = NULL;
+	for (int i = 0; i < CGPERF_MAX_EVENTS; i++) {
+		follower_fexit_bpf__destroy(c->fexit[i]);
+		c->fexit[i] = NULL;
+	}
+	for (int i = 0; i < c->nr_leaders; i++)
+		leader_release(&c->leaders[i]);
+	c->nr_leaders = 0;
+	c->filter_fd = c->accum_fd = -1;
+}
+
 static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 {
 	struct counter *c = ctx;
@@ -246,10 +270,16 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 	r = choose_mode(o->follower, &c->mode);
 	if (r < 0)
 		goto fail;
-	r = acquire_leaders(c, o);
-	if (r < 0)
-		goto fail;
-	r = c->mode == FOLLOWER_TP ? load_tp_follower(c, o) : load_fexit_followers(c, o);
+	r = load_programs(c, o);
+	if (r < 0 && c->mode == FOLLOWER_FEXIT && o->follower == FOLLOWER_AUTO) {
+		/* The probe passed but the real programs did not (a trampoline
+		 * limit per target, a verifier difference): this session can
+		 * still count with the mechanism that needs no trampoline. */
+		log_warn("fexit followers failed (%s); using sched_switch followers", strerror(-r));
+		unload_programs(c);
+		c->mode = FOLLOWER_TP;
+		r = load_programs(c, o);
+	}
 	if (r < 0) {
 		log_error("cannot load the follower programs: %s", strerror(-r));
 		goto fail;
@@ -279,11 +309,7 @@ void counter_close(struct counter *c)
 {
 	if (!c)
 		return;
-	follower_tp_bpf__destroy(c->tp);
-	for (int i = 0; i < CGPERF_MAX_EVENTS; i++)
-		follower_fexit_bpf__destroy(c->fexit[i]);
-	for (int i = 0; i < c->nr_leaders; i++)
-		leader_release(&c->leaders[i]);
+	unload_programs(c);
 	slot_table_free(c->slots);
 	free(c->cpus);
 	free(c->percpu_buf);
