@@ -240,6 +240,24 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 	return bpf_map_update_elem(c->filter_fd, &k, v, BPF_ANY) < 0 ? -errno : 0;
 }
 
+static int zero_slot(struct counter *c, int slot)
+{
+	__u32 k = slot;
+
+	memset(c->percpu_buf, 0, c->nr_possible * c->value_size);
+	return bpf_map_update_elem(c->accum_fd, &k, c->percpu_buf, BPF_ANY) < 0 ? -errno : 0;
+}
+
+/* An add that was rolled back after its key went live: wait out running
+ * programs (sync), then clear what they added. */
+static void reset_slot(void *ctx, int slot)
+{
+	struct counter *c = ctx;
+
+	counter_sync(c);
+	zero_slot(c, slot);
+}
+
 int counter_open(const struct counter_opts *o, struct counter **ret)
 {
 	struct counter *c;
@@ -267,6 +285,7 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 	r = slot_table_new(o->max_slots, publish_slots, c, &c->slots);
 	if (r < 0)
 		goto fail;
+	slot_table_set_reset(c->slots, reset_slot);
 	r = choose_mode(o->follower, &c->mode);
 	if (r < 0)
 		goto fail;
@@ -331,13 +350,6 @@ int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors
 	return slot_table_add(c->slots, id, ancestors, nr, ret_slot);
 }
 
-static int zero_slot(struct counter *c, int slot)
-{
-	__u32 k = slot;
-
-	memset(c->percpu_buf, 0, c->nr_possible * c->value_size);
-	return bpf_map_update_elem(c->accum_fd, &k, c->percpu_buf, BPF_ANY) < 0 ? -errno : 0;
-}
 
 int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_final)
 {

@@ -22,8 +22,14 @@ struct slot_table {
 	unsigned index_mask;
 	unsigned tombstones;
 	slot_publish_fn publish;
+	slot_reset_fn reset;
 	void *ctx;
 };
+
+void slot_table_set_reset(struct slot_table *t, slot_reset_fn reset)
+{
+	t->reset = reset;
+}
 
 static unsigned hash_key(uint64_t key)
 {
@@ -165,6 +171,7 @@ int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors
 		   int *ret_slot)
 {
 	struct cgperf_slots v;
+	bool published = false;
 	int slot = -1, r;
 
 	if (nr_ancestors < 0 || nr_ancestors > CGPERF_MAX_CGROUP_DEPTH)
@@ -186,8 +193,10 @@ int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors
 	index_insert(t, key, slot);
 
 	r = compute_slots(t, slot, &v);
-	if (r == 0)
+	if (r == 0) {
 		r = t->publish(t->ctx, key, &v);
+		published = r == 0;
+	}
 	if (r == 0)
 		r = republish_descendants(t, key);
 	if (r < 0) {
@@ -195,6 +204,8 @@ int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors
 		index_delete(t, slot);
 		t->publish(t->ctx, key, NULL);
 		republish_descendants(t, key);
+		if (published && t->reset)
+			t->reset(t->ctx, slot);
 		return r;
 	}
 	t->used++;

@@ -29,5 +29,11 @@ int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors
 int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot);
 void slot_table_release_slot(struct slot_table *t, int slot);
 
+/* Called when an add is rolled back after its key was already published:
+ * counts may have landed in the slot meanwhile; the callee clears it (wait
+ * for running programs, zero) before the slot is reused. Optional. */
+typedef void (*slot_reset_fn)(void *ctx, int slot);
+void slot_table_set_reset(struct slot_table *t, slot_reset_fn reset);
+
 int slot_table_lookup(const struct slot_table *t, uint64_t key); /* slot or -ENOENT */
 int slot_table_count(const struct slot_table *t);

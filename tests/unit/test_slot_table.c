@@ -153,6 +153,40 @@ static void test_churn(void **state)
 	slot_table_free(t);
 }
 
+static int reset_calls, reset_slot_seen;
+static void on_reset(void *ctx, int slot)
+{
+	reset_calls++;
+	reset_slot_seen = slot;
+}
+
+/* Adding an ancestor that would push a monitored descendant past
+ * CGPERF_MAX_NEST is refused after the ancestor's own key went live: the
+ * rollback must hand the slot back to be cleared. */
+static void test_rollback_resets_slot(void **state)
+{
+	struct slot_table *t;
+	uint64_t anc[CGPERF_MAX_NEST + 1];
+	int slot;
+
+	reset_calls = 0;
+	assert_int_equal(slot_table_new(32, publish, NULL, &t), 0);
+	slot_table_set_reset(t, on_reset);
+	anc[0] = 50; /* not monitored yet */
+	for (int i = 1; i < CGPERF_MAX_NEST; i++) {
+		assert_int_equal(slot_table_add(t, 100 + i, anc, i, &slot), 0);
+		anc[i] = 100 + i;
+	}
+	assert_int_equal(slot_table_add(t, 999, anc, CGPERF_MAX_NEST, &slot), 0);
+	assert_int_equal(published(999)->nr, CGPERF_MAX_NEST);
+	assert_int_equal(slot_table_add(t, 50, NULL, 0, &slot), -E2BIG);
+	assert_int_equal(reset_calls, 1);
+	assert_int_equal(slot_table_lookup(t, 50), -ENOENT);
+	assert_null(published(50));
+	assert_int_equal(published(999)->nr, CGPERF_MAX_NEST);
+	slot_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +194,7 @@ int main(void)
 		cmocka_unit_test_setup(test_errors, setup),
 		cmocka_unit_test_setup(test_too_deep, setup),
 		cmocka_unit_test_setup(test_churn, setup),
+		cmocka_unit_test_setup(test_rollback_resets_slot, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
