@@ -14,6 +14,9 @@ rows = list(csv.DictReader(open(sys.argv[1], newline='')))
 assert len(rows) >= 3, rows
 for r in rows[1:-1]:
     assert 450 <= int(r['interval_ms']) <= 550, r
+    # Rows fall on wall-clock multiples of the interval (..:00.000, ..:00.500).
+    ms = int(r['timestamp'][-4:-1])
+    assert ms % 500 < 100, r['timestamp']
 PY
 expect2() {
 	local rc=0; "$CGPERF" "$@" >/dev/null 2>"$TMP/err" || rc=$?
