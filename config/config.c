@@ -238,10 +238,9 @@ static int parse_document(struct parse_ctx *p) {
 	r = ycursor_next(&p->cur); /* STREAM-START */
 	if (r < 0)
 		return r;
-	r = ycursor_next(&p->cur);
+	r = cfg_advance(p, &e);
 	if (r < 0)
 		return r;
-	e = cfg_event(p);
 	if (e->type == YAML_STREAM_END_EVENT)
 		return ycursor_fail(&p->cur, e->start_mark, "empty configuration (expected a mapping of settings)");
 	r = ycursor_next(&p->cur); /* the document's root node */
@@ -259,10 +258,9 @@ static int parse_document(struct parse_ctx *p) {
 	r = ycursor_next(&p->cur); /* DOCUMENT-END */
 	if (r < 0)
 		return r;
-	r = ycursor_next(&p->cur);
+	r = cfg_advance(p, &e);
 	if (r < 0)
 		return r;
-	e = cfg_event(p);
 	if (e->type != YAML_STREAM_END_EVENT)
 		return ycursor_fail(&p->cur, e->start_mark, "more than one YAML document (a configuration is one)");
 	return 0;

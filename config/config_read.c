@@ -17,6 +17,15 @@ const yaml_event_t *cfg_event(const struct parse_ctx *p) {
 	return &p->cur.event;
 }
 
+int cfg_advance(struct parse_ctx *p, const yaml_event_t **ret_event) {
+	int r = ycursor_next(&p->cur);
+
+	if (r < 0)
+		return r;
+	*ret_event = cfg_event(p);
+	return 0;
+}
+
 /* The current scalar, escaped for a message. */
 const char *cfg_echo(const struct parse_ctx *p, char *buf, size_t len) {
 	const yaml_event_t *e = cfg_event(p);
@@ -35,10 +44,9 @@ int cfg_next_scalar(struct parse_ctx *p, const char *what, const char **ret_valu
 	const yaml_event_t *e;
 	int r;
 
-	r = ycursor_next(&p->cur);
+	r = cfg_advance(p, &e);
 	if (r < 0)
 		return r;
-	e = cfg_event(p);
 	if (e->type != YAML_SCALAR_EVENT)
 		return ycursor_fail(&p->cur, e->start_mark, "%s: expected %s, got %s", p->key, what,
 				    ycursor_describe(&p->cur));
@@ -55,10 +63,9 @@ int cfg_next_collection(struct parse_ctx *p, yaml_event_type_t type, const char 
 	const yaml_event_t *e;
 	int r;
 
-	r = ycursor_next(&p->cur);
+	r = cfg_advance(p, &e);
 	if (r < 0)
 		return r;
-	e = cfg_event(p);
 	if (e->type == type)
 		return 0;
 	if (type == YAML_MAPPING_START_EVENT && ycursor_is_null(&p->cur))
@@ -214,10 +221,9 @@ int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key
 		const char *key;
 		size_t i;
 
-		r = ycursor_next(&p->cur);
+		r = cfg_advance(p, &e);
 		if (r < 0)
 			return r;
-		e = cfg_event(p);
 		if (e->type == YAML_MAPPING_END_EVENT)
 			return 0;
 		if (e->type != YAML_SCALAR_EVENT)

@@ -36,6 +36,8 @@ struct key_def {
  * byte-for-byte (reload detects "nothing changed" that way). */
 void cfg_set_string(char *dst, size_t size, const char *src);
 const yaml_event_t *cfg_event(const struct parse_ctx *p);
+/* Move the cursor one event on and return that event. 0 or the cursor's error. */
+int cfg_advance(struct parse_ctx *p, const yaml_event_t **ret_event);
 /* The current scalar, escaped and cut for a message; returns buf. */
 const char *cfg_echo(const struct parse_ctx *p, char *buf, size_t len);
 
