@@ -45,5 +45,6 @@ struct cgperf_leader_entry {
 	__u32 events_map_id; /* PERF_EVENT_ARRAY holding one perf_event per CPU */
 	__u32 link_id;       /* fexit mode: the leader program's raw_tp link (0: none) */
 	__u32 diff_map_id;   /* fexit mode: the leader's per-CPU diff map (0: none) */
-	__u32 reserved;
+	__u32 cpus_sig;      /* signature of the online CPU list the perf_events were
+	                      * opened for; a session that sees another list reopens them */
 };

@@ -27,6 +27,9 @@ struct counter {
 	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
 	int filter_fd, accum_fd;
 	int *cpus, nr_cpus;    /* online CPUs, for syncing */
+	uint32_t cpus_sig;     /* signature of that list */
+	char bpffs_dir[256];
+	struct event_spec events[CGPERF_MAX_EVENTS];
 	int nr_possible;       /* per-CPU map values come for every possible CPU */
 	size_t value_size;     /* one slot's value on one CPU */
 	void *percpu_buf;      /* nr_possible * value_size */
@@ -77,6 +80,7 @@ static int acquire_leaders(struct counter *c, const struct counter_opts *o)
 	r = bpffs_prepare(dir, sizeof(dir));
 	if (r < 0)
 		return r;
+	snprintf(c->bpffs_dir, sizeof(c->bpffs_dir), "%s", dir);
 	map_fd = attr_map_lock(dir, &lock_fd);
 	if (map_fd < 0)
 		return map_fd;
@@ -274,6 +278,8 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 		return -ENOMEM;
 	c->filter = o->filter;
 	c->nr_events = o->nr_events;
+	memcpy(c->events, o->events, o->nr_events * sizeof(*o->events));
+	cpus_online_signature(&c->cpus_sig);
 	c->max_slots = o->max_slots;
 	c->filter_fd = c->accum_fd = -1;
 	c->nr_possible = libbpf_num_possible_cpus();
@@ -390,8 +396,62 @@ static int run_on_cpu_if_online(int prog_fd, int cpu)
 	return r == -ENXIO ? 0 : r;
 }
 
+/* CPUs came or went since the last sync: make the shared perf_events cover
+ * the CPUs online now (a CPU that was offlined and onlined again keeps a
+ * perf_event that no longer counts) and sync over the new list. */
+static int follow_cpu_changes(struct counter *c)
+{
+	int *cpus = NULL, *fresh = NULL, nr = 0, nr_fresh = 0, map_fd, lock_fd = -1, r;
+	uint32_t sig;
+
+	if (cpus_online_signature(&sig) < 0 || sig == c->cpus_sig)
+		return 0;
+	r = cpus_online(&cpus, &nr);
+	if (r < 0)
+		return r;
+	/* Only CPUs that were not online before need new perf_events:
+	 * reopening the others would drop what they counted since the last
+	 * switch. */
+	fresh = calloc(nr ? nr : 1, sizeof(int));
+	if (!fresh) {
+		free(cpus);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < nr; i++) {
+		bool known = false;
+		for (int j = 0; j < c->nr_cpus; j++)
+			known |= c->cpus[j] == cpus[i];
+		if (!known)
+			fresh[nr_fresh++] = cpus[i];
+	}
+	map_fd = attr_map_lock(c->bpffs_dir, &lock_fd);
+	if (map_fd < 0) {
+		free(cpus);
+		free(fresh);
+		return map_fd;
+	}
+	for (int i = 0; i < c->nr_leaders && r == 0; i++)
+		r = leader_refresh_cpus(map_fd, &c->events[i].attr, c->events[i].name, &c->leaders[i],
+					sig, fresh, nr_fresh);
+	attr_map_unlock(map_fd, lock_fd);
+	free(fresh);
+	if (r < 0) {
+		free(cpus);
+		return r;
+	}
+	free(c->cpus);
+	c->cpus = cpus;
+	c->nr_cpus = nr;
+	c->cpus_sig = sig;
+	return 0;
+}
+
 int counter_sync(struct counter *c)
 {
+	int r = follow_cpu_changes(c);
+
+	if (r < 0)
+		log_warn("cannot follow a change of online CPUs: %s", strerror(-r));
 	for (int i = 0; i < c->nr_cpus; i++) {
 		int r;
 

@@ -47,7 +47,9 @@ struct {
 #define READ_FAILED(v) ((v) > (__u64)-4096)
 
 /* Delta of event n since this session's previous reading on this CPU. An
- * empty slot (CPU offline when the leader was made) reads as no change. */
+ * empty slot (CPU offline when the leader was made) reads as no change, and
+ * so does a counter that went backwards (its perf_event was reopened after
+ * the CPU came back online). */
 #define READ_DELTA(n)                                                             \
 	do {                                                                      \
 		if (n >= nr_events)                                               \
@@ -56,17 +58,22 @@ struct {
 			__u64 v = bpf_perf_event_read(&events##n, BPF_F_CURRENT_CPU); \
 			if (READ_FAILED(v))                                       \
 				break;                                            \
-			d[n].counter = v >= prev->ev[n].counter ? v - prev->ev[n].counter : 0; \
-			d[n].enabled = d[n].running = dt;                         \
+			if (v >= prev->ev[n].counter) {                           \
+				d[n].counter = v - prev->ev[n].counter;           \
+				d[n].enabled = d[n].running = dt;                 \
+			}                                                         \
 			prev->ev[n].counter = v;                                  \
 		} else {                                                          \
 			struct bpf_perf_event_value v;                            \
 			if (bpf_perf_event_read_value(&events##n, BPF_F_CURRENT_CPU, \
 						      &v, sizeof(v)))             \
 				break;                                            \
-			d[n].counter = v.counter - prev->ev[n].counter;           \
-			d[n].enabled = v.enabled - prev->ev[n].enabled;           \
-			d[n].running = v.running - prev->ev[n].running;           \
+			if (v.counter >= prev->ev[n].counter &&                   \
+			    v.enabled >= prev->ev[n].enabled) {                   \
+				d[n].counter = v.counter - prev->ev[n].counter;   \
+				d[n].enabled = v.enabled - prev->ev[n].enabled;   \
+				d[n].running = v.running - prev->ev[n].running;   \
+			}                                                         \
 			prev->ev[n].counter = v.counter;                          \
 			prev->ev[n].enabled = v.enabled;                          \
 			prev->ev[n].running = v.running;                          \

@@ -47,7 +47,10 @@ int BPF_PROG(on_switch)
 		diff->counter = diff->enabled = diff->running = 0;
 		return 0;
 	}
-	if (prev->enabled == 0 && prev->running == 0 && prev->counter == 0) {
+	if ((prev->enabled == 0 && prev->running == 0 && prev->counter == 0) ||
+	    now.counter < prev->counter || now.enabled < prev->enabled) {
+		/* ...nor may a perf_event reopened after CPU hotplug (its counter
+		 * starts again from zero). */
 		diff->counter = diff->enabled = diff->running = 0;
 	} else {
 		diff->counter = now.counter - prev->counter;

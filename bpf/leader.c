@@ -120,25 +120,15 @@ void attr_map_unlock(int map_fd, int lock_fd)
 		close(lock_fd); /* drops the flock */
 }
 
-/* A PERF_EVENT_ARRAY with one perf_event per online CPU. BPF_F_PRESERVE_ELEMS
- * keeps the perf_events in the map after this process's fd is closed; they
- * go away with the map itself, i.e. with the last program or fd using it. */
-static int events_map_create(const struct perf_event_attr *attr, const char *name, int *ret_fd,
-			     int *ret_opened)
+/* Put a fresh perf_event for attr on each of cpus into the array at map_fd
+ * (replacing what was there: after a CPU went offline and came back, its old
+ * perf_event no longer counts). Returns the number of CPUs done, or a
+ * negative errno if none could be. */
+static int events_map_fill(int map_fd, const struct perf_event_attr *attr, const char *name,
+			   const int *cpus, int nr_cpus)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_PRESERVE_ELEMS);
-	int *cpus = NULL, nr_cpus = 0, map_fd, opened = 0, first_err = 0, r;
+	int opened = 0, first_err = 0, r;
 
-	r = cpus_online(&cpus, &nr_cpus);
-	if (r < 0)
-		return r;
-	map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "events", sizeof(__u32), sizeof(int),
-				libbpf_num_possible_cpus(), &opts);
-	if (map_fd < 0) {
-		r = -errno;
-		log_error("cannot create the perf_event array: %s", strerror(errno));
-		goto out;
-	}
 	for (int i = 0; i < nr_cpus; i++) {
 		__u32 key = cpus[i];
 		int pfd = perf_open(attr, -1, cpus[i]);
@@ -156,20 +146,43 @@ static int events_map_create(const struct perf_event_attr *attr, const char *nam
 		}
 		close(pfd); /* the map holds it now */
 	}
-	if (opened == 0) {
+	if (opened == 0 && nr_cpus > 0) {
 		r = first_err ? first_err : -ENODEV;
 		log_error("cannot open event '%s' on any CPU: %s", name, strerror(-r));
-		close(map_fd);
-		goto out;
+		return r;
 	}
 	if (opened < nr_cpus)
 		log_warn("event '%s' could be opened on only %d of %d CPUs", name, opened, nr_cpus);
-	*ret_fd = map_fd;
-	*ret_opened = opened;
-	r = 0;
-out:
+	return opened;
+}
+
+/* A PERF_EVENT_ARRAY with one perf_event per online CPU. BPF_F_PRESERVE_ELEMS
+ * keeps the perf_events in the map after this process's fd is closed; they
+ * go away with the map itself, i.e. with the last program or fd using it. */
+static int events_map_create(const struct perf_event_attr *attr, const char *name, int *ret_fd,
+			     int *ret_opened)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_PRESERVE_ELEMS);
+	int *cpus = NULL, nr_cpus = 0, map_fd, r;
+
+	map_fd = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, "events", sizeof(__u32), sizeof(int),
+				libbpf_num_possible_cpus(), &opts);
+	if (map_fd < 0) {
+		r = -errno;
+		log_error("cannot create the perf_event array: %s", strerror(errno));
+		return r;
+	}
+	r = cpus_online(&cpus, &nr_cpus);
+	if (r == 0)
+		r = events_map_fill(map_fd, attr, name, cpus, nr_cpus);
 	free(cpus);
-	return r;
+	if (r < 0) {
+		close(map_fd);
+		return r;
+	}
+	*ret_fd = map_fd;
+	*ret_opened = r;
+	return 0;
 }
 
 static bool map_is_events_array(int fd)
@@ -271,6 +284,7 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 			goto fail;
 		l.created = true;
 		e = (struct cgperf_leader_entry){ .events_map_id = map_id_of(l.events_map_fd) };
+		cpus_online_signature(&e.cpus_sig);
 		entry_changed = true;
 	}
 	l.events_map_id = e.events_map_id;
@@ -326,6 +340,28 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 fail:
 	leader_release(&l);
 	return r;
+}
+
+int leader_refresh_cpus(int attr_map_fd, const struct perf_event_attr *attr, const char *event_name,
+			const struct leader *l, uint32_t cpus_sig, const int *new_cpus, int nr_new)
+{
+	struct cgperf_leader_entry e;
+	int r;
+
+	if (bpf_map_lookup_elem(attr_map_fd, attr, &e) < 0 || e.events_map_id != l->events_map_id)
+		return 0; /* not ours to fix: another leader took the attr's entry */
+	if (e.cpus_sig == cpus_sig)
+		return 0; /* another session already reopened them */
+	r = events_map_fill(l->events_map_fd, attr, event_name, new_cpus, nr_new);
+	if (r < 0)
+		return r;
+	e.cpus_sig = cpus_sig;
+	if (bpf_map_update_elem(attr_map_fd, attr, &e, BPF_EXIST) < 0)
+		return -errno;
+	if (nr_new)
+		log_info("event '%s': %d CPU(s) came online; their perf_events were reopened",
+			 event_name, r);
+	return 0;
 }
 
 void leader_release(struct leader *l)

@@ -35,5 +35,14 @@ void attr_map_unlock(int map_fd, int lock_fd);
 int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const char *event_name,
 		   enum follower_mode mode, struct leader *ret);
 
+/* With the attr map locked: the online CPUs changed (signature cpus_sig)
+ * and new_cpus came online. Unless another session already did it for this
+ * CPU list, reopen the perf_events of new_cpus (one that went offline and
+ * came back does not count again by itself; the others keep theirs) and
+ * record the list. Returns 0 or negative errno. */
+#include <stdint.h>
+int leader_refresh_cpus(int attr_map_fd, const struct perf_event_attr *attr, const char *event_name,
+			const struct leader *l, uint32_t cpus_sig, const int *new_cpus, int nr_new);
+
 /* Drop this process's references; the kernel frees the leader once nobody holds it. */
 void leader_release(struct leader *l);

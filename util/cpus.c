@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 int cpulist_parse(const char *list, bool *mask)
 {
@@ -65,5 +66,24 @@ int cpus_online(int **ret_cpus, int *ret_nr)
 			cpus[i++] = c;
 	*ret_cpus = cpus;
 	*ret_nr = n;
+	return 0;
+}
+
+int cpus_online_signature(uint32_t *ret)
+{
+	char buf[4096];
+	uint32_t h = 2166136261u; /* FNV-1a */
+	ssize_t n;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+
+	if (!f)
+		return -errno;
+	n = (ssize_t)fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	for (ssize_t i = 0; i < n; i++) {
+		h ^= (unsigned char)buf[i];
+		h *= 16777619u;
+	}
+	*ret = h ? h : 1;
 	return 0;
 }

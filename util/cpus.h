@@ -9,3 +9,8 @@ int cpulist_parse(const char *list, bool *mask);
 
 /* The online CPUs, ascending. *ret_cpus is malloc'd. Returns 0 or negative errno. */
 int cpus_online(int **ret_cpus, int *ret_nr);
+
+/* A signature of the online CPU list (a hash of /sys/devices/system/cpu/online,
+ * never 0). Returns 0 or negative errno. */
+#include <stdint.h>
+int cpus_online_signature(uint32_t *ret);
