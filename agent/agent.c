@@ -39,6 +39,8 @@ struct agent {
 	struct sink *sinks[MAX_SINKS];
 	int nr_sinks;
 	struct sink *syslog; /* also in sinks[], driven by the loop */
+	struct sink *csv;    /* also in sinks[] */
+	unsigned long long cgroups_seen; /* ever counted, for the summary */
 	struct monitored_set mon;
 	struct metadata_roots roots;
 	struct cg_selector sel;
@@ -177,7 +179,7 @@ static int open_sinks(struct agent *a)
 			log_error("cannot write CSV files to %s: %s", a->cfg.csv.directory, strerror(-r));
 			return r;
 		}
-		a->nr_sinks++;
+		a->csv = a->sinks[a->nr_sinks++];
 	}
 	if (a->cfg.syslog.enabled) {
 		r = syslog_sink_new(&a->cfg.syslog, &a->sinks[a->nr_sinks]);
@@ -227,6 +229,7 @@ static void on_cgroup_added(void *ctx, const char *path, uint64_t id)
 		counter_remove(a->counter, id, NULL);
 		return;
 	}
+	a->cgroups_seen++;
 	log_debug("counting %s (%s %s)", path, cg_kind_name(ident.kind), ident.runtime);
 }
 
@@ -284,6 +287,25 @@ static void interval_tick(struct agent *a, bool final)
 
 /* ---- lifecycle ---- */
 
+/* One line for whoever reads the log after a stop or reload: what was
+ * counted and whether every row got out. */
+static void log_summary(struct agent *a)
+{
+	char csv[160] = "", sys[200] = "";
+	struct csv_sink_stats cs;
+	struct syslog_sink_stats ss;
+
+	if (a->csv && csv_sink_get_stats(a->csv, &cs) == 0)
+		snprintf(csv, sizeof(csv), "; CSV: %llu rows written, %llu failed, %llu final rows lost",
+			 (unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed,
+			 (unsigned long long)cs.finals_lost);
+	if (a->syslog && syslog_sink_get_stats(a->syslog, &ss) == 0)
+		snprintf(sys, sizeof(sys), "; syslog: %llu messages sent, %llu dropped, %zu undelivered",
+			 (unsigned long long)ss.sent, (unsigned long long)ss.dropped, ss.queued);
+	log_info("summary: %llu cgroups counted, %u over the cap%s%s", a->cgroups_seen, a->over_cap,
+		 csv, sys);
+}
+
 static void agent_stop(struct agent *a, bool final_rows)
 {
 	if (final_rows && a->counter)
@@ -293,10 +315,15 @@ static void agent_stop(struct agent *a, bool final_rows)
 	/* Give queued syslog messages a moment to reach the receiver. */
 	if (a->syslog)
 		syslog_sink_drain(a->syslog, 2000);
+	if (final_rows)
+		log_summary(a);
 	for (int i = 0; i < a->nr_sinks; i++)
 		a->sinks[i]->ops->free(a->sinks[i]);
 	a->nr_sinks = 0;
 	a->syslog = NULL;
+	a->csv = NULL;
+	a->cgroups_seen = 0;
+	a->over_cap = 0;
 	counter_close(a->counter);
 	a->counter = NULL;
 	monitored_clear(&a->mon);

@@ -44,6 +44,9 @@ u2_final=$(usage_usec "$c2_rel")
 kill -TERM "$AGENT_PID"
 wait "$AGENT_PID" || fail "agent exited non-zero after SIGTERM: $(tail -5 "$TMP/agent.log")"
 
+grep -q "summary: .* cgroups counted, 0 over the cap; CSV: [0-9]* rows written, 0 failed, 0 final rows lost" "$TMP/agent.log" ||
+	fail "no clean exit summary: $(tail -3 "$TMP/agent.log")"
+log "$(grep summary "$TMP/agent.log")"
 ls -l "$TMP/csv" >&2
 assert_within_pct "container 1 cpu-clock (all rows) vs cpu.stat" \
 	"$(csv_sum "$TMP/csv" "$c1" cpu-clock | awk '{ print $1 / 1e6 }')" "$((u1 / 1000))" 3

@@ -68,6 +68,8 @@ run_in_cg "$c_rel" "$BURN" 0.2; wait "$LAST_PID"
 sleep 3
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/tcp.log")"
 grep -qi "dropped" "$TMP/tcp.log" || fail "the outage's drops were not reported: $(cat "$TMP/tcp.log")"
+grep -q "summary: .*syslog: [0-9]* messages sent, [1-9][0-9]* dropped" "$TMP/tcp.log" ||
+	fail "the exit summary does not count the drops: $(grep summary "$TMP/tcp.log")"
 log "agent said: $(grep -i 'syslog' "$TMP/tcp.log" | tail -3 | tr '\n' '|')"
 
 # UDP, no outage: every interval's message must arrive.
