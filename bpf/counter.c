@@ -124,9 +124,14 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	skel->rodata->filter_type = o->filter;
 	skel->rodata->nr_events = o->nr_events;
 	skel->rodata->inherit = o->inherit;
-	for (int i = 0; i < o->nr_events; i++)
-		if (o->events[i].attr.type == PERF_TYPE_SOFTWARE)
-			skel->rodata->software_mask |= 1u << i;
+	for (int i = 0; i < o->nr_events; i++) {
+		if (o->events[i].attr.type != PERF_TYPE_SOFTWARE)
+			continue;
+		skel->rodata->software_mask |= 1u << i;
+		if (o->events[i].attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		    o->events[i].attr.config == PERF_COUNT_SW_TASK_CLOCK)
+			skel->rodata->clock_mask |= 1u << i;
+	}
 	for (int i = 0; i < CGPERF_MAX_EVENTS; i++) {
 		char name[16];
 		struct bpf_map *m;
