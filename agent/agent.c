@@ -266,8 +266,10 @@ static int read_all(struct agent *a)
 {
 	int r = counter_sync(a->counter);
 
+	/* Only as far as slots are used: with per-CPU values, reading all of
+	 * cgroups.max on a many-CPU host would copy megabytes per interval. */
 	if (r == 0)
-		r = counter_read_all(a->counter, a->cfg.cgroups.max, a->vals);
+		r = counter_read_all(a->counter, counter_slot_bound(a->counter), a->vals);
 	if (r < 0)
 		log_ratelimited(&a->write_rl, 60, LOG_LVL_ERROR, "reading the counters failed: %s",
 				strerror(-r));

@@ -543,6 +543,11 @@ out:
 	return r;
 }
 
+int counter_slot_bound(const struct counter *c)
+{
+	return slot_table_bound(c->slots);
+}
+
 uint64_t counter_filter_drops(const struct counter *c)
 {
 	if (c->tp)

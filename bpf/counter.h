@@ -47,6 +47,8 @@ int counter_enable(struct counter *c);
 int counter_sync(struct counter *c);
 /* Totals of one slot, summed over CPUs: nr_events readings. */
 int counter_read(struct counter *c, int slot, struct cgperf_reading *ret_vals);
+/* One past the highest slot in use: what counter_read_all needs to cover. */
+int counter_slot_bound(const struct counter *c);
 /* Totals of slots [0, nr_slots) in one batch: nr_slots * nr_events readings. */
 int counter_read_all(struct counter *c, int nr_slots, struct cgperf_reading *ret_vals);
 /* Children of counted tasks that did not fit in the filter map. */

@@ -242,3 +242,12 @@ int slot_table_count(const struct slot_table *t)
 {
 	return t->used;
 }
+
+int slot_table_bound(const struct slot_table *t)
+{
+	/* Slots are taken lowest first, so this stays near the live count. */
+	for (int s = t->max_slots - 1; s >= 0; s--)
+		if (t->slots[s].state != SLOT_FREE)
+			return s + 1;
+	return 0;
+}

@@ -103,6 +103,7 @@ static void test_errors(void **state)
 	assert_int_equal(slot_table_add(t, 5, NULL, 0, &slot), 0);
 	assert_int_equal(slot_table_add(t, 5, NULL, 0, &slot), -EEXIST);
 	assert_int_equal(slot_table_add(t, 6, NULL, 0, &slot6), 0);
+	assert_int_equal(slot_table_bound(t), 2);
 	assert_int_equal(slot_table_add(t, 7, NULL, 0, &slot), -ENOSPC);
 	assert_null(published(7));
 	assert_int_equal(slot_table_remove(t, 99, &slot), -ENOENT);
