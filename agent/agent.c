@@ -139,6 +139,7 @@ static void setup_selector(struct agent *a)
 		.exclude = a->exclude,
 		.nr_exclude = a->cfg.cgroups.nr_exclude,
 		.containers_only = a->cfg.cgroups.containers_only,
+		.include_infrastructure = a->cfg.cgroups.include_infrastructure,
 		.max_depth = a->cfg.cgroups.max_depth,
 	};
 }

@@ -178,6 +178,7 @@ int do_list(int argc, char **argv)
 		for (int i = 0; i < cfg.cgroups.nr_exclude && nr_exc < CONFIG_MAX_PATTERNS; i++)
 			exc[nr_exc++] = cfg.cgroups.exclude[i];
 		containers_only |= cfg.cgroups.containers_only;
+		all |= cfg.cgroups.include_infrastructure;
 		s.sel.max_depth = cfg.cgroups.max_depth;
 	}
 	if (cgroup2_root(&root, NULL) < 0) {

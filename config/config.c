@@ -169,6 +169,10 @@ static int parse_containers_only(struct parse_ctx *p) {
 	return cfg_next_bool(p, &p->cfg->cgroups.containers_only);
 }
 
+static int parse_include_infrastructure(struct parse_ctx *p) {
+	return cfg_next_bool(p, &p->cfg->cgroups.include_infrastructure);
+}
+
 static int parse_max(struct parse_ctx *p) {
 	uint64_t v;
 	int r = cfg_next_uint(p, 1, 1000000, &v);
@@ -192,6 +196,7 @@ static int parse_cgroups(struct parse_ctx *p) {
 		{ "include", parse_include },
 		{ "exclude", parse_exclude },
 		{ "containers_only", parse_containers_only },
+		{ "include_infrastructure", parse_include_infrastructure },
 		{ "max", parse_max },
 		{ "max_depth", parse_max_depth },
 	};

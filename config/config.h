@@ -46,6 +46,7 @@ struct agent_config {
 		char exclude[CONFIG_MAX_PATTERNS][256];
 		int nr_exclude;
 		bool containers_only;
+		bool include_infrastructure; /* conmon, *.mount, *.socket, *.swap, init.scope */
 		unsigned max;          /* monitored cgroups cap (default 4096) */
 		int max_depth;         /* 0: no limit */
 	} cgroups;

@@ -136,6 +136,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	put_list(f, "include", c->cgroups.include, c->cgroups.nr_include);
 	put_list(f, "exclude", c->cgroups.exclude, c->cgroups.nr_exclude);
 	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
+	fprintf(f, "  include_infrastructure: %s\n", c->cgroups.include_infrastructure ? "true" : "false");
 	fprintf(f, "  max: %u\n", c->cgroups.max);
 	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
 	fputs("outputs:\n  csv:\n", f);

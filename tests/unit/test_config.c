@@ -325,6 +325,7 @@ static const char full_yaml[] =
 	"  exclude:\n"
 	"    - name:k8s_POD*\n"
 	"  containers_only: true\n"
+	"  include_infrastructure: true\n"
 	"  max: \"100\"\n"
 	"  max_depth: 3\n"
 	"outputs:\n"
@@ -356,6 +357,7 @@ static void test_full_file(void **state) {
 	assert_int_equal(c.cgroups.nr_exclude, 1);
 	assert_string_equal(c.cgroups.exclude[0], "name:k8s_POD*");
 	assert_true(c.cgroups.containers_only);
+	assert_true(c.cgroups.include_infrastructure);
 	assert_int_equal(c.cgroups.max, 100);
 	assert_int_equal(c.cgroups.max_depth, 3);
 	assert_true(c.csv.enabled);
@@ -403,6 +405,7 @@ static void test_default(void **state) {
 	assert_string_equal(c.cgroups.include[0], "/**");
 	assert_int_equal(c.cgroups.nr_exclude, 0);
 	assert_false(c.cgroups.containers_only);
+	assert_false(c.cgroups.include_infrastructure);
 	assert_int_equal(c.cgroups.max, 4096);
 	assert_int_equal(c.cgroups.max_depth, 0);
 	assert_true(c.csv.enabled);
