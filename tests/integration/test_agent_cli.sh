@@ -32,3 +32,7 @@ printf 'interval: 10s\nevents: [cpu-clock]\ncgroups:\n  max: many\n' >"$TMP/bad.
 expect2 check-config "$TMP/bad.yaml"
 grep -q "bad.yaml:4:8: " "$TMP/err" || fail "check-config error lacks FILE:LINE:COL: $(cat "$TMP/err")"
 expect2 agent -c "$TMP/bad.yaml"
+
+# The shipped example configuration is valid.
+"$CGPERF" check-config "$CGPERF_SRC/packaging/cgperf.yaml" >/dev/null ||
+	fail "packaging/cgperf.yaml does not pass check-config"
