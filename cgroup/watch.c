@@ -288,6 +288,15 @@ static void forget_watch(struct cg_watch *w, struct node *n) {
 /* Watches the directory open at fd. A failure leaves the node unwatched
  * (rescans retry), it never stops the walk: with max_user_watches exhausted
  * the rescan still finds everything, only later. */
+
+/* inotify_add_watch failed: a full watch budget is counted (the rescan finds
+ * what goes unwatched); a directory that vanished meanwhile is no error. */
+static void note_watch_failure(struct cg_watch *w, int err) {
+        if (err == ENOSPC)
+                w->stats.limit_hits++;
+        else if (!errno_is_vanished(err))
+                w->last_watch_error = err;
+}
 static void watch_node(struct cg_watch *w, struct node *n, int fd) {
         char proc_path[sizeof("/proc/self/fd/") + 12];
         struct node *holder;
@@ -301,10 +310,7 @@ static void watch_node(struct cg_watch *w, struct node *n, int fd) {
         snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
         wd = inotify_add_watch(w->inotify_fd, proc_path, NODE_MASK);
         if (wd < 0) {
-                if (errno == ENOSPC)
-                        w->stats.limit_hits++;
-                else if (!errno_is_vanished(errno))
-                        w->last_watch_error = errno;
+                note_watch_failure(w, errno);
                 return;
         }
 
@@ -340,10 +346,7 @@ static void watch_anchor(struct cg_watch *w) {
         wd = inotify_add_watch(w->inotify_fd, abs, ANCHOR_MASK);
         free(abs);
         if (wd < 0) {
-                if (errno == ENOSPC)
-                        w->stats.limit_hits++;
-                else if (!errno_is_vanished(errno))
-                        w->last_watch_error = errno;
+                note_watch_failure(w, errno);
                 return;
         }
         w->anchor_wd = wd;
