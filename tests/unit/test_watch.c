@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "tests/lib/rm_tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -261,42 +262,6 @@ static struct cg_watch *watch_subtree(struct recorder *rec, const char *subtree,
         return w;
 }
 
-/* Removes dfd/name and everything below it, bottom-up, never following
- * symlinks. Plain files are only unlinked when asked: cgroupfs interface files
- * cannot be, rmdir of an empty cgroup takes them along. */
-static int rm_tree_at(int dfd, const char *name, bool unlink_files) {
-        struct dirent *de;
-        DIR *d;
-        int fd, r = 0;
-
-        fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-        while ((de = readdir(d))) {
-                struct stat st;
-
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue;
-                if (S_ISDIR(st.st_mode)) {
-                        int k = rm_tree_at(dirfd(d), de->d_name, unlink_files);
-
-                        if (k < 0 && r == 0)
-                                r = k;
-                } else if (unlink_files)
-                        (void) unlinkat(dirfd(d), de->d_name, 0);
-        }
-        closedir(d);
-        if (unlinkat(dfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
-                r = -errno;
-        return r;
-}
 
 /* ---------------------------------------------------------------------------
  * Tests
