@@ -147,11 +147,7 @@ static bool same_time(const struct timespec *a, const struct timespec *b)
 static int emit_message(const char *msg, size_t len, void *userdata)
 {
 	struct syslog_sink *k = userdata;
-	int r = syslog_conn_send(k->conn, msg, len);
-
-	if (r == 0)
-		k->messages++;
-	return r;
+	return syslog_conn_stage(k->conn, msg, len);
 }
 
 /* The strings of one message's params, kept together for the formatter. */
@@ -223,8 +219,16 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r,
 		t.counters[2 * i + 1] = (struct syslog_param){ t.names[i][1], t.cells[i].running_pct };
 	}
 
+	/* All parts or none: a part already queued would be sent again
+	 * inside the retry (the next record holds these counts too). */
 	ret = syslog_format_record(&h, &content, syslog_conn_message_max(k->conn), emit_message, k);
-	return ret < 0 ? ret : 0;
+	if (ret < 0) {
+		syslog_conn_discard(k->conn);
+		return ret;
+	}
+	syslog_conn_commit(k->conn);
+	k->messages += (uint64_t)ret;
+	return 0;
 }
 
 static int syslog_sink_write(struct sink *s, const struct sink_record *r)

@@ -47,6 +47,9 @@ struct syslog_conn {
 
 	struct queued_msg *ring;
 	size_t cap, head, count, head_written;
+	/* The messages of the record being formatted, not queued yet. */
+	struct queued_msg *staged;
+	size_t nr_staged, staged_cap;
 
 	unsigned backoff_ms; /* delay before the next attempt after a failure */
 	bool ever_connected;
@@ -504,7 +507,7 @@ static bool make_room(struct syslog_conn *t)
 	return true;
 }
 
-int syslog_conn_send(struct syslog_conn *t, const char *msg, size_t len)
+int syslog_conn_stage(struct syslog_conn *t, const char *msg, size_t len)
 {
 	struct queued_msg m = { 0 };
 	char prefix[24];
@@ -514,6 +517,15 @@ int syslog_conn_send(struct syslog_conn *t, const char *msg, size_t len)
 		return -EINVAL;
 	if (len > syslog_conn_message_max(t))
 		return -EMSGSIZE;
+	if (t->nr_staged == t->staged_cap) {
+		size_t cap = t->staged_cap ? 2 * t->staged_cap : 4;
+		struct queued_msg *staged = realloc(t->staged, cap * sizeof(*staged));
+
+		if (!staged)
+			return -ENOMEM;
+		t->staged = staged;
+		t->staged_cap = cap;
+	}
 	if (t->kind == SYSLOG_TCP)
 		prefix_len = (size_t)snprintf(prefix, sizeof(prefix), "%zu ", len);
 	m.data = malloc(prefix_len + len ? prefix_len + len : 1);
@@ -523,15 +535,34 @@ int syslog_conn_send(struct syslog_conn *t, const char *msg, size_t len)
 	if (len)
 		memcpy(m.data + prefix_len, msg, len);
 	m.len = prefix_len + len;
-	if (!make_room(t)) {
-		free(m.data);
-		return 0;
+	t->staged[t->nr_staged++] = m;
+	return 0;
+}
+
+void syslog_conn_discard(struct syslog_conn *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_staged; i++)
+		free(t->staged[i].data);
+	t->nr_staged = 0;
+}
+
+void syslog_conn_commit(struct syslog_conn *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_staged; i++) {
+		if (!make_room(t)) {
+			free(t->staged[i].data);
+			continue;
+		}
+		t->ring[(t->head + t->count) % t->cap] = t->staged[i];
+		t->count++;
 	}
-	t->ring[(t->head + t->count) % t->cap] = m;
-	t->count++;
+	t->nr_staged = 0;
 	if (t->state == CONN_UP)
 		send_queue(t);
-	return 0;
 }
 
 int syslog_conn_reconnect(struct syslog_conn *t)
@@ -593,6 +624,8 @@ void syslog_conn_free(struct syslog_conn *t)
 	while (t->count > 0)
 		pop_head(t);
 	free(t->ring);
+	syslog_conn_discard(t);
+	free(t->staged);
 	if (t->addrs)
 		freeaddrinfo(t->addrs);
 	if (t->timer_fd >= 0)

@@ -58,11 +58,16 @@ void syslog_conn_free(struct syslog_conn *t);
 /* The largest message syslog_conn_send() accepts. */
 size_t syslog_conn_message_max(const struct syslog_conn *t);
 
-/* Queue a copy of msg and write what the socket takes now. A full queue
- * drops its oldest message (never one partly written). 0, or -EMSGSIZE
- * (longer than the maximum), -EINVAL, -ENOMEM; a receiver that is down is
- * not an error. */
-int syslog_conn_send(struct syslog_conn *t, const char *msg, size_t len);
+/* A record's messages (the parts of a split one) are queued together or
+ * not at all, so a record that fails half-way leaves nothing behind that
+ * its retry would send a second time. stage() copies one message aside:
+ * 0, or -EMSGSIZE (longer than the maximum), -EINVAL, -ENOMEM. commit()
+ * queues every staged message and writes what the socket takes now (a full
+ * queue drops its oldest, never one partly written; a receiver that is down
+ * is not an error). discard() forgets the staged ones. */
+int syslog_conn_stage(struct syslog_conn *t, const char *msg, size_t len);
+void syslog_conn_commit(struct syslog_conn *t);
+void syslog_conn_discard(struct syslog_conn *t);
 
 /* The fd to watch (EPOLLIN), and what to call when it is readable: handles
  * timers, connect completion, writes and hang-ups without blocking. Returns 0

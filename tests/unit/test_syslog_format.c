@@ -122,6 +122,28 @@ static void test_rfc3164_exact(void **state)
 				      "cgroup=\"/system.slice/a.service\" cgroup_id=\"7\" "
 				      "cpu-clock=\"1000\" cpu-clock_running_pct=\"100.00\"");
 	sent_free(&s);
+
+	/* Local time, not UTC: 5:45 east crosses into the next day, 9:30
+	 * west stays on it (POSIX TZ strings: no tzdata needed). RFC 5424
+	 * stays in UTC whatever the zone. */
+	h.hostname = NULL;
+	h.app_name = "cgperf";
+	setenv("TZ", "CGT-5:45", 1);
+	tzset();
+	assert_int_equal(syslog_format_record(&h, &c, 2048, collect, &s), 1);
+	assert_memory_equal(s.msg[0], "<30>Nov 15 03:58:20 cgperf[42]:", 31);
+	sent_free(&s);
+	setenv("TZ", "CGW+9:30", 1);
+	tzset();
+	assert_int_equal(syslog_format_record(&h, &c, 2048, collect, &s), 1);
+	assert_memory_equal(s.msg[0], "<30>Nov 14 12:43:20 cgperf[42]:", 31);
+	sent_free(&s);
+	h.format = SYSLOG_RFC5424;
+	assert_int_equal(syslog_format_record(&h, &c, 2048, collect, &s), 1);
+	assert_memory_equal(s.msg[0], "<30>1 2023-11-14T22:13:20.123Z", 30);
+	sent_free(&s);
+	setenv("TZ", "UTC", 1);
+	tzset();
 }
 
 static void test_header_tokens(void **state)

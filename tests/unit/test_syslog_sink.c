@@ -35,6 +35,10 @@
 #define FFFD "\xEF\xBF\xBD"
 #define NR_EVENTS 4
 #define T0 1700000000
+/* A POSIX TZ (no tzdata needed) 5 h 45 min east of UTC, as Nepal: local
+ * time cannot be mistaken for UTC, nor for a whole-hour shift. */
+#define TEST_TZ "CGT-5:45"
+#define TEST_TZ_OFFSET_S (5 * 3600 + 45 * 60)
 /* Safety nets only: nothing asserts how fast things happen. */
 #define WAIT_S 60
 
@@ -453,9 +457,40 @@ static struct cgperf_reading total(int cg, int e, int k)
 	};
 }
 
+/* Allocations fail on demand: this test is linked with --wrap for malloc,
+ * calloc and realloc. fail_alloc_in = n: the n-th allocation from now fails
+ * (once); 0: none do. */
+static int fail_alloc_in;
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+
+static bool alloc_fails_now(void)
+{
+	if (fail_alloc_in <= 0 || --fail_alloc_in > 0)
+		return false;
+	errno = ENOMEM;
+	return true;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return alloc_fails_now() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return alloc_fails_now() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t size)
+{
+	return alloc_fails_now() ? NULL : __real_realloc(p, size);
+}
+
 /* Hand the sink interval k of cgroup cg, counting since interval `start`
- * (a later start = counting restarted there). */
-static void write_record(struct sink *s, int cg, int k, int start, bool final)
+ * (a later start = counting restarted there); the write's result. */
+static int try_write_record(struct sink *s, int cg, int k, int start, bool final)
 {
 	struct cgperf_reading totals[NR_EVENTS];
 	struct sink_record r = {
@@ -470,7 +505,12 @@ static void write_record(struct sink *s, int cg, int k, int start, bool final)
 
 	for (int e = 0; e < NR_EVENTS; e++)
 		totals[e] = total(cg, e, k - start);
-	assert_int_equal(s->ops->write(s, &r), 0);
+	return s->ops->write(s, &r);
+}
+
+static void write_record(struct sink *s, int cg, int k, int start, bool final)
+{
+	assert_int_equal(try_write_record(s, cg, k, start, final), 0);
 }
 
 /* ---- what arrived ------------------------------------------------------- */
@@ -518,10 +558,12 @@ static const char *param(json_object *m, const char *name)
 }
 
 /* The timestamp a message of interval k carries: RFC 5424 in UTC with
- * milliseconds, RFC 3164 in local time (the test runs with TZ=UTC). */
+ * milliseconds, RFC 3164 in local time. The test runs in a zone 5:45 east
+ * of UTC (TEST_TZ): the local time is worked out here from that offset, not
+ * by the C library's time zone code that the sink uses. */
 static void expected_timestamp(enum syslog_format format, int k, char *buf, size_t len)
 {
-	time_t t = T0 + 10 * k;
+	time_t t = T0 + 10 * k + (format == SYSLOG_RFC3164 ? TEST_TZ_OFFSET_S : 0);
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
@@ -1067,6 +1109,74 @@ static void test_tcp_full_queue_keeps_partial_message(void **state)
 	s->ops->free(s);
 }
 
+/* A record split over UDP whose formatting or queueing fails half-way (an
+ * allocation fails: the first, the second, ... of the write) leaves nothing
+ * behind: each part is sent once, and the counts of a failed record arrive
+ * in the next one. What rsyslogd received adds up exactly to the totals: no
+ * part twice, no (seq, part) twice, every seq complete. */
+static void test_split_record_failing_half_way(void **state)
+{
+	struct sink *s = new_sink(SYSLOG_UDP, SYSLOG_RFC5424, "cgperf-s", 3, 32473, 1000);
+	uint64_t sums[NR_EVENTS] = { 0 };
+	int k = 0, failed = 0, parts[64][8] = { { 0 } }, nparts[64] = { 0 };
+	struct syslog_sink_stats st;
+	json_object *all;
+
+	rsyslog_ensure_running();
+	capture_stderr();
+	/* Fail the n-th allocation of a write, n = 1, 2, ... until a write
+	 * needs fewer than n; after each failure one write that succeeds. */
+	for (int n = 1;; n++) {
+		int r;
+
+		fail_alloc_in = n;
+		r = try_write_record(s, 3, ++k, 0, false);
+		fail_alloc_in = 0;
+		if (r == 0)
+			break;
+		assert_int_equal(r, -ENOMEM);
+		failed++;
+		write_record(s, 3, ++k, 0, false);
+		assert_true(n < 60);
+	}
+	free(end_capture());
+	st = stats_of(s);
+	assert_true(failed >= 3); /* some failed after a part was formatted */
+	assert_int_equal(st.format_errors, failed);
+	assert_true(st.messages >= 2 * st.records - 2 * (uint64_t)failed);
+	drive_until_empty(&s, 1);
+	wait_app_lines("cgperf-s", SYSLOG_RFC5424, (int)st.messages);
+
+	all = parse_received("cgperf-s");
+	assert_int_equal(json_object_array_length(all), st.messages);
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *m = json_object_array_get_idx(all, i);
+		int seq = atoi(param(m, "seq")), part, of;
+
+		assert_int_equal(sscanf(param(m, "part"), "%d/%d", &part, &of), 2);
+		assert_true(seq >= 1 && seq < 64 && part >= 1 && part <= of && of < 8);
+		assert_true(nparts[seq] == 0 || nparts[seq] == of);
+		nparts[seq] = of;
+		assert_int_equal(parts[seq][part]++, 0); /* no part twice */
+		for (int e = 0; e < NR_EVENTS; e++) {
+			const char *v = param(m, value_names[e]);
+			if (v)
+				sums[e] += strtoull(v, NULL, 10);
+		}
+	}
+	/* seq 1.. without gaps, each with all its parts */
+	for (int seq = 1; seq <= k - failed; seq++)
+		for (int part = 1; part <= nparts[seq]; part++)
+			assert_int_equal(parts[seq][part], 1);
+	assert_int_equal(nparts[k - failed + 1], 0);
+	for (int e = 0; e < NR_EVENTS; e++) {
+		uint64_t want = total(3, e, k).counter;
+		assert_int_equal(sums[e], e == 2 ? 2 * want : want);
+	}
+	json_object_put(all);
+	s->ops->free(s);
+}
+
 /* The sink without a receiver at all (the default unix:/dev/log on a host
  * without one): created fine, messages queue, nothing blocks, and free()
  * reports what was never delivered. */
@@ -1114,11 +1224,12 @@ int main(void)
 		cmocka_unit_test(test_receiver_down_then_back),
 		cmocka_unit_test(test_tcp_partial_writes_and_reconnect),
 		cmocka_unit_test(test_tcp_full_queue_keeps_partial_message),
+		cmocka_unit_test(test_split_record_failing_half_way),
 		cmocka_unit_test(test_no_receiver),
 	};
 
-	/* RFC 3164 timestamps are local time: make them predictable. */
-	setenv("TZ", "UTC", 1);
+	/* RFC 3164 timestamps are local time: a known zone that is not UTC. */
+	setenv("TZ", TEST_TZ, 1);
 	tzset();
 	init_paths();
 	return cmocka_run_group_tests(tests, setup, teardown);
