@@ -23,7 +23,7 @@ static void usage(FILE *f) {
 	fputs("Usage: cgperf check-config [--print] FILE...\n"
 	      "       cgperf check-config --default\n"
 	      "\n"
-	      "Check agent configuration files (YAML, see docs/CONFIG.md). A valid file\n"
+	      "Check agent configuration files (YAML, see cgperf.yaml(5)). A valid file\n"
 	      "prints \"FILE: OK\"; an invalid one prints \"FILE:LINE:COL: message\" on\n"
 	      "stderr. Exit status 0 when every file is valid, 2 otherwise.\n"
 	      "\n"

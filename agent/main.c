@@ -6,6 +6,7 @@
 #include "agent/events_cmd.h"
 #include "agent/list_cmd.h"
 #include "agent/stat_cmd.h"
+#include "agent/version.h"
 #include <bpf/libbpf.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -32,7 +33,16 @@ static void usage(FILE *f)
 	fputs("usage: cgperf COMMAND [OPTIONS]\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fputs("\n'cgperf COMMAND --help' for a command's options.\n", f);
+	fputs("\n'cgperf COMMAND --help' for a command's options, 'cgperf --version' for the version.\n", f);
+}
+
+static int do_version(void)
+{
+	if (cgperf_git_describe[0])
+		printf("cgperf %s (git %s)\n", cgperf_version, cgperf_git_describe);
+	else
+		printf("cgperf %s\n", cgperf_version);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
 }
 
 /* libbpf's own messages are verbose on expected failures (probes); show
@@ -60,6 +70,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return do_version();
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
