@@ -2,6 +2,7 @@
  * the cgroup watcher and the sinks' sockets. See docs/AGENT.md. */
 #include "agent/agent.h"
 #include "agent/cli_util.h"
+#include "agent/metadata_roots.h"
 #include "agent/monitored.h"
 #include "bpf/counter.h"
 #include "cgroup/cgroup2.h"
@@ -43,6 +44,7 @@ struct agent {
 	unsigned long long cgroups_seen; /* ever counted, for the summary */
 	struct monitored_set mon;
 	struct metadata_roots roots;
+	struct metadata_cache *meta_cache;
 	struct cg_selector sel;
 	const char *include[CONFIG_MAX_PATTERNS], *exclude[CONFIG_MAX_PATTERNS];
 	struct cgperf_reading *vals; /* cfg.cgroups.max * nr_events */
@@ -205,7 +207,7 @@ static void on_cgroup_added(void *ctx, const char *path, uint64_t id)
 	uint64_t anc[CGPERF_MAX_CGROUP_DEPTH];
 	int nr_anc, slot, r;
 
-	if (monitored_find(&a->mon, id) || cg_identify(path, &ident) < 0)
+	if (monitored_find(&a->mon, id) || cg_identify_at(a->cfg.cgroups.root, path, &ident) < 0)
 		return;
 	cg_metadata_lookup(&a->roots, &ident, &meta);
 	if (!cg_select(&a->sel, path, &ident, &meta))
@@ -330,6 +332,8 @@ static void agent_stop(struct agent *a, bool final_rows)
 	counter_close(a->counter);
 	a->counter = NULL;
 	monitored_clear(&a->mon);
+	metadata_cache_free(a->meta_cache);
+	a->meta_cache = NULL;
 	free(a->vals);
 	a->vals = NULL;
 }
@@ -352,7 +356,10 @@ static int agent_start(struct agent *a)
 	if (r < 0)
 		return r;
 	setup_selector(a);
-	metadata_roots_default(&a->roots);
+	r = metadata_cache_new(&a->meta_cache);
+	if (r < 0)
+		return r;
+	metadata_roots_from_config(&a->cfg.metadata, a->meta_cache, &a->roots);
 	a->vals = calloc((size_t)a->cfg.cgroups.max * a->nr_events, sizeof(*a->vals));
 	if (!a->vals)
 		return -ENOMEM;

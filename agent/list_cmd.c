@@ -1,6 +1,7 @@
 /* `cgperf list`: the cgroups the agent would monitor, with what they are. */
 #include "agent/list_cmd.h"
 #include "agent/cli_util.h"
+#include "agent/metadata_roots.h"
 #include "cgroup/cgroup2.h"
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"
@@ -14,6 +15,7 @@
 #include <string.h>
 
 struct list_state {
+	const char *root; /* cgroups.root */
 	struct cg_selector sel;
 	struct metadata_roots roots;
 	bool json;
@@ -24,15 +26,16 @@ struct list_state {
 static void usage(FILE *f)
 {
 	fputs("usage: cgperf list [--json] [-c FILE] [--include PAT]... [--exclude PAT]...\n"
-	      "                   [--containers-only] [--all]\n"
+	      "                   [--containers-only] [--all] [--root CGROUP]\n"
 	      "\n"
 	      "  --json             JSON array with id, path, kind, runtime, container_id,\n"
-	      "                     container_name, pod_uid, pod_name, namespace\n"
+	      "                     container_name, pod_uid, pod_name, namespace, rootless, uid\n"
 	      "  -c, --config FILE  use the selection (cgroups:) of this agent config\n"
 	      "  --include PAT      only cgroups matching PAT (path glob, runtime:GLOB, name:GLOB)\n"
 	      "  --exclude PAT      not cgroups matching PAT\n"
 	      "  --containers-only  only containers and pods\n"
-	      "  --all              also infrastructure (conmon, mounts, sockets, init.scope)\n",
+	      "  --all              also infrastructure (conmon, mounts, sockets, init.scope)\n"
+	      "  --root CGROUP      where runtime layouts are recognised (cgroups.root, default /)\n",
 	      f);
 }
 
@@ -66,6 +69,9 @@ static void add_json(struct list_state *s, const char *path, uint64_t id,
 	ADD_STR("pod_name", md->pod_name);
 	ADD_STR("namespace", md->pod_namespace);
 #undef ADD_STR
+	/* A rootless user's container: its uid; names from that user's storage. */
+	json_object_object_add(o, "rootless", json_object_new_boolean(ident->rootless));
+	json_object_object_add(o, "uid", ident->rootless ? json_object_new_uint64(ident->uid) : NULL);
 	json_object_array_add(s->array, o);
 }
 
@@ -95,7 +101,7 @@ static int visit(const char *path, uint64_t id, void *data)
 	struct cg_identity ident;
 	struct cg_metadata md = { 0 };
 
-	if (cg_identify(path, &ident) < 0)
+	if (cg_identify_at(s->root, path, &ident) < 0)
 		return 0;
 	cg_metadata_lookup(&s->roots, &ident, &md);
 	if (!cg_select(&s->sel, path, &ident, &md))
@@ -110,7 +116,7 @@ static int visit(const char *path, uint64_t id, void *data)
 
 int do_list(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_CONTAINERS, OPT_ALL };
+	enum { OPT_JSON = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_CONTAINERS, OPT_ALL, OPT_ROOT };
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "config", required_argument, NULL, 'c' },
@@ -118,16 +124,19 @@ int do_list(int argc, char **argv)
 		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 		{ "containers-only", no_argument, NULL, OPT_CONTAINERS },
 		{ "all", no_argument, NULL, OPT_ALL },
+		{ "root", required_argument, NULL, OPT_ROOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static struct agent_config cfg;
 	const char *inc[CONFIG_MAX_PATTERNS], *exc[CONFIG_MAX_PATTERNS];
 	struct list_state s = { 0 };
-	const char *config_path = NULL, *root;
+	struct metadata_cache *cache = NULL;
+	const char *config_path = NULL, *root, *root_opt = NULL;
+	char cg_root[256];
 	int nr_inc = 0, nr_exc = 0, opt, r;
 	bool containers_only = false, all = false;
-	char err[1024];
+	char err[1024] = "";
 
 	opterr = 0;
 	optind = 1;
@@ -156,6 +165,9 @@ int do_list(int argc, char **argv)
 		case OPT_ALL:
 			all = true;
 			break;
+		case OPT_ROOT:
+			root_opt = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
@@ -180,7 +192,16 @@ int do_list(int argc, char **argv)
 		containers_only |= cfg.cgroups.containers_only;
 		all |= cfg.cgroups.include_infrastructure;
 		s.sel.max_depth = cfg.cgroups.max_depth;
+	} else if (config_load_default(&cfg) < 0) {
+		return EXIT_RUNTIME;
 	}
+	snprintf(cg_root, sizeof(cg_root), "%s", cfg.cgroups.root);
+	if (root_opt && config_normalize_cgroup_root(root_opt, cg_root, sizeof(cg_root), err, sizeof(err)) < 0) {
+		fprintf(stderr, "cgperf list: --root '%s': %s\n", root_opt,
+			err[0] ? err : "longer than 255 bytes");
+		return EXIT_USAGE;
+	}
+	s.root = cg_root;
 	if (cgroup2_root(&root, NULL) < 0) {
 		fprintf(stderr, "cgperf list: no cgroup2 hierarchy is mounted (legacy cgroup v1 only); "
 				"per-cgroup counting needs cgroup2\n");
@@ -192,13 +213,19 @@ int do_list(int argc, char **argv)
 	s.sel.nr_exclude = nr_exc;
 	s.sel.containers_only = containers_only;
 	s.sel.include_infrastructure = all;
-	metadata_roots_default(&s.roots);
+	r = metadata_cache_new(&cache);
+	if (r < 0) {
+		fprintf(stderr, "cgperf list: %s\n", strerror(-r));
+		return EXIT_RUNTIME;
+	}
+	metadata_roots_from_config(&cfg.metadata, cache, &s.roots);
 	if (s.json)
 		s.array = json_object_new_array();
 	else
 		printf("%-8s %-10s %-10s %-12s %-24s %-24s %-12s %s\n", "ID", "KIND", "RUNTIME",
 		       "CONTAINER", "NAME", "POD", "NAMESPACE", "PATH");
 	r = cgroup2_for_each_matching("/**", visit, &s);
+	metadata_cache_free(cache);
 	if (r < 0) {
 		fprintf(stderr, "cgperf list: cannot walk %s: %s\n", root, strerror(-r));
 		json_object_put(s.array);

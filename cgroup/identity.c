@@ -1,21 +1,27 @@
 /* What a cgroup is, from its path alone. The layouts are those of the
- * runtimes' cgroup drivers (docs/IDENTITY.md has the table). Matching is
- * strict on purpose: a container id must be exactly 64 lowercase hex digits
- * and a pod uid a Kubernetes UID, so a unit or directory that merely looks
- * similar stays a plain service/scope/other instead of a made-up container.
- * Everything is byte comparisons on the path: odd bytes (spaces, quotes,
- * non-UTF-8) are just bytes that match no pattern. */
+ * runtimes' cgroup drivers (docs/IDENTITY.md has the table), and each is
+ * recognised only where its runtime puts it, counted from the configured
+ * cgroup root: kubelet's tree at the root (or under kind's kubelet.slice),
+ * rootful runtimes at their parents (system.slice, machine.slice, docker,
+ * libpod_parent), rootless ones only in their user's manager. Tenants name
+ * cgroups freely in delegated subtrees; a layout recognised anywhere would
+ * let them pass for a host container or pod (its name, labels, CSV file).
+ * Nothing below a container is another container: it is part of that one.
+ *
+ * Matching is strict too: a container id must be exactly 64 lowercase hex
+ * digits and a pod uid a Kubernetes UID. Everything is byte comparisons on
+ * the path: odd bytes (spaces, quotes, non-UTF-8) match no pattern. */
 #include "cgroup/identity.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-/* Only the end of the path decides: the deepest layout (Kubernetes under a
- * kind prefix) needs kubepods + QoS + pod + container + "container" = 5
- * components; whatever sits above them (kind's node container, a user
- * manager) does not change what the cgroup is. */
-#define TAIL_MAX 8
+/* Components kept from the root down. The deepest layout, a container in a
+ * rootless podman pod, is user.slice/user-N.slice/user@N.service/user.slice/
+ * <pod slice>/<container> + "container" = 7; below that only the leaf and
+ * the count matter. */
+#define PREFIX_MAX 12
 #define CONTAINER_ID_LEN 64
 
 struct component {
@@ -23,10 +29,11 @@ struct component {
 	size_t len;
 };
 
-struct path_tail {
-	struct component c[TAIL_MAX]; /* the last n components, c[n - 1] is the leaf */
-	size_t n;
-	bool under_user_manager;      /* some ancestor is user@<uid>.service */
+struct path_view {
+	struct component c[PREFIX_MAX]; /* the first components below the root */
+	size_t n;                       /* all components below the root */
+	struct component leaf;
+	bool below_root;                /* false: outside cgroups.root, nothing is anchored */
 };
 
 /* ---------------------------------------------------------------------------
@@ -50,16 +57,6 @@ static bool comp_has_suffix(struct component c, const char *suffix)
 	size_t n = strlen(suffix);
 
 	return c.len >= n && memcmp(c.s + c.len - n, suffix, n) == 0;
-}
-
-static bool comp_contains(struct component c, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (size_t i = 0; i + n <= c.len; i++)
-		if (memcmp(c.s + i, needle, n) == 0)
-			return true;
-	return false;
 }
 
 static struct component comp_sub(struct component c, size_t skip_front, size_t skip_back)
@@ -104,7 +101,7 @@ static bool match_prefixed_id(struct component c, const char *prefix, const char
  * `sep` between the groups (systemd driver '_', since '-' means nesting in
  * slice names; cgroupfs '-'), or the 32-hex config hash static pods get.
  * Written to ret_uid in the API's form, with dashes. */
-static bool parse_pod_uid(struct component c, char sep, char ret_uid[40])
+static bool parse_pod_uid(struct component c, char sep, char ret_uid[CG_ID_MAX])
 {
 	static const size_t dash_at[] = { 8, 13, 18, 23 };
 
@@ -180,50 +177,57 @@ static void unescape_unit(struct component c, char *dst, size_t dst_len)
 }
 
 /* ---------------------------------------------------------------------------
- * Path -> tail
+ * Path -> components below the root
  * ------------------------------------------------------------------------- */
 
-static bool is_user_manager(struct component c)
+static struct component next_component(const char **p)
 {
-	struct component uid;
+	struct component c;
 
-	if (!comp_has_prefix(c, "user@") || !comp_has_suffix(c, ".service"))
-		return false;
-	uid = comp_sub(c, strlen("user@"), strlen(".service"));
-	if (uid.len == 0)
-		return false;
-	for (size_t i = 0; i < uid.len; i++)
-		if (uid.s[i] < '0' || uid.s[i] > '9')
-			return false;
-	return true;
+	*p += strspn(*p, "/");
+	c = (struct component){ *p, strcspn(*p, "/") };
+	*p += c.len;
+	return c;
 }
 
-static void split_tail(const char *path, struct path_tail *ret)
+static void split_path(const char *root, const char *path, struct path_view *ret)
 {
-	*ret = (struct path_tail){ 0 };
-	for (const char *p = path;;) {
-		struct component c;
+	const char *p = path, *r = root ? root : "/";
 
-		p += strspn(p, "/");
-		c = (struct component){ p, strcspn(p, "/") };
+	*ret = (struct path_view){ .below_root = true };
+	/* The root's components must be the path's first ones, whole. */
+	for (;;) {
+		struct component rc = next_component(&r), pc;
+
+		if (rc.len == 0)
+			break;
+		pc = next_component(&p);
+		if (pc.len != rc.len || memcmp(pc.s, rc.s, rc.len) != 0) {
+			ret->below_root = false;
+			p = path;
+			break;
+		}
+	}
+	for (;;) {
+		struct component c = next_component(&p);
+
 		if (c.len == 0)
 			break;
-		p += c.len;
-		/* The leaf itself being user@N.service is the manager, not
-		 * something under it; checked once the walk is done. */
-		if (ret->n > 0 && is_user_manager(ret->c[ret->n - 1]))
-			ret->under_user_manager = true;
-		if (ret->n == TAIL_MAX) {
-			memmove(ret->c, ret->c + 1, (TAIL_MAX - 1) * sizeof(ret->c[0]));
-			ret->n--;
-		}
-		ret->c[ret->n++] = c;
+		if (ret->n < PREFIX_MAX)
+			ret->c[ret->n] = c;
+		ret->n++;
+		ret->leaf = c;
 	}
 }
 
+/* Component i exists and is kept. */
+static bool have(const struct path_view *v, size_t i)
+{
+	return i < v->n && i < PREFIX_MAX;
+}
+
 /* ---------------------------------------------------------------------------
- * Classifiers. Each fills a scratch identity and returns true when the path
- * is its layout; the caller keeps the first that matches.
+ * What any cgroup is from its own name: systemd units
  * ------------------------------------------------------------------------- */
 
 static void set_runtime(struct cg_identity *id, const char *runtime)
@@ -231,9 +235,9 @@ static void set_runtime(struct cg_identity *id, const char *runtime)
 	snprintf(id->runtime, sizeof(id->runtime), "%s", runtime);
 }
 
-/* What systemd's unit suffix says about the leaf. Container scopes are
- * refined afterwards; this is the answer for everything else. */
-static void classify_unit(struct component leaf, struct cg_identity *id)
+/* What systemd's unit suffix says about a component. This is the answer
+ * for every cgroup that is not at a runtime's place. */
+static void classify_unit(struct component c, struct cg_identity *id)
 {
 	static const struct {
 		const char *suffix;
@@ -248,38 +252,156 @@ static void classify_unit(struct component leaf, struct cg_identity *id)
 		{ ".swap", CG_KIND_OTHER, true },
 	};
 
+	*id = (struct cg_identity){ 0 };
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!comp_has_suffix(leaf, units[i].suffix) || leaf.len == strlen(units[i].suffix))
+		if (!comp_has_suffix(c, units[i].suffix) || c.len == strlen(units[i].suffix))
 			continue;
 		id->kind = units[i].kind;
-		id->infrastructure = units[i].infrastructure || comp_eq(leaf, "init.scope");
+		id->infrastructure = units[i].infrastructure || comp_eq(c, "init.scope");
 		set_runtime(id, "systemd");
-		unescape_unit(leaf, id->unit, sizeof(id->unit));
+		unescape_unit(c, id->unit, sizeof(id->unit));
 		return;
 	}
 }
 
-/* kubepods.slice (or kind's kubelet-kubepods.slice: any "<x>-kubepods"
- * slice) for the systemd driver, "kubepods" for cgroupfs. ret_stem is the
- * slice name without ".slice": kubelet names the QoS and pod slices below
- * by appending to it. */
-static bool is_kubepods(struct component c, bool *ret_systemd, struct component *ret_stem)
-{
-	struct component stem;
+/* ---------------------------------------------------------------------------
+ * Layouts. Each matcher looks at the components from index `at` (the first
+ * below the root or the user manager) and returns the depth of the deepest
+ * level it recognises on this path, with that level's identity in *m; 0
+ * when the path is not its layout. The caller decides what a deeper leaf is.
+ * ------------------------------------------------------------------------- */
 
-	if (comp_eq(c, "kubepods")) {
-		*ret_systemd = false;
-		return true;
-	}
-	if (!comp_has_suffix(c, ".slice"))
+/* A runtime's cgroup directly under its parent: "<prefix><64 hex><suffix>". */
+struct scope_layout {
+	const char *parent, *prefix, *suffix, *runtime;
+	bool infrastructure; /* conmon: the runtime's helper, not the container */
+};
+
+static const struct scope_layout host_scopes[] = {
+	{ "system.slice", "docker-", ".scope", "docker", false },
+	{ "system.slice", "cri-containerd-", ".scope", "containerd", false },
+	{ "system.slice", "crio-", ".scope", "crio", false },
+	{ "system.slice", "crio-conmon-", ".scope", "crio", true },
+	{ "system.slice", "nerdctl-", ".scope", "nerdctl", false },
+	{ "machine.slice", "libpod-", ".scope", "podman", false },
+	{ "machine.slice", "libpod-conmon-", ".scope", "podman", true },
+	/* cgroupfs drivers */
+	{ "docker", "", "", "docker", false },
+	{ "libpod_parent", "libpod-", "", "podman", false },
+	{ "libpod_parent", "libpod-conmon-", "", "podman", true },
+};
+
+/* Rootless runtimes put their containers in the user manager's user.slice. */
+static const struct scope_layout rootless_scopes[] = {
+	{ "user.slice", "docker-", ".scope", "docker", false },
+	{ "user.slice", "libpod-", ".scope", "podman", false },
+	{ "user.slice", "libpod-conmon-", ".scope", "podman", true },
+	{ "user.slice", "nerdctl-", ".scope", "nerdctl", false },
+};
+
+/* Podman pods: a cgroup per pod under the parent, its containers in it. */
+struct pod_layout {
+	const char *parent, *prefix, *suffix, *child_suffix;
+};
+
+static const struct pod_layout host_pods[] = {
+	{ "machine.slice", "machine-libpod_pod_", ".slice", ".scope" },
+	{ "libpod_parent", "", "", "" },
+};
+
+static const struct pod_layout rootless_pods[] = {
+	{ "user.slice", "user-libpod_pod_", ".slice", ".scope" },
+};
+
+/* c is the cgroup of a container (or of conmon, with infrastructure). */
+static void set_container(struct component c, const char *runtime, bool infrastructure,
+			  struct cg_identity *m, const char id[CG_ID_MAX])
+{
+	classify_unit(c, m);
+	m->kind = infrastructure ? CG_KIND_OTHER : CG_KIND_CONTAINER;
+	m->infrastructure = infrastructure;
+	set_runtime(m, runtime);
+	snprintf(m->container_id, sizeof(m->container_id), "%s", id);
+}
+
+/* The container (or conmon) cgroup c named by one of the prefixes. */
+static bool match_scope_name(struct component c, const char *prefix, const char *suffix,
+			     const char *runtime, bool infrastructure, struct cg_identity *m)
+{
+	char id[CG_ID_MAX];
+
+	if (!match_prefixed_id(c, prefix, suffix, id))
 		return false;
-	stem = comp_sub(c, 0, strlen(".slice"));
-	if (!comp_eq(stem, "kubepods") && !comp_has_suffix(stem, "-kubepods"))
-		return false;
-	*ret_systemd = true;
-	*ret_stem = stem;
+	set_container(c, runtime, infrastructure, m, id);
 	return true;
 }
+
+static size_t match_scopes(const struct path_view *v, size_t at, const struct scope_layout *t,
+			   size_t nt, struct cg_identity *m)
+{
+	if (!have(v, at + 1))
+		return 0;
+	for (size_t i = 0; i < nt; i++)
+		if (comp_eq(v->c[at], t[i].parent) &&
+		    match_scope_name(v->c[at + 1], t[i].prefix, t[i].suffix, t[i].runtime,
+				     t[i].infrastructure, m))
+			return at + 2;
+	return 0;
+}
+
+static size_t match_pods(const struct path_view *v, size_t at, const struct pod_layout *t, size_t nt,
+			 struct cg_identity *m)
+{
+	if (!have(v, at + 1))
+		return 0;
+	for (size_t i = 0; i < nt; i++) {
+		char pod_id[CG_ID_MAX];
+
+		if (!comp_eq(v->c[at], t[i].parent) ||
+		    !match_prefixed_id(v->c[at + 1], t[i].prefix, t[i].suffix, pod_id))
+			continue;
+		if (have(v, at + 2) &&
+		    (match_scope_name(v->c[at + 2], "libpod-", t[i].child_suffix, "podman", false, m) ||
+		     match_scope_name(v->c[at + 2], "libpod-conmon-", t[i].child_suffix, "podman", true,
+				      m))) {
+			snprintf(m->pod_uid, sizeof(m->pod_uid), "%s", pod_id);
+			return at + 3;
+		}
+		classify_unit(v->c[at + 1], m);
+		m->kind = CG_KIND_POD;
+		set_runtime(m, "podman");
+		snprintf(m->pod_uid, sizeof(m->pod_uid), "%s", pod_id);
+		return at + 2;
+	}
+	return 0;
+}
+
+/* LXC 4+: /lxc.payload.<name>, its monitor and pivot next to it. */
+static size_t match_lxc(const struct path_view *v, size_t at, struct cg_identity *m)
+{
+	struct component c;
+
+	if (!have(v, at))
+		return 0;
+	c = v->c[at];
+	if (comp_has_prefix(c, "lxc.payload.") && c.len > strlen("lxc.payload.")) {
+		struct component name = comp_sub(c, strlen("lxc.payload."), 0);
+
+		/* Container names may end like units ("web.mount"); they are not. */
+		*m = (struct cg_identity){ .kind = CG_KIND_CONTAINER };
+		snprintf(m->lxc_name, sizeof(m->lxc_name), "%.*s", (int)name.len, name.s);
+		set_runtime(m, "lxc");
+		return at + 1;
+	}
+	if (comp_has_prefix(c, "lxc.monitor.") || comp_eq(c, "lxc.monitor") || comp_eq(c, "lxc.pivot")) {
+		*m = (struct cg_identity){ .kind = CG_KIND_OTHER, .infrastructure = true };
+		set_runtime(m, "lxc");
+		return at + 1;
+	}
+	return 0;
+}
+
+/* ---- Kubernetes ---- */
 
 /* "<stem>-<qos>.slice" -> qos. */
 static bool match_qos_slice(struct component c, struct component stem, char ret_qos[16])
@@ -294,7 +416,7 @@ static bool match_qos_slice(struct component c, struct component stem, char ret_
  * Slice names spell out their whole ancestry, so the prefix must be exactly
  * that of the slices above. */
 static bool match_pod_slice(struct component c, struct component stem, const char *qos,
-			    char ret_uid[40])
+			    char ret_uid[CG_ID_MAX])
 {
 	char prefix[CG_NAME_MAX + 32];
 	int n;
@@ -308,196 +430,145 @@ static bool match_pod_slice(struct component c, struct component stem, const cha
 	return parse_pod_uid(comp_sub(c, (size_t)n, strlen(".slice")), '_', ret_uid);
 }
 
-/* A container directly under a pod. The systemd driver names it
- * "<rt>-<id>.scope" after the runtime; cgroupfs uses the bare id
+/* A container (or CRI-O's conmon) directly under a pod. The systemd driver
+ * names it "<rt>-<id>.scope" after the runtime; cgroupfs uses the bare id
  * (containerd, docker: the runtime is not in the path) or "crio-<id>". */
-static bool match_pod_container(struct component c, bool systemd, struct cg_identity *id)
+static bool match_pod_container(struct component c, bool systemd, struct cg_identity *m)
 {
 	static const struct {
 		const char *prefix, *runtime;
-	} systemd_scopes[] = {
-		{ "cri-containerd-", "containerd" },
-		{ "crio-", "crio" },
-		{ "docker-", "docker" },
+		bool systemd, infrastructure;
+	} names[] = {
+		{ "cri-containerd-", "containerd", true, false },
+		{ "crio-", "crio", true, false },
+		{ "docker-", "docker", true, false },
+		{ "crio-conmon-", "crio", true, true },
+		{ "crio-", "crio", false, false },
+		{ "crio-conmon-", "crio", false, true },
+		{ "", "", false, false },
 	};
 
-	if (systemd) {
-		for (size_t i = 0; i < sizeof(systemd_scopes) / sizeof(systemd_scopes[0]); i++)
-			if (match_prefixed_id(c, systemd_scopes[i].prefix, ".scope", id->container_id)) {
-				set_runtime(id, systemd_scopes[i].runtime);
-				return true;
-			}
-		return false;
-	}
-	if (match_prefixed_id(c, "crio-", "", id->container_id)) {
-		set_runtime(id, "crio");
-		return true;
-	}
-	if (match_prefixed_id(c, "", "", id->container_id)) {
-		set_runtime(id, "");
-		return true;
-	}
-	return false;
-}
-
-/* .../kubepods[.slice]/[<qos>]/pod<uid>/[<container>[/container]].
- * Anything else below kubepods (conmon scopes, unknown children of a pod)
- * is left to the generic rules. */
-static bool classify_kubernetes(const struct path_tail *t, struct cg_identity *id)
-{
-	struct component stem = { "", 0 };
-	bool systemd = false;
-	size_t k, i;
-	char qos[16] = "";
-
-	for (k = t->n; k > 0; k--)
-		if (is_kubepods(t->c[k - 1], &systemd, &stem))
-			break;
-	if (k == 0)
-		return false;
-	i = k; /* first component below kubepods */
-	if (i == t->n)
-		return false; /* kubepods itself: a slice or a plain directory */
-
-	if (systemd ? match_qos_slice(t->c[i], stem, qos) : parse_qos(t->c[i], qos)) {
-		if (++i == t->n) {
-			strcpy(id->qos, qos);
-			return true; /* the QoS level: kind from its unit suffix */
-		}
-	}
-	if (systemd) {
-		if (!match_pod_slice(t->c[i], stem, qos, id->pod_uid))
-			return false;
-	} else {
-		if (!comp_has_prefix(t->c[i], "pod") ||
-		    !parse_pod_uid(comp_sub(t->c[i], 3, 0), '-', id->pod_uid))
-			return false;
-	}
-	strcpy(id->qos, *qos ? qos : "guaranteed");
-	if (++i == t->n) {
-		id->kind = CG_KIND_POD;
-		set_runtime(id, "");
-		return true;
-	}
-
-	if (!match_pod_container(t->c[i], systemd, id))
-		return false;
-	id->kind = CG_KIND_CONTAINER;
-	id->infrastructure = false;
-	/* The scope's unit name, also for its inner "container" cgroup. */
-	id->unit[0] = '\0';
-	if (systemd)
-		unescape_unit(t->c[i], id->unit, sizeof(id->unit));
-	if (++i == t->n)
-		return true;
-	if (i + 1 == t->n && comp_eq(t->c[i], "container")) {
-		id->container_inner = true;
-		return true;
-	}
-	return false;
-}
-
-/* Runtime scopes outside Kubernetes (and the cgroupfs forms that have a
- * recognisable name). */
-static const struct {
-	const char *prefix, *suffix, *runtime;
-} container_names[] = {
-	{ "docker-", ".scope", "docker" },
-	{ "cri-containerd-", ".scope", "containerd" },
-	{ "crio-", ".scope", "crio" },
-	{ "libpod-", ".scope", "podman" },
-	{ "nerdctl-", ".scope", "nerdctl" },
-	/* cgroupfs cgroup managers of CRI-O and podman */
-	{ "crio-", "", "crio" },
-	{ "libpod-", "", "podman" },
-};
-
-static bool classify_container_leaf(const struct path_tail *t, size_t n, struct cg_identity *id)
-{
-	struct component leaf = t->c[n - 1];
-
-	for (size_t i = 0; i < sizeof(container_names) / sizeof(container_names[0]); i++)
-		if (match_prefixed_id(leaf, container_names[i].prefix, container_names[i].suffix,
-				      id->container_id)) {
-			set_runtime(id, container_names[i].runtime);
-			id->kind = CG_KIND_CONTAINER;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].systemd == systemd &&
+		    match_scope_name(c, names[i].prefix, systemd ? ".scope" : "", names[i].runtime,
+				     names[i].infrastructure, m))
 			return true;
-		}
-	/* Docker's cgroupfs driver: /docker/<id> (also nested, docker in docker). */
-	if (n >= 2 && comp_eq(t->c[n - 2], "docker") &&
-	    match_prefixed_id(leaf, "", "", id->container_id)) {
-		set_runtime(id, "docker");
-		id->kind = CG_KIND_CONTAINER;
-		return true;
-	}
-	if (comp_has_prefix(leaf, "lxc.payload.") && leaf.len > strlen("lxc.payload.")) {
-		struct component name = comp_sub(leaf, strlen("lxc.payload."), 0);
-
-		snprintf(id->lxc_name, sizeof(id->lxc_name), "%.*s", (int)name.len, name.s);
-		set_runtime(id, "lxc");
-		id->kind = CG_KIND_CONTAINER;
-		/* Container names may end like units ("web.mount"); they are not. */
-		id->unit[0] = '\0';
-		id->infrastructure = false;
-		return true;
-	}
 	return false;
 }
 
-/* Runtime helpers that live next to containers and would otherwise look like
- * containers or plain scopes: conmon (CRI-O, podman), LXC's monitor. */
-static bool classify_helper_leaf(struct component leaf, struct cg_identity *id)
+/* Where kubelet puts its tree: kubepods.slice (systemd driver) or kubepods
+ * (cgroupfs) at the root, or below kind's kubelet root (kubelet.slice/
+ * kubelet-kubepods.slice, kubelet/kubepods) when cgperf runs in a kind
+ * node. Returns the index of the kubepods component, or 0 when there is
+ * none; ret_stem is the slice name without ".slice", which kubelet extends
+ * to name the slices below. */
+static size_t find_kubepods(const struct path_view *v, size_t at, bool *ret_systemd,
+			    struct component *ret_stem)
 {
 	static const struct {
-		const char *prefix, *runtime;
-	} conmons[] = {
-		{ "crio-conmon-", "crio" },
-		{ "libpod-conmon-", "podman" },
+		const char *outer, *kubepods;
+		bool systemd;
+	} roots[] = {
+		{ NULL, "kubepods.slice", true },
+		{ NULL, "kubepods", false },
+		{ "kubelet.slice", "kubelet-kubepods.slice", true },
+		{ "kubelet", "kubepods", false },
 	};
 
-	if (comp_contains(leaf, "-conmon-")) {
-		for (size_t i = 0; i < sizeof(conmons) / sizeof(conmons[0]); i++)
-			if (match_prefixed_id(leaf, conmons[i].prefix, ".scope", id->container_id)) {
-				set_runtime(id, conmons[i].runtime);
-				break;
-			}
-		id->kind = CG_KIND_OTHER;
-		id->infrastructure = true;
-		return true;
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		size_t k = at + (roots[i].outer ? 1 : 0);
+
+		if (!have(v, k) || (roots[i].outer && !comp_eq(v->c[at], roots[i].outer)) ||
+		    !comp_eq(v->c[k], roots[i].kubepods))
+			continue;
+		*ret_systemd = roots[i].systemd;
+		*ret_stem = comp_sub(v->c[k], 0, roots[i].systemd ? strlen(".slice") : 0);
+		return k + 1;
 	}
-	if (comp_has_prefix(leaf, "lxc.monitor.") || comp_eq(leaf, "lxc.monitor") ||
-	    comp_eq(leaf, "lxc.pivot")) {
-		set_runtime(id, "lxc");
-		id->kind = CG_KIND_OTHER;
-		id->infrastructure = true;
-		return true;
-	}
-	return false;
+	return 0;
 }
 
-/* The first n components of t, classified. Not Kubernetes: that layout is
- * matched as a whole before. */
-static void classify_generic(const struct path_tail *t, size_t n, bool allow_inner,
-			     struct cg_identity *id)
+/* kubepods[.slice]/[<qos>]/pod<uid>/<container>. Other children of a pod
+ * (unknown runtimes' scopes) are judged on their own names by the caller. */
+static size_t match_kubernetes(const struct path_view *v, size_t at, struct cg_identity *m)
 {
-	struct component leaf = t->c[n - 1];
+	struct component stem;
+	bool systemd;
+	char qos[16] = "", uid[CG_ID_MAX];
+	size_t i = find_kubepods(v, at, &systemd, &stem);
 
-	*id = (struct cg_identity){ 0 };
-	classify_unit(leaf, id);
-	if (classify_helper_leaf(leaf, id))
-		return;
-	if (classify_container_leaf(t, n, id))
-		return;
-	/* crun's inner "container" cgroup: the container one level up. */
-	if (allow_inner && n >= 2 && comp_eq(leaf, "container")) {
-		struct cg_identity parent;
-
-		classify_generic(t, n - 1, false, &parent);
-		if (parent.kind == CG_KIND_CONTAINER) {
-			*id = parent;
-			id->container_inner = true;
-		}
+	if (i == 0)
+		return 0;
+	classify_unit(v->c[i - 1], m);
+	if (!have(v, i))
+		return i;
+	if (systemd ? match_qos_slice(v->c[i], stem, qos) : parse_qos(v->c[i], qos)) {
+		classify_unit(v->c[i], m);
+		strcpy(m->qos, qos);
+		if (!have(v, ++i))
+			return i;
 	}
+	if (systemd ? !match_pod_slice(v->c[i], stem, qos, uid)
+		    : !comp_has_prefix(v->c[i], "pod") || !parse_pod_uid(comp_sub(v->c[i], 3, 0), '-', uid))
+		return i; /* the deepest level recognised is the one above */
+	classify_unit(v->c[i], m);
+	m->kind = CG_KIND_POD;
+	m->runtime[0] = '\0';
+	strcpy(m->pod_uid, uid);
+	strcpy(m->qos, *qos ? qos : "guaranteed");
+	if (!have(v, ++i) || !match_pod_container(v->c[i], systemd, m))
+		return i;
+	strcpy(m->pod_uid, uid);
+	strcpy(m->qos, *qos ? qos : "guaranteed");
+	return i + 1;
+}
+
+/* user.slice/user-<uid>.slice/user@<uid>.service: systemd's place for a
+ * user's manager, the same uid in all three. Returns the index below it. */
+static size_t match_user_manager(const struct path_view *v, unsigned *ret_uid)
+{
+	char slice[32], manager[32];
+	struct component uid;
+	unsigned long n = 0;
+
+	if (!have(v, 2) || !comp_eq(v->c[0], "user.slice") || !comp_has_prefix(v->c[2], "user@") ||
+	    !comp_has_suffix(v->c[2], ".service"))
+		return 0;
+	uid = comp_sub(v->c[2], strlen("user@"), strlen(".service"));
+	if (uid.len == 0 || uid.len > 10 || (uid.s[0] == '0' && uid.len > 1))
+		return 0;
+	for (size_t i = 0; i < uid.len; i++) {
+		if (uid.s[i] < '0' || uid.s[i] > '9')
+			return 0;
+		n = n * 10 + (unsigned long)(uid.s[i] - '0');
+	}
+	if (n > 0xfffffffeUL)
+		return 0;
+	snprintf(slice, sizeof(slice), "user-%lu.slice", n);
+	snprintf(manager, sizeof(manager), "user@%lu.service", n);
+	if (!comp_eq(v->c[1], slice) || !comp_eq(v->c[2], manager))
+		return 0;
+	*ret_uid = (unsigned)n;
+	return 3;
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The deepest recognised level on the path and its identity (0: none). */
+static size_t match_layouts(const struct path_view *v, bool *ret_rootless, unsigned *ret_uid,
+			    struct cg_identity *m)
+{
+	size_t at = match_user_manager(v, ret_uid), k;
+
+	*ret_rootless = at > 0 && v->n > at;
+	if (*ret_rootless) {
+		k = match_scopes(v, at, rootless_scopes, N(rootless_scopes), m);
+		return k ? k : match_pods(v, at, rootless_pods, N(rootless_pods), m);
+	}
+	if ((k = match_kubernetes(v, 0, m)) || (k = match_scopes(v, 0, host_scopes, N(host_scopes), m)) ||
+	    (k = match_pods(v, 0, host_pods, N(host_pods), m)))
+		return k;
+	return match_lxc(v, 0, m);
 }
 
 const char *cg_kind_name(enum cg_kind k)
@@ -517,26 +588,44 @@ const char *cg_kind_name(enum cg_kind k)
 	return "other";
 }
 
-int cg_identify(const char *rel_path, struct cg_identity *ret)
+int cg_identify_at(const char *root, const char *rel_path, struct cg_identity *ret)
 {
-	struct path_tail t;
-	struct cg_identity id = { 0 };
+	struct path_view v;
+	struct cg_identity id, m;
+	bool rootless = false;
+	unsigned uid = 0;
+	size_t k = 0;
 
 	if (!rel_path || !*rel_path || !ret)
 		return -EINVAL;
 
-	split_tail(rel_path, &t);
-	if (t.n == 0) {
-		*ret = id; /* the root */
+	split_path(root, rel_path, &v);
+	if (v.n == 0) {
+		*ret = (struct cg_identity){ 0 }; /* the root */
 		return 0;
 	}
-
-	/* Kubernetes first: its containers are scopes like any other runtime's
-	 * (docker-<id>.scope), but carry the pod and QoS around them. */
-	classify_unit(t.c[t.n - 1], &id);
-	if (!classify_kubernetes(&t, &id))
-		classify_generic(&t, t.n, true, &id);
-	id.rootless = t.under_user_manager;
+	classify_unit(v.leaf, &id);
+	if (v.below_root)
+		k = match_layouts(&v, &rootless, &uid, &m);
+	if (k == v.n) {
+		id = m;
+	} else if (k > 0 && m.kind == CG_KIND_CONTAINER) {
+		/* crun's inner cgroup is the container's payload; anything
+		 * else below is the container's own business. */
+		if (k + 1 == v.n && comp_eq(v.leaf, "container")) {
+			id = m;
+			id.container_inner = true;
+		} else {
+			id.nested = true;
+		}
+	}
+	id.rootless = rootless;
+	id.uid = rootless ? uid : 0;
 	*ret = id;
 	return 0;
+}
+
+int cg_identify(const char *rel_path, struct cg_identity *ret)
+{
+	return cg_identify_at("/", rel_path, ret);
 }

@@ -1,5 +1,6 @@
 /* What a cgroup is, recognised from its path alone: container, pod, service,
- * slice; which runtime; container id; pod uid. No I/O. */
+ * slice; which runtime; container id; pod uid. Runtime layouts count only
+ * where their runtime puts them, below the configured root. No I/O. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,11 +15,17 @@ struct cg_identity {
 	/* "docker", "containerd", "crio", "podman", "nerdctl", "lxc", "systemd", "" */
 	char runtime[16];
 	char container_id[CG_ID_MAX]; /* full id as found in the path; "" if none */
-	char pod_uid[40];             /* with dashes (k8s form), "" if none */
+	/* Kubernetes pod UID with dashes (API form), or a podman pod's
+	 * 64-hex id; "" if none */
+	char pod_uid[CG_ID_MAX];
 	char qos[16];                 /* "guaranteed", "burstable", "besteffort", "" */
 	char unit[CG_NAME_MAX];       /* systemd unit name, \x2d etc. unescaped; "" if none */
 	char lxc_name[CG_NAME_MAX];   /* lxc.payload.<name> */
-	bool rootless;                /* under user@<uid>.service */
+	bool rootless;                /* under the user manager user@<uid>.service */
+	unsigned uid;                 /* that user (0 unless rootless) */
+	/* Below a recognised container (not its inner cgroup): part of that
+	 * container, whatever its name says; never a container or pod. */
+	bool nested;
 	bool infrastructure;          /* conmon, *.mount, *.socket, *.swap, init.scope:
 	                               * skipped by default */
 	/* The runtime's inner cgroup of a container (libpod-<id>.scope/container,
@@ -29,8 +36,12 @@ struct cg_identity {
 
 const char *cg_kind_name(enum cg_kind k); /* "container", "pod", "service", "slice", "other" */
 
-/* Classify rel_path ("/system.slice/docker-<64hex>.scope", ...). Never fails
- * on odd input: unknown shapes are CG_KIND_OTHER. Returns 0 or -EINVAL for a
- * NULL/empty path (or NULL ret, which is then untouched). The recognised
- * layouts are listed in docs/IDENTITY.md. */
+/* Classify rel_path ("/system.slice/docker-<64hex>.scope", ...), relative to
+ * the cgroup2 mount, with runtime layouts anchored at root (cgroups.root:
+ * "/" on a host; a test's own subtree in tests). Outside root only unit
+ * names count. Never fails on odd input: unknown shapes are CG_KIND_OTHER.
+ * Returns 0 or -EINVAL for a NULL/empty path (or NULL ret, which is then
+ * untouched). The recognised layouts are listed in docs/IDENTITY.md. */
+int cg_identify_at(const char *root, const char *rel_path, struct cg_identity *ret);
+/* cg_identify_at("/", ...) */
 int cg_identify(const char *rel_path, struct cg_identity *ret);

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,36 +23,39 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgroup/metadata_defaults.h"
 #include "util/log.h"
-
-#define DEFAULT_DOCKER_ROOT "/var/lib/docker"
-#define DEFAULT_CONTAINERD_ROOT "/run/containerd/io.containerd.runtime.v2.task"
-#define DEFAULT_CRIO_ROOT "/run/containers/storage/overlay-containers"
-#define DEFAULT_PODMAN_ROOT "/var/lib/containers/storage/overlay-containers"
-#define DEFAULT_POD_LOGS_ROOT "/var/log/pods"
 
 /* containerd namespace directories looked into per lookup; a host has a
  * handful (k8s.io, moby, default). Bounds the work on a strange root. */
 #define MAX_CONTAINERD_NAMESPACES 256
-
-/* Each root can be moved through the environment (CGPERF_DOCKER_ROOT, ...):
- * for hosts with non-default runtime directories, and for tests. */
-static const char *root_from_env(const char *var, const char *fallback)
-{
-	const char *v = getenv(var);
-	return v ? v : fallback;
-}
+/* Shared files kept parsed: a storage index and a pod database per podman
+ * root (the host's and each rootless user's). */
+#define CACHE_SLOTS 32
 
 void metadata_roots_default(struct metadata_roots *ret)
 {
 	*ret = (struct metadata_roots){
-		.docker = root_from_env("CGPERF_DOCKER_ROOT", DEFAULT_DOCKER_ROOT),
-		.containerd = root_from_env("CGPERF_CONTAINERD_ROOT", DEFAULT_CONTAINERD_ROOT),
-		.crio = root_from_env("CGPERF_CRIO_ROOT", DEFAULT_CRIO_ROOT),
-		.podman = root_from_env("CGPERF_PODMAN_ROOT", DEFAULT_PODMAN_ROOT),
-		.pod_logs = root_from_env("CGPERF_POD_LOGS_ROOT", DEFAULT_POD_LOGS_ROOT),
+		.docker = METADATA_DEFAULT_DOCKER,
+		.containerd = METADATA_DEFAULT_CONTAINERD,
+		.crio = METADATA_DEFAULT_CRIO,
+		.podman = METADATA_DEFAULT_PODMAN,
+		.pod_logs = METADATA_DEFAULT_POD_LOGS,
+		.rootless_docker = METADATA_DEFAULT_ROOTLESS_DOCKER,
+		.rootless_podman = METADATA_DEFAULT_ROOTLESS_PODMAN,
+		.rootless_containerd = METADATA_DEFAULT_ROOTLESS_CONTAINERD,
 	};
 }
+
+/* Where a source's files are read, and for a rootless user's storage, whose
+ * they must be: that user can put anything in it, including hard links to
+ * other users' files (or root's, where protected_hardlinks is off). */
+struct place {
+	const char *root;
+	bool check_owner;
+	uid_t owner;
+	struct metadata_cache *cache;
+};
 
 /* ---------------------------------------------------------------------------
  * Copying values
@@ -132,23 +136,18 @@ static int open_below(const char *root, const char *rel, int flags)
 	return r;
 }
 
-/* The whole of a regular file, NUL-terminated, if it has at most
- * METADATA_MAX_FILE_BYTES (checked while reading too: the file may grow). */
-static int read_capped(int fd, char **ret_buf, size_t *ret_len)
+/* The whole of a regular file, NUL-terminated, if it has at most cap bytes
+ * (checked while reading too: the file may grow). st is the file's fstat. */
+static int read_capped(int fd, const struct stat *st, size_t cap, char **ret_buf, size_t *ret_len)
 {
-	struct stat st;
 	size_t size, len = 0;
 	char *buf;
 	int r;
 
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (st.st_size > (off_t)METADATA_MAX_FILE_BYTES)
+	if (st->st_size > (off_t)cap)
 		return -EFBIG;
 
-	size = (size_t)st.st_size + 1; /* room to notice growth */
+	size = (size_t)st->st_size + 1; /* room to notice growth */
 	buf = malloc(size + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -158,11 +157,11 @@ static int read_capped(int fd, char **ret_buf, size_t *ret_len)
 		if (len == size) {
 			char *grown;
 
-			if (size > METADATA_MAX_FILE_BYTES) {
+			if (size > cap) {
 				r = -EFBIG;
 				goto fail;
 			}
-			size = size * 2 > METADATA_MAX_FILE_BYTES + 1 ? METADATA_MAX_FILE_BYTES + 1 : size * 2;
+			size = size * 2 > cap + 1 ? cap + 1 : size * 2;
 			grown = realloc(buf, size + 1);
 			if (!grown) {
 				r = -ENOMEM;
@@ -190,62 +189,187 @@ fail:
 	return r;
 }
 
-/* Parse root/rel as JSON. A file that is not there is the common case and
- * says nothing; one that is there but unusable gets a debug line. */
-static int load_json(const char *root, const char *rel, json_object **ret)
+/* Parse buf as strict JSON. The runtimes write standard JSON (Go's
+ * encoding/json); json-c's lenient extras (trailing commas, single quotes)
+ * would only ever accept a file that was cut or mangled. */
+static int parse_json(const char *buf, size_t len, json_object **ret, const char **ret_why)
 {
-	struct json_tokener *tok = NULL;
+	struct json_tokener *tok = json_tokener_new();
 	enum json_tokener_error jerr;
 	json_object *obj;
+
+	if (!tok)
+		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	if (!obj || jerr != json_tokener_success) {
+		*ret_why = len == 0 ? "empty" :
+			   jerr == json_tokener_continue ? "truncated" :
+			   json_tokener_error_desc(jerr);
+		json_object_put(obj);
+		return -EBADMSG;
+	}
+	*ret = obj;
+	return 0;
+}
+
+/* How a file becomes the object a lookup uses: the JSON itself, or an
+ * index built from it once (and cached). */
+struct file_kind {
+	size_t cap;
+	int (*parse)(const char *buf, size_t len, json_object **ret, const char **ret_why);
+	bool cached;
+};
+
+static const struct file_kind json_file = { METADATA_MAX_FILE_BYTES, parse_json, false };
+
+/* ---- the cache ---- */
+
+struct cache_entry {
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+	off_t size;
+	const struct file_kind *kind;
+	json_object *obj; /* NULL: free slot */
+	unsigned long long used;
+};
+
+struct metadata_cache {
+	struct cache_entry e[CACHE_SLOTS];
+	unsigned long long clock;
+	struct metadata_cache_stats stats;
+};
+
+int metadata_cache_new(struct metadata_cache **ret)
+{
+	struct metadata_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	*ret = c;
+	return 0;
+}
+
+void metadata_cache_free(struct metadata_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		json_object_put(c->e[i].obj);
+	free(c);
+}
+
+void metadata_cache_get_stats(const struct metadata_cache *c, struct metadata_cache_stats *ret)
+{
+	*ret = c ? c->stats : (struct metadata_cache_stats){ 0 };
+}
+
+static bool same_version(const struct cache_entry *e, const struct stat *st, const struct file_kind *k)
+{
+	return e->obj && e->kind == k && e->dev == st->st_dev && e->ino == st->st_ino &&
+	       e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec &&
+	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* A new reference to the cached object of this version of the file, or NULL. */
+static json_object *cache_get(struct metadata_cache *c, const struct stat *st, const struct file_kind *k)
+{
+	for (size_t i = 0; c && i < CACHE_SLOTS; i++)
+		if (same_version(&c->e[i], st, k)) {
+			c->e[i].used = ++c->clock;
+			c->stats.hits++;
+			return json_object_get(c->e[i].obj);
+		}
+	return NULL;
+}
+
+/* Keep obj for this version, in place of an older version of the same file
+ * or else of the least recently used entry. */
+static void cache_put(struct metadata_cache *c, const struct stat *st, const struct file_kind *k,
+		      json_object *obj)
+{
+	struct cache_entry *victim = NULL;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < CACHE_SLOTS && !victim; i++)
+		if (c->e[i].obj && c->e[i].dev == st->st_dev && c->e[i].ino == st->st_ino)
+			victim = &c->e[i];
+	for (size_t i = 0; i < CACHE_SLOTS && !victim; i++)
+		if (!c->e[i].obj)
+			victim = &c->e[i];
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		if (!victim || c->e[i].used < victim->used)
+			victim = &c->e[i];
+	json_object_put(victim->obj);
+	*victim = (struct cache_entry){
+		.dev = st->st_dev, .ino = st->st_ino, .mtime = st->st_mtim, .size = st->st_size,
+		.kind = k, .obj = json_object_get(obj), .used = ++c->clock,
+	};
+}
+
+/* root/rel as the object of its kind. A file that is not there is the
+ * common case and says nothing; one that is there but unusable gets a
+ * debug line. */
+static int load_file(const struct place *pl, const char *rel, const struct file_kind *k,
+		     json_object **ret)
+{
+	const char *why = NULL;
+	json_object *obj;
+	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
 	int fd, r;
 
-	fd = open_below(root, rel, O_RDONLY);
+	fd = open_below(pl->root, rel, O_RDONLY);
 	if (fd < 0) {
 		if (fd != -ENOENT)
-			log_debug("metadata: %s/%s: %s, ignored", root, rel,
+			log_debug("metadata: %s/%s: %s, ignored", pl->root, rel,
 				  fd == -ELOOP ? "a symlink" : strerror(-fd));
 		return fd;
 	}
-	r = read_capped(fd, &buf, &len);
+	r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	if (r == 0 && pl->check_owner && st.st_uid != pl->owner)
+		r = -EPERM;
+	if (r == 0 && k->cached && (obj = cache_get(pl->cache, &st, k))) {
+		close(fd);
+		*ret = obj;
+		return 0;
+	}
+	if (r == 0)
+		r = read_capped(fd, &st, k->cap, &buf, &len);
 	close(fd);
+	if (r == 0) {
+		r = k->parse(buf, len, &obj, &why);
+		free(buf);
+	}
 	if (r == -EFBIG)
-		log_debug("metadata: %s/%s: larger than %u bytes, ignored", root, rel,
-			  METADATA_MAX_FILE_BYTES);
+		log_debug("metadata: %s/%s: larger than %zu bytes, ignored", pl->root, rel, k->cap);
+	else if (r == -EPERM)
+		log_debug("metadata: %s/%s: not owned by uid %u, ignored", pl->root, rel,
+			  (unsigned)pl->owner);
+	else if (r == -EBADMSG)
+		log_debug("metadata: %s/%s: not valid JSON (%s), ignored", pl->root, rel, why);
 	else if (r < 0)
-		log_debug("metadata: %s/%s: %s, ignored", root, rel,
+		log_debug("metadata: %s/%s: %s, ignored", pl->root, rel,
 			  r == -EINVAL ? "not a regular file" : strerror(-r));
 	if (r < 0)
 		return r;
-
-	tok = json_tokener_new();
-	if (!tok) {
-		r = -ENOMEM;
-		goto out;
-	}
-	/* The runtimes write standard JSON (Go's encoding/json). json-c's
-	 * lenient extras (trailing commas, single quotes) would only ever
-	 * accept a file that was cut or mangled. */
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-	obj = json_tokener_parse_ex(tok, buf, (int)len);
-	jerr = json_tokener_get_error(tok);
-	if (!obj || jerr != json_tokener_success) {
-		const char *why = len == 0 ? "empty" :
-				  jerr == json_tokener_continue ? "truncated" :
-				  json_tokener_error_desc(jerr);
-
-		log_debug("metadata: %s/%s: not valid JSON (%s), ignored", root, rel, why);
-		json_object_put(obj);
-		r = -EBADMSG;
-		goto out;
+	if (k->cached) {
+		cache_put(pl->cache, &st, k, obj);
+		if (pl->cache)
+			pl->cache->stats.parses++;
 	}
 	*ret = obj;
-	r = 0;
-out:
-	json_tokener_free(tok);
-	free(buf);
-	return r;
+	return 0;
+}
+
+static int load_json(const struct place *pl, const char *rel, json_object **ret)
+{
+	return load_file(pl, rel, &json_file, ret);
 }
 
 /* ---------------------------------------------------------------------------
@@ -311,14 +435,14 @@ static void fill_from_annotations(json_object *map, struct cg_metadata *md)
  * "Config": { "Image", "Labels" }. Under Kubernetes (dockershim,
  * cri-dockerd) the labels carry the pod and the container's own name; the
  * Docker name is then a generated k8s_<...> string, so labels go first. */
-static bool lookup_docker(const char *root, const char *cid, struct cg_metadata *md)
+static bool lookup_docker(const struct place *pl, const char *cid, struct cg_metadata *md)
 {
 	json_object *obj, *config;
 	const char *name;
 	char rel[128];
 
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", cid);
-	if (load_json(root, rel, &obj) < 0)
+	if (load_json(pl, rel, &obj) < 0)
 		return false;
 	config = member_of_type(obj, "Config", json_type_object);
 	fill_from_annotations(member_of_type(config, "Labels", json_type_object), md);
@@ -330,11 +454,11 @@ static bool lookup_docker(const char *root, const char *cid, struct cg_metadata 
 }
 
 /* An OCI config.json's "annotations". */
-static bool lookup_oci_bundle(const char *root, const char *rel, struct cg_metadata *md)
+static bool lookup_oci_bundle(const struct place *pl, const char *rel, struct cg_metadata *md)
 {
 	json_object *obj;
 
-	if (load_json(root, rel, &obj) < 0)
+	if (load_json(pl, rel, &obj) < 0)
 		return false;
 	fill_from_annotations(member_of_type(obj, "annotations", json_type_object), md);
 	json_object_put(obj);
@@ -343,13 +467,13 @@ static bool lookup_oci_bundle(const char *root, const char *rel, struct cg_metad
 
 /* <root>/<namespace>/<id>/config.json, in whichever namespace holds it
  * (k8s.io for Kubernetes, default for nerdctl, moby for Docker's). */
-static bool lookup_containerd(const char *root, const char *cid, struct cg_metadata *md)
+static bool lookup_containerd(const struct place *pl, const char *cid, struct cg_metadata *md)
 {
 	struct dirent *de;
 	bool found = false;
 	DIR *dir;
 
-	dir = opendir(root);
+	dir = opendir(pl->root);
 	if (!dir)
 		return false;
 	for (int seen = 0; !found && seen < MAX_CONTAINERD_NAMESPACES && (de = readdir(dir)); seen++) {
@@ -358,40 +482,62 @@ static bool lookup_containerd(const char *root, const char *cid, struct cg_metad
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(rel, sizeof(rel), "%s/%s/config.json", de->d_name, cid);
-		found = lookup_oci_bundle(root, rel, md);
+		found = lookup_oci_bundle(pl, rel, md);
 	}
 	closedir(dir);
 	return found;
 }
 
 /* <root>/<id>/userdata/config.json */
-static bool lookup_userdata(const char *root, const char *cid, struct cg_metadata *md)
+static bool lookup_crio(const struct place *pl, const char *cid, struct cg_metadata *md)
 {
 	char rel[128];
 
 	snprintf(rel, sizeof(rel), "%s/userdata/config.json", cid);
-	return lookup_oci_bundle(root, rel, md);
+	return lookup_oci_bundle(pl, rel, md);
 }
 
-/* containers/storage's index (<root>/containers.json, and
- * volatile-containers.json for `--rm` containers): [{ "id", "names": [...],
- * "metadata": "<JSON text with image-name, name>" }]. Podman does not put a
- * container's name in its config.json unless it came from `kube play`. */
-static void fill_from_storage_index(const char *root, const char *file, const char *cid,
-				    struct cg_metadata *md)
+/* containers/storage's index (containers.json, and volatile-containers.json
+ * for `--rm` containers): [{ "id", "names": [...], "metadata": "<JSON text
+ * with image-name, name>" }], kept as { id: entry } so that a lookup is one
+ * hash probe instead of a parse of the whole file (3.5 MB: 70 ms). */
+static int parse_storage_index(const char *buf, size_t len, json_object **ret, const char **ret_why)
 {
-	json_object *list;
+	json_object *list, *by_id;
 	size_t n;
+	int r = parse_json(buf, len, &list, ret_why);
 
-	if (load_json(root, file, &list) < 0)
-		return;
+	if (r < 0)
+		return r;
+	by_id = json_object_new_object();
+	if (!by_id) {
+		json_object_put(list);
+		return -ENOMEM;
+	}
 	n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
 	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(list, i), *names, *meta;
-		const char *id = member_string(c, "id"), *meta_text;
+		json_object *c = json_object_array_get_idx(list, i);
+		const char *id = member_string(c, "id");
 
-		if (!id || strcmp(id, cid) != 0)
-			continue;
+		if (id && !json_object_object_get_ex(by_id, id, NULL))
+			json_object_object_add(by_id, id, json_object_get(c));
+	}
+	json_object_put(list);
+	*ret = by_id;
+	return 0;
+}
+
+static const struct file_kind storage_index = { METADATA_MAX_FILE_BYTES, parse_storage_index, true };
+
+static void fill_from_storage_index(const struct place *pl, const char *file, const char *cid,
+				    struct cg_metadata *md)
+{
+	json_object *by_id, *c, *names, *meta;
+	const char *meta_text;
+
+	if (load_file(pl, file, &storage_index, &by_id) < 0)
+		return;
+	if (json_object_object_get_ex(by_id, cid, &c)) {
 		names = member_of_type(c, "names", json_type_array);
 		if (names && json_object_array_length(names) > 0) {
 			json_object *first = json_object_array_get_idx(names, 0);
@@ -404,20 +550,84 @@ static void fill_from_storage_index(const char *root, const char *file, const ch
 		fill(md->container_name, member_string(meta, "name"));
 		fill(md->image, member_string(meta, "image-name"));
 		json_object_put(meta);
-		break;
 	}
-	json_object_put(list);
+	json_object_put(by_id);
 }
 
-static bool lookup_podman(const char *root, const char *cid, struct cg_metadata *md)
+/* podman's pod records live in libpod/bolt_state.db, a BoltDB file. Bolt
+ * keeps each value as contiguous bytes, and a pod's config is the JSON
+ * {"id":"<64 hex>","name":"<name>",...}: found by scanning for that start
+ * and parsing the object that begins there. Reading the B+tree properly
+ * would add nothing for these two keys; pages freed by a removed pod may
+ * still hold its record, harmless since its id is gone with it. The
+ * result is { pod id: name }. */
+static int parse_pod_db(const char *buf, size_t len, json_object **ret, const char **ret_why)
 {
-	bool found = lookup_userdata(root, cid, md);
+	static const char start[] = "{\"id\":\"";
+	json_object *by_id = json_object_new_object();
+	const char *p = buf, *end = buf + len;
 
-	if (!md->container_name[0] || !md->image[0]) {
-		fill_from_storage_index(root, "containers.json", cid, md);
-		fill_from_storage_index(root, "volatile-containers.json", cid, md);
+	(void)ret_why;
+	if (!by_id)
+		return -ENOMEM;
+	while ((p = memmem(p, (size_t)(end - p), start, sizeof(start) - 1))) {
+		struct json_tokener *tok = json_tokener_new();
+		json_object *pod = NULL;
+		const char *id, *name;
+
+		if (!tok)
+			break;
+		/* Not strict: strict mode refuses the binary that follows the
+		 * object; the object itself must still be complete. */
+		pod = json_tokener_parse_ex(tok, p, (int)((size_t)(end - p) > 65536 ? 65536 : end - p));
+		json_tokener_free(tok);
+		id = member_string(pod, "id");
+		name = member_string(pod, "name");
+		if (id && name && strlen(id) == 64)
+			json_object_object_add(by_id, id, json_object_new_string(name));
+		json_object_put(pod);
+		p += sizeof(start) - 1;
 	}
-	return found || md->container_name[0];
+	*ret = by_id;
+	return 0;
+}
+
+static const struct file_kind pod_db = { METADATA_MAX_DB_BYTES, parse_pod_db, true };
+
+/* The storage driver's directory of containers below podman's root. */
+static const char *const podman_drivers[] = {
+	"overlay-containers", "vfs-containers", "btrfs-containers", "zfs-containers",
+};
+
+static bool lookup_podman(const struct place *pl, const char *cid, struct cg_metadata *md)
+{
+	for (size_t i = 0; i < sizeof(podman_drivers) / sizeof(podman_drivers[0]); i++) {
+		char rel[256];
+		bool found;
+
+		snprintf(rel, sizeof(rel), "%s/%s/userdata/config.json", podman_drivers[i], cid);
+		found = lookup_oci_bundle(pl, rel, md);
+		if (!md->container_name[0] || !md->image[0]) {
+			snprintf(rel, sizeof(rel), "%s/containers.json", podman_drivers[i]);
+			fill_from_storage_index(pl, rel, cid, md);
+			snprintf(rel, sizeof(rel), "%s/volatile-containers.json", podman_drivers[i]);
+			fill_from_storage_index(pl, rel, cid, md);
+		}
+		if (found || md->container_name[0])
+			return true;
+	}
+	return false;
+}
+
+static void lookup_podman_pod(const struct place *pl, const char *pod_id, struct cg_metadata *md)
+{
+	json_object *by_id, *name;
+
+	if (load_file(pl, "libpod/bolt_state.db", &pod_db, &by_id) < 0)
+		return;
+	if (json_object_object_get_ex(by_id, pod_id, &name))
+		fill(md->pod_name, json_object_get_string(name));
+	json_object_put(by_id);
 }
 
 /* <root>/<namespace>_<pod>_<uid>/: kubelet's log directory of a pod.
@@ -452,24 +662,103 @@ static void lookup_pod_logs(const char *root, const char *uid, struct cg_metadat
 }
 
 /* ---------------------------------------------------------------------------
+ * Rootless storage: a template per runtime, expanded for the user
+ * ------------------------------------------------------------------------- */
+
+/* The user's home from /etc/passwd, read directly: NSS could ask a network
+ * directory and stall the agent. Users known only there have no %h. */
+static int home_of(uid_t uid, char *ret, size_t len)
+{
+	struct passwd *pw;
+	FILE *f = fopen("/etc/passwd", "re");
+	int r = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while ((pw = fgetpwent(f)))
+		if (pw->pw_uid == uid && pw->pw_dir && pw->pw_dir[0] == '/') {
+			r = snprintf(ret, len, "%s", pw->pw_dir) < (int)len ? 0 : -ENAMETOOLONG;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/* tmpl with %u, %h, %% expanded. -ENOENT when %h is needed and unknown. */
+static int expand_root(const char *tmpl, uid_t uid, char *ret, size_t len)
+{
+	char home[PATH_MAX];
+	size_t w = 0;
+
+	for (const char *p = tmpl; *p; p++) {
+		char num[16];
+		const char *add = num;
+
+		if (*p != '%' || !p[1]) {
+			num[0] = *p;
+			num[1] = '\0';
+		} else if (*++p == 'u') {
+			snprintf(num, sizeof(num), "%u", (unsigned)uid);
+		} else if (*p == 'h') {
+			if (home_of(uid, home, sizeof(home)) < 0)
+				return -ENOENT;
+			add = home;
+		} else {
+			num[0] = *p;
+			num[1] = '\0';
+		}
+		if (w + strlen(add) >= len)
+			return -ENAMETOOLONG;
+		memcpy(ret + w, add, strlen(add));
+		w += strlen(add);
+	}
+	ret[w] = '\0';
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------
  * Dispatch
  * ------------------------------------------------------------------------- */
+
+struct source {
+	const char *runtime;
+	bool (*lookup)(const struct place *pl, const char *cid, struct cg_metadata *md);
+	bool when_runtime_unknown;
+};
+
+static const struct source sources[] = {
+	{ "docker", lookup_docker, true },
+	{ "containerd", lookup_containerd, true },
+	{ "nerdctl", lookup_containerd, false },
+	{ "crio", lookup_crio, true },
+	{ "podman", lookup_podman, true },
+};
+
+/* The root a source reads for id: the host's, or the rootless user's
+ * expanded template (only docker, podman and nerdctl run rootless). */
+static int source_place(const struct metadata_roots *r, const struct source *src,
+			const struct cg_identity *id, char *buf, size_t len, struct place *ret)
+{
+	const char *host[] = { r->docker, r->containerd, r->containerd, r->crio, r->podman };
+	const char *user[] = { r->rootless_docker, NULL, r->rootless_containerd, NULL,
+			       r->rootless_podman };
+	size_t i = (size_t)(src - sources);
+	const char *root = id->rootless ? user[i] : host[i];
+
+	if (!root || !root[0])
+		return -ENOENT;
+	*ret = (struct place){ .root = root, .cache = r->cache };
+	if (!id->rootless)
+		return 0;
+	if (expand_root(root, id->uid, buf, len) < 0)
+		return -ENOENT;
+	*ret = (struct place){ .root = buf, .check_owner = true, .owner = id->uid, .cache = r->cache };
+	return 0;
+}
 
 static void lookup_container(const struct metadata_roots *roots, const struct cg_identity *id,
 			     struct cg_metadata *md)
 {
-	const struct {
-		const char *runtime, *root;
-		bool (*lookup)(const char *root, const char *cid, struct cg_metadata *md);
-		bool when_runtime_unknown;
-	} sources[] = {
-		{ "docker", roots->docker, lookup_docker, true },
-		{ "containerd", roots->containerd, lookup_containerd, true },
-		{ "nerdctl", roots->containerd, lookup_containerd, false },
-		{ "crio", roots->crio, lookup_userdata, true },
-		{ "podman", roots->podman, lookup_podman, true },
-	};
-
 	if (!strcmp(id->runtime, "lxc")) {
 		/* LXC's cgroup is named after the container: nothing to read. */
 		fill(md->container_name, id->lxc_name);
@@ -481,16 +770,31 @@ static void lookup_container(const struct metadata_roots *roots, const struct cg
 	/* Kubernetes' cgroupfs driver names a container by its bare id: try
 	 * every runtime's files (ids are unique across them). */
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		char buf[PATH_MAX];
+		struct place pl;
+
 		if (id->runtime[0] ? strcmp(id->runtime, sources[i].runtime) != 0
 				   : !sources[i].when_runtime_unknown)
 			continue;
-		if (!sources[i].root[0])
+		if (source_place(roots, &sources[i], id, buf, sizeof(buf), &pl) < 0)
 			continue;
-		if (sources[i].lookup(sources[i].root, id->container_id, md)) {
+		if (sources[i].lookup(&pl, id->container_id, md)) {
 			snprintf(md->runtime, sizeof(md->runtime), "%s", sources[i].runtime);
 			return;
 		}
 	}
+}
+
+/* A podman pod (or a container in one): its name from podman's database. */
+static void lookup_pod_of_podman(const struct metadata_roots *roots, const struct cg_identity *id,
+				 struct cg_metadata *md)
+{
+	const struct source *podman = &sources[sizeof(sources) / sizeof(sources[0]) - 1];
+	char buf[PATH_MAX];
+	struct place pl;
+
+	if (source_place(roots, podman, id, buf, sizeof(buf), &pl) == 0)
+		lookup_podman_pod(&pl, id->pod_uid, md);
 }
 
 int cg_metadata_lookup(const struct metadata_roots *roots, const struct cg_identity *id,
@@ -504,20 +808,31 @@ int cg_metadata_lookup(const struct metadata_roots *roots, const struct cg_ident
 
 	metadata_roots_default(&r);
 	if (roots) {
-		r.docker = roots->docker ? roots->docker : r.docker;
-		r.containerd = roots->containerd ? roots->containerd : r.containerd;
-		r.crio = roots->crio ? roots->crio : r.crio;
-		r.podman = roots->podman ? roots->podman : r.podman;
-		r.pod_logs = roots->pod_logs ? roots->pod_logs : r.pod_logs;
+#define OVERRIDE(f) r.f = roots->f ? roots->f : r.f
+		OVERRIDE(docker);
+		OVERRIDE(containerd);
+		OVERRIDE(crio);
+		OVERRIDE(podman);
+		OVERRIDE(pod_logs);
+		OVERRIDE(rootless_docker);
+		OVERRIDE(rootless_podman);
+		OVERRIDE(rootless_containerd);
+#undef OVERRIDE
+		r.cache = roots->cache;
 	}
 
 	if (id->kind == CG_KIND_CONTAINER)
 		lookup_container(&r, id, &md);
-	/* A pod has no file of its own: kubelet's log directory names it, and
-	 * the pod of a container whose own files did not. */
-	if ((id->kind == CG_KIND_CONTAINER || id->kind == CG_KIND_POD) && id->pod_uid[0] &&
-	    (!md.pod_name[0] || !md.pod_namespace[0]) && r.pod_logs[0])
-		lookup_pod_logs(r.pod_logs, id->pod_uid, &md);
+	if ((id->kind == CG_KIND_CONTAINER || id->kind == CG_KIND_POD) && id->pod_uid[0]) {
+		if (!strcmp(id->runtime, "podman"))
+			lookup_pod_of_podman(&r, id, &md);
+		/* A Kubernetes pod has no file of its own: kubelet's log
+		 * directory names it, and the pod of a container whose own
+		 * files did not. Host pods only: kubelet does not run
+		 * rootless here. */
+		else if ((!md.pod_name[0] || !md.pod_namespace[0]) && r.pod_logs[0] && !id->rootless)
+			lookup_pod_logs(r.pod_logs, id->pod_uid, &md);
+	}
 
 	*ret = md;
 	return 0;

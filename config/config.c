@@ -165,6 +165,21 @@ static int parse_exclude(struct parse_ctx *p) {
 	return n < 0 ? n : 0;
 }
 
+static int parse_root(struct parse_ctx *p) {
+	char root[sizeof(p->cfg->cgroups.root)], why[128];
+	const char *s;
+	int r = cfg_next_scalar(p, "a cgroup path (\"/\")", &s);
+
+	if (r < 0)
+		return r;
+	r = config_normalize_cgroup_root(s, root, sizeof(root), why, sizeof(why));
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: %s", p->key,
+				    r == -ENAMETOOLONG ? "longer than 255 bytes" : why);
+	cfg_set_string(p->cfg->cgroups.root, sizeof(p->cfg->cgroups.root), root);
+	return 0;
+}
+
 static int parse_containers_only(struct parse_ctx *p) {
 	return cfg_next_bool(p, &p->cfg->cgroups.containers_only);
 }
@@ -193,6 +208,7 @@ static int parse_max_depth(struct parse_ctx *p) {
 
 static int parse_cgroups(struct parse_ctx *p) {
 	static const struct key_def keys[] = {
+		{ "root", parse_root },
 		{ "include", parse_include },
 		{ "exclude", parse_exclude },
 		{ "containers_only", parse_containers_only },
@@ -209,6 +225,7 @@ static const struct key_def top_keys[] = {
 	{ "interval", parse_interval },
 	{ "events", parse_events },
 	{ "cgroups", parse_cgroups },
+	{ "metadata", cfg_parse_metadata },
 	{ "outputs", cfg_parse_outputs },
 };
 
@@ -223,9 +240,11 @@ static void set_defaults(struct agent_config *c) {
 	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 		cfg_set_string(c->events[i], sizeof(c->events[i]), default_events[i]);
 	c->nr_events = (int)(sizeof(default_events) / sizeof(default_events[0]));
+	cfg_set_string(c->cgroups.root, sizeof(c->cgroups.root), "/");
 	cfg_set_string(c->cgroups.include[0], sizeof(c->cgroups.include[0]), "/**");
 	c->cgroups.nr_include = 1;
 	c->cgroups.max = 4096;
+	cfg_metadata_defaults(c);
 	cfg_set_string(c->csv.directory, sizeof(c->csv.directory), "/var/log/cgperf");
 	c->csv.max_size = 64ULL << 20;
 	c->csv.max_files = 10;

@@ -36,11 +36,30 @@ struct csv_config {
 	unsigned max_files;    /* rotated files kept per cgroup */
 };
 
+#define CONFIG_ROOT_MAX 256
+
+/* Where runtimes keep the files that name containers (docs/IDENTITY.md);
+ * "" turns a source off. rootless_*: templates with %u, %h. */
+struct metadata_config {
+	char docker[CONFIG_ROOT_MAX];
+	char containerd[CONFIG_ROOT_MAX];
+	char crio[CONFIG_ROOT_MAX];
+	char podman[CONFIG_ROOT_MAX];
+	char pod_logs[CONFIG_ROOT_MAX];
+	char rootless_docker[CONFIG_ROOT_MAX];
+	char rootless_podman[CONFIG_ROOT_MAX];
+	char rootless_containerd[CONFIG_ROOT_MAX];
+};
+
 struct agent_config {
 	uint64_t interval_ms;
 	char events[CONFIG_MAX_EVENTS][128];
 	int nr_events;
 	struct {
+		/* Where the runtimes' layouts are anchored (docs/IDENTITY.md):
+		 * "/" on a host; normalised: one '/' between components, none
+		 * at the end. */
+		char root[256];
 		char include[CONFIG_MAX_PATTERNS][256];
 		int nr_include;
 		char exclude[CONFIG_MAX_PATTERNS][256];
@@ -50,6 +69,7 @@ struct agent_config {
 		unsigned max;          /* monitored cgroups cap (default 4096) */
 		int max_depth;         /* 0: no limit */
 	} cgroups;
+	struct metadata_config metadata;
 	struct csv_config csv;
 	struct syslog_config syslog;
 };
@@ -71,6 +91,11 @@ int config_parse_duration_ms(const char *s, uint64_t *ret);
 int config_parse_size(const char *s, uint64_t *ret);
 /* "unix:/dev/log", "udp://h:514", "tcp://[::1]:601" into c. */
 int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err, size_t err_len);
+
+/* Check and normalise a cgroup path given as cgroups.root: absolute, no "."
+ * or ".." component; repeated and trailing '/' dropped. 0 or -EINVAL
+ * (message in err), -ENAMETOOLONG. */
+int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err, size_t err_len);
 
 /* Syslog facility names (RFC 5424 numbering 0..23): "kern" .. "local7".
  * config_facility_names() is NULL-terminated, indexed by number. */

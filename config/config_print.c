@@ -2,6 +2,7 @@
  * setting, defaults included, in a form config_parse() reads back to the
  * same values. */
 #include "config/config.h"
+#include "config/config_schema.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -132,13 +133,21 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 			fputs(", ", f);
 		put_quoted(f, c->events[i]);
 	}
-	fputs("]\ncgroups:\n", f);
+	fputs("]\ncgroups:\n  root: ", f);
+	put_quoted(f, c->cgroups.root);
+	fputs("\n", f);
 	put_list(f, "include", c->cgroups.include, c->cgroups.nr_include);
 	put_list(f, "exclude", c->cgroups.exclude, c->cgroups.nr_exclude);
 	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
 	fprintf(f, "  include_infrastructure: %s\n", c->cgroups.include_infrastructure ? "true" : "false");
 	fprintf(f, "  max: %u\n", c->cgroups.max);
 	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
+	fputs("metadata:\n", f);
+	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++) {
+		fprintf(f, "  %s: ", config_root_keys[i].name);
+		put_quoted(f, (const char *)c + config_root_keys[i].offset);
+		fputc('\n', f);
+	}
 	fputs("outputs:\n  csv:\n", f);
 	fprintf(f, "    enabled: %s\n", c->csv.enabled ? "true" : "false");
 	fputs("    directory: ", f);

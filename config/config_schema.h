@@ -63,3 +63,14 @@ int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key
 
 /* The `outputs` key (config_outputs.c). */
 int cfg_parse_outputs(struct parse_ctx *p);
+
+/* The `metadata` key (config_metadata.c): one string per runtime root. */
+struct config_root_key {
+	const char *name;
+	size_t offset;  /* of its char[CONFIG_ROOT_MAX] in struct agent_config */
+	bool per_user;  /* a template: %u (uid), %h (home), %% */
+};
+#define CONFIG_NR_ROOT_KEYS 8
+extern const struct config_root_key config_root_keys[CONFIG_NR_ROOT_KEYS];
+int cfg_parse_metadata(struct parse_ctx *p);
+void cfg_metadata_defaults(struct agent_config *c);

@@ -349,3 +349,38 @@ const char *config_facility_name(int facility) {
 		return NULL;
 	return facility_names[facility];
 }
+
+int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err, size_t err_len) {
+	char buf[4096];
+	size_t w = 0;
+
+	if (!s || s[0] != '/') {
+		set_err(err, err_len, "must be an absolute cgroup path (\"/\" is the whole hierarchy)");
+		return -EINVAL;
+	}
+	while (*s) {
+		size_t len;
+
+		s += strspn(s, "/");
+		len = strcspn(s, "/");
+		if (len == 0)
+			break;
+		if ((len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.')) {
+			set_err(err, err_len, "'.' and '..' are not allowed in the path");
+			return -EINVAL;
+		}
+		if (w + 1 + len + 1 > sizeof(buf))
+			return -ENAMETOOLONG;
+		buf[w++] = '/';
+		memcpy(buf + w, s, len);
+		w += len;
+		s += len;
+	}
+	if (w == 0)
+		buf[w++] = '/';
+	if (w + 1 > ret_len)
+		return -ENAMETOOLONG;
+	memcpy(ret, buf, w);
+	ret[w] = '\0';
+	return 0;
+}

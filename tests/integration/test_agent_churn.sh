@@ -9,6 +9,7 @@ cat >"$TMP/agent.yaml" <<YAML
 interval: 1s
 events: [context-switches]
 cgroups:
+  root: "$TEST_CG_REL"
   include: ["$TEST_CG_REL/churn/*"]
   max: 40
 outputs:

@@ -16,6 +16,7 @@ cat >"$TMP/agent.yaml" <<YAML
 interval: 1s
 events: [cpu-clock]
 cgroups:
+  root: "$TEST_CG_REL"
   include: ["$TEST_CG_REL/system.slice/*"]
 outputs:
   csv:

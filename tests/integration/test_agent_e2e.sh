@@ -13,6 +13,7 @@ cat >"$TMP/agent.yaml" <<YAML
 interval: 2s
 events: [cpu-clock, context-switches]
 cgroups:
+  root: "$TEST_CG_REL"
   include: ["$TEST_CG_REL/**"]
 outputs:
   csv:

@@ -7,6 +7,7 @@ cat >"$TMP/agent.yaml" <<YAML
 interval: 1s
 events: [cpu-clock]
 cgroups:
+  root: "$TEST_CG_REL"
   include: ["$TEST_CG_REL/**"]
   exclude: ["*-$(printf '%064x' 4).scope"]
   containers_only: true

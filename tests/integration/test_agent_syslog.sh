@@ -43,6 +43,7 @@ for transport in tcp udp; do
 interval: 1s
 events: [cpu-clock, context-switches]
 cgroups:
+  root: "$TEST_CG_REL"
   include: ["$TEST_CG_REL/system.slice/*"]
 outputs:
   csv:

@@ -1,10 +1,24 @@
 # cgperf list on real cgroup trees shaped like each runtime's layout (built in
-# this test's own subtree, with processes inside), names from fixture
-# metadata, odd bytes in paths and names.
+# this test's own subtree, which is cgroups.root, with processes inside),
+# names from fixture metadata, odd bytes in paths and names; look-alikes of
+# those containers and pods made where a tenant can (a user manager's tree,
+# inside a container) are not taken for them.
 source "$CGPERF_SRC/tests/lib/common.sh"
 FIX="$CGPERF_SRC/tests/fixtures/metadata"
-export CGPERF_DOCKER_ROOT="$FIX/docker" CGPERF_CONTAINERD_ROOT="$FIX/containerd" \
-	CGPERF_CRIO_ROOT="$FIX/crio" CGPERF_PODMAN_ROOT="$FIX/podman" CGPERF_POD_LOGS_ROOT="$FIX/pod_logs"
+cat >"$TMP/list.yaml" <<EOF
+cgroups:
+  root: "$TEST_CG_REL"
+  include: ["$TEST_CG_REL/**"]
+metadata:
+  docker: "$FIX/docker"
+  containerd: "$FIX/containerd"
+  crio: "$FIX/crio"
+  podman: "$FIX/podman"
+  pod_logs: "$FIX/pod_logs"
+  rootless_docker: "$TMP/home-%u/docker"
+  rootless_podman: ""
+  rootless_containerd: ""
+EOF
 sha() { printf '%s' "$1" | sha256sum | cut -c1-64; }
 web=$(sha docker-web); odd=$(sha docker-odd); any=$(printf '%064x' 42)
 uid=3f0a9c1e-5b7d-4e2f-9a61-2b4c8d0e6f11; uid_=${uid//-/_}
@@ -40,19 +54,42 @@ mkcg "system.slice/nerdctl-$(printf '%064x' 202).scope" >/dev/null
 mkcg "user.slice/user-1000.slice/user@1000.service/app.slice/docker-$(printf '%064x' 203).scope" >/dev/null
 mkcg "user.slice/user-1000.slice/user@1000.service/user.slice/libpod-$(printf '%064x' 204).scope" >/dev/null
 mkcg $'odd, "name" \xff' >/dev/null
+# A tenant's look-alikes of the real web container and of the prod/web-0 pod
+# (fixture pod logs): in its user manager's tree, and inside a container.
+web_uid=5f0c3c1e-8a51-4a8e-9c3a-2b7f6d1e0a42
+tenant="user.slice/user-4242.slice/user@4242.service"
+mkcg "$tenant/app.slice/docker-$web.scope" >/dev/null
+mkcg "$tenant/app.slice/kubepods/besteffort/pod$web_uid/$web" >/dev/null
+mkcg "$tenant/user.slice/docker-$web.scope" >/dev/null
+mkcg "system.slice/docker-$odd.scope/kubepods/besteffort/pod$web_uid" >/dev/null
+mkcg "system.slice/docker-$odd.scope/system.slice/docker-$web.scope" >/dev/null
+# Its own rootless container, named in its own storage (owned by it).
+mkdir -p "$TMP/home-4242/docker/containers/$any"
+printf '{"Name":"/mine","Config":{"Image":"own"}}' >"$TMP/home-4242/docker/containers/$any/config.v2.json"
+chown -R 4242:4242 "$TMP/home-4242"
+mkcg "$tenant/user.slice/docker-$any.scope" >/dev/null
 run_in_cg "system.slice/docker-$web.scope" sleep 30
 run_in_cg "machine.slice/libpod-$any.scope/container" sleep 30
 
-"$CGPERF" list --json --include "$TEST_CG_REL/**" >"$TMP/list.json" || fail "cgperf list --json failed"
-"$CGPERF" list --json --all --include "$TEST_CG_REL/**" >"$TMP/all.json" || fail "cgperf list --all failed"
-"$CGPERF" list --include "$TEST_CG_REL/**" >"$TMP/list.txt" || fail "cgperf list failed"
+"$CGPERF" list -c "$TMP/list.yaml" --json >"$TMP/list.json" || fail "cgperf list --json failed"
+"$CGPERF" list -c "$TMP/list.yaml" --json --all >"$TMP/all.json" || fail "cgperf list --all failed"
+"$CGPERF" list -c "$TMP/list.yaml" >"$TMP/list.txt" || fail "cgperf list failed"
+# --root does what cgroups.root does; without it the test tree is anyone's.
+"$CGPERF" list -c "$TMP/list.yaml" --root / --json >"$TMP/unrooted.json" || fail "cgperf list --root / failed"
+python3 - "$TMP/unrooted.json" <<'PY' || fail "layouts recognised away from the root"
+import json, sys
+for r in json.load(open(sys.argv[1], encoding='utf-8')):
+    assert r['kind'] not in ('container', 'pod') and not r['container_name'] and not r['pod_name'], r
+PY
 python3 - "$TMP/list.json" "$TMP/all.json" "$TEST_CG_REL" "$web" "$odd" "$any" "$uid" <<'PY' || fail "wrong list: $(cat "$TMP/list.txt")"
 import json, sys
 rows = json.load(open(sys.argv[1], encoding='utf-8'))
 all_rows = json.load(open(sys.argv[2], encoding='utf-8'))
 base, web, odd, any_, uid = sys.argv[3:8]
+uid_web = '5f0c3c1e-8a51-4a8e-9c3a-2b7f6d1e0a42'
 by = {r['path'][len(base):]: r for r in rows}
-keys = {'id', 'path', 'kind', 'runtime', 'container_id', 'container_name', 'pod_uid', 'pod_name', 'namespace'}
+keys = {'id', 'path', 'kind', 'runtime', 'container_id', 'container_name', 'pod_uid', 'pod_name', 'namespace',
+        'rootless', 'uid'}
 for r in rows:
     assert set(r) == keys, r
 def want(path, **kv):
@@ -94,8 +131,23 @@ want('/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/ku
      kind='container', runtime='containerd', pod_uid=ku)
 want('/system.slice/crio-%064x.scope' % 201, kind='container', runtime='crio')
 want('/system.slice/nerdctl-%064x.scope' % 202, kind='container', runtime='nerdctl')
-want('/user.slice/user-1000.slice/user@1000.service/app.slice/docker-%064x.scope' % 203, kind='container', runtime='docker')
+# app.slice is not where rootless docker puts containers
+want('/user.slice/user-1000.slice/user@1000.service/app.slice/docker-%064x.scope' % 203, kind='other', container_id='')
 want('/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-%064x.scope' % 204, kind='container', runtime='podman')
+# Look-alikes: not the real container or pod, no names from the host's files.
+t = '/user.slice/user-4242.slice/user@4242.service'
+want(t + '/app.slice/docker-%s.scope' % web, kind='other', container_id='', container_name='')
+want(t + '/app.slice/kubepods/besteffort/pod%s/%s' % (uid_web, web), kind='other', container_id='', pod_uid='', pod_name='')
+want(t + '/user.slice/docker-%s.scope' % web, kind='container', runtime='docker', container_id=web[:12], container_name=web[:12])
+want('/system.slice/docker-%s.scope/kubepods/besteffort/pod%s' % (odd, uid_web), kind='other', pod_uid='', pod_name='')
+want('/system.slice/docker-%s.scope/system.slice/docker-%s.scope' % (odd, web), kind='other', container_name='')
+# ... while its own rootless container has the name from its own storage.
+want(t + '/user.slice/docker-%s.scope' % any_, kind='container', runtime='docker', container_name='mine',
+     rootless=True, uid=4242)
+want('/system.slice/docker-%s.scope' % web, rootless=False, uid=None)
+for r in rows:
+    if r['container_name'] == 'web' or r['pod_name'] == 'web-0':
+        assert r['path'] in (base + '/system.slice/docker-%s.scope' % web,), ("borrowed name", r)
 conmon = '/system.slice/crio-conmon-%s.scope' % any_
 assert conmon not in by, "infrastructure listed by default"
 assert any(r['path'] == base + conmon for r in all_rows), "--all does not show infrastructure"

@@ -40,7 +40,7 @@ static const struct bad_case bad_cases[] = {
 	/* Unknown keys, with and without a close match. */
 	{ "intervl: 10s\n", "t.yaml:1:1: unknown key 'intervl' (did you mean 'interval'?)" },
 	{ "Events: [cycles]\n", "t.yaml:1:1: unknown key 'Events' (did you mean 'events'?)" },
-	{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (valid keys: interval, events, cgroups, outputs)" },
+	{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (valid keys: interval, events, cgroups, metadata, outputs)" },
 	{ "outputs:\n  csv:\n    dirctory: /x\n",
 	  "t.yaml:3:5: unknown key 'dirctory' in outputs.csv (did you mean 'directory'?)" },
 	{ "outputs:\n  kafka: {}\n", "t.yaml:2:3: unknown key 'kafka' in outputs (valid keys: csv, syslog)" },
@@ -103,6 +103,18 @@ static const struct bad_case bad_cases[] = {
 	{ "cgroups:\n  max: 4.5\n", "t.yaml:2:8: cgroups.max: expected a decimal integer, got '4.5'" },
 	{ "cgroups:\n  max_depth: -2\n", "t.yaml:2:14: cgroups.max_depth: -2 is out of range 0..2147483647" },
 	{ "cgroups:\n  containers_only: yes\n", "t.yaml:2:20: cgroups.containers_only: expected true or false, got 'yes'" },
+	{ "cgroups:\n  root: relative/x\n", "t.yaml:2:9: cgroups.root: must be an absolute cgroup path" },
+	{ "cgroups:\n  root: /a/../b\n", "t.yaml:2:9: cgroups.root: '.' and '..' are not allowed in the path" },
+	{ "cgroups:\n  root: \"\"\n", "t.yaml:2:9: cgroups.root: must be an absolute cgroup path" },
+	{ "cgroups:\n  root: [/]\n", "t.yaml:2:9: cgroups.root: expected a cgroup path" },
+	/* metadata values. */
+	{ "metadata:\n  docker: var/lib/docker\n", "t.yaml:2:11: metadata.docker: 'var/lib/docker' is not an absolute path" },
+	{ "metadata:\n  podman: \"%h/x\"\n", "t.yaml:2:11: metadata.podman: '%h/x' is not an absolute path" },
+	{ "metadata:\n  rootless_podman: \"~/x\"\n", "t.yaml:2:20: metadata.rootless_podman: '~/x' is not an absolute path (or %h/...)" },
+	{ "metadata:\n  rootless_docker: \"%h/%x\"\n", "t.yaml:2:20: metadata.rootless_docker: '%h/%x' has an unknown %-sequence" },
+	{ "metadata:\n  rootless_docker: \"%hx\"\n", "t.yaml:2:20: metadata.rootless_docker: '%hx' is not an absolute path" },
+	{ "metadata:\n  dockr: /x\n", "t.yaml:2:3: unknown key 'dockr' in metadata (did you mean 'docker'?)" },
+	{ "metadata:\n  docker: {a: 1}\n", "t.yaml:2:11: metadata.docker: expected a directory" },
 	/* outputs.csv values. */
 	{ "outputs:\n  csv:\n    directory: var/log\n", "t.yaml:3:16: outputs.csv.directory: 'var/log' is not an absolute path" },
 	{ "outputs:\n  csv:\n    directory: \"\"\n", "t.yaml:3:16: outputs.csv.directory: must not be empty" },
@@ -276,7 +288,7 @@ static void test_name_escaped(void **state) {
 	char err[512];
 
 	assert_int_equal(config_parse("x: 1\n", 5, "odd\nname", &cfg, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "odd\\nname:1:1: unknown key 'x' (valid keys: interval, events, cgroups, outputs)");
+	assert_string_equal(err, "odd\\nname:1:1: unknown key 'x' (valid keys: interval, events, cgroups, metadata, outputs)");
 	/* A tiny buffer is cut, still terminated. */
 	assert_int_equal(config_parse("x: 1\n", 5, "t.yaml", &cfg, err, 10), -EINVAL);
 	assert_string_equal(err, "t.yaml:1:");
@@ -328,6 +340,16 @@ static const char full_yaml[] =
 	"  include_infrastructure: true\n"
 	"  max: \"100\"\n"
 	"  max_depth: 3\n"
+	"  root: //test//tree/\n"
+	"metadata:\n"
+	"  docker: /data/docker\n"
+	"  containerd: \"\"\n"
+	"  crio: /c\n"
+	"  podman: /p%x\n"
+	"  pod_logs: /logs\n"
+	"  rootless_docker: \"%h/d\"\n"
+	"  rootless_podman: /u/%u/%%\n"
+	"  rootless_containerd: \"%h\"\n"
 	"outputs:\n"
 	"  csv:\n"
 	"    directory: /srv/cgperf logs\n"
@@ -360,6 +382,15 @@ static void test_full_file(void **state) {
 	assert_true(c.cgroups.include_infrastructure);
 	assert_int_equal(c.cgroups.max, 100);
 	assert_int_equal(c.cgroups.max_depth, 3);
+	assert_string_equal(c.cgroups.root, "/test/tree");
+	assert_string_equal(c.metadata.docker, "/data/docker");
+	assert_string_equal(c.metadata.containerd, "");
+	assert_string_equal(c.metadata.crio, "/c");
+	assert_string_equal(c.metadata.podman, "/p%x");
+	assert_string_equal(c.metadata.pod_logs, "/logs");
+	assert_string_equal(c.metadata.rootless_docker, "%h/d");
+	assert_string_equal(c.metadata.rootless_podman, "/u/%u/%%");
+	assert_string_equal(c.metadata.rootless_containerd, "%h");
 	assert_true(c.csv.enabled);
 	assert_string_equal(c.csv.directory, "/srv/cgperf logs");
 	assert_int_equal(c.csv.max_size, 10000000);
@@ -396,6 +427,10 @@ static void test_default(void **state) {
 
 	assert_int_equal(config_load_default(&c), 0);
 	assert_int_equal(c.interval_ms, 10000);
+	assert_string_equal(c.cgroups.root, "/");
+	assert_string_equal(c.metadata.docker, "/var/lib/docker");
+	assert_string_equal(c.metadata.podman, "/var/lib/containers/storage");
+	assert_string_equal(c.metadata.rootless_podman, "%h/.local/share/containers/storage");
 	assert_int_equal(c.nr_events, 4);
 	assert_string_equal(c.events[0], "cycles");
 	assert_string_equal(c.events[1], "instructions");

@@ -156,8 +156,10 @@ static void test_docker(void **state)
 	expect(r, "/system.slice/docker-" DOCKER_WEB ".scope",
 	       (struct want){ "web", "nginx:1.25", .runtime = "docker" });
 	expect(r, "/docker/" DOCKER_WEB, (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+	/* a rootless look-alike of a host container: the host's files do not
+	 * name it (test_rootless) */
 	expect(r, "/user.slice/user-1000.slice/user@1000.service/user.slice/docker-" DOCKER_WEB ".scope",
-	       (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+	       (struct want){ 0 });
 	/* Docker as the Kubernetes runtime: the labels name the container and
 	 * pod, not the generated k8s_... Docker name */
 	expect(r, K8S_BURSTABLE POD_API_U ".slice/docker-" DOCKER_K8S ".scope",
@@ -220,7 +222,7 @@ static void test_podman(void **state)
 	expect(r,
 	       "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" PODMAN_TOOLBOX
 	       ".scope/container",
-	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+	       (struct want){ 0 });
 	/* kube play: annotations name it (before containers.json's name) */
 	expect(r, "/machine.slice/libpod-" PODMAN_KUBE ".scope",
 	       (struct want){ "redis", "docker.io/library/redis:7", "cache", "default", "podman" });
@@ -507,7 +509,10 @@ static void test_roots_and_arguments(void **state)
 	assert_string_equal(d.docker, "/var/lib/docker");
 	assert_string_equal(d.containerd, "/run/containerd/io.containerd.runtime.v2.task");
 	assert_string_equal(d.crio, "/run/containers/storage/overlay-containers");
-	assert_string_equal(d.podman, "/var/lib/containers/storage/overlay-containers");
+	assert_string_equal(d.podman, "/var/lib/containers/storage");
+	assert_string_equal(d.rootless_docker, "%h/.local/share/docker");
+	assert_string_equal(d.rootless_podman, "%h/.local/share/containers/storage");
+	assert_string_equal(d.rootless_containerd, "/run/user/%u/containerd/io.containerd.runtime.v2.task");
 	assert_string_equal(d.pod_logs, "/var/log/pods");
 
 	/* "" switches a source off */
@@ -538,6 +543,143 @@ static void test_roots_and_arguments(void **state)
 	assert_int_equal(cg_metadata_lookup(&fixture_roots, &id, NULL), -EINVAL);
 	for (size_t i = 0; i < sizeof(md); i++)
 		assert_int_equal(((unsigned char *)&md)[i], 0x5a);
+}
+
+/* Rootless containers are named only from their user's storage, and only by
+ * files that user owns. */
+static void test_rootless(void **state)
+{
+	char tmpl[1200], home[1200], dir[1400], file[1500], host_file[1400];
+	struct metadata_roots r = fixture_roots;
+	const uid_t tenant = 4242;
+	struct cg_metadata md;
+
+	/* The fixtures are owned by whoever checked them out: as that user's
+	 * storage they name the user's containers. */
+	r.rootless_docker = fixture_roots.docker;
+	r.rootless_podman = dirs[3];
+	snprintf(tmpl, sizeof(tmpl), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+		 (unsigned)getuid(), (unsigned)getuid(), DOCKER_WEB);
+	expect(&r, tmpl, (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+	snprintf(tmpl, sizeof(tmpl), "/user.slice/user-%u.slice/user@%u.service/user.slice/libpod-%s.scope",
+		 (unsigned)getuid(), (unsigned)getuid(), PODMAN_TOOLBOX);
+	expect(&r, tmpl, (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39",
+					 .runtime = "podman" });
+	/* ... but not another user's */
+	snprintf(tmpl, sizeof(tmpl), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+		 (unsigned)tenant, (unsigned)tenant, DOCKER_WEB);
+	expect(&r, tmpl, (struct want){ 0 });
+
+	/* %u in the template: the tenant's own tree, owned by the tenant */
+	snprintf(home, sizeof(home), "%s/home-%u", tmp_root, (unsigned)tenant);
+	assert_int_equal(mkdir(home, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/containers", home);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/containers/" DOCKER_WEB, home);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(file, sizeof(file), "%s/config.v2.json", dir);
+	write_file(file, "{\"Name\":\"/mine\",\"Config\":{\"Image\":\"own\"}}", 41);
+	assert_int_equal(chown(file, tenant, tenant), 0);
+	snprintf(tmpl, sizeof(tmpl), "%s/home-%%u", tmp_root);
+	r.rootless_docker = tmpl;
+	snprintf(dir, sizeof(dir), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+		 (unsigned)tenant, (unsigned)tenant, DOCKER_WEB);
+	expect(&r, dir, (struct want){ "mine", "own", .runtime = "docker" });
+	/* a hard link to the host's file (root's) in the tenant's tree: refused */
+	snprintf(host_file, sizeof(host_file), "%s/containers/" DOCKER_WEB "/config.v2.json",
+		 fixture_roots.docker);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(link(host_file, file), 0);
+	expect(&r, dir, (struct want){ 0 });
+	/* the tenant's storage a symlink to the host's: the host's files are not its */
+	snprintf(file, sizeof(file), "%s/home-%u", tmp_root, (unsigned)tenant + 1);
+	assert_int_equal(symlink(fixture_roots.docker, file), 0);
+	snprintf(dir, sizeof(dir), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+		 (unsigned)tenant + 1, (unsigned)tenant + 1, DOCKER_WEB);
+	expect(&r, dir, (struct want){ 0 });
+
+	/* a rootless source switched off, a %h nobody has: nothing, no fallback to the host */
+	r.rootless_docker = "";
+	expect(&r, dir, (struct want){ 0 });
+	r.rootless_docker = "%h/.local/share/docker";
+	snprintf(dir, sizeof(dir), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+		 4000000000u, 4000000000u, DOCKER_WEB);
+	lookup(&r, dir, NULL, &md);
+	assert_string_equal(md.container_name, "");
+}
+
+/* podman's pod names from its BoltDB file: records are found inside the
+ * binary pages around them. */
+static void test_podman_pod_names(void **state)
+{
+	static const char pod_a[] = "1111111111111111111111111111111111111111111111111111111111111111";
+	static const char pod_b[] = "2222222222222222222222222222222222222222222222222222222222222222";
+	struct metadata_roots r = { .docker = "", .containerd = "", .crio = "", .pod_logs = "" };
+	char root[1100], dir[1200], file[1300], path[600];
+	char db[4096];
+	size_t n = 0;
+
+	memset(db, 0, sizeof(db));
+	n += (size_t)snprintf(db + 100, sizeof(db) - 100,
+			      "{\"id\":\"%s\",\"name\":\"web-pod\",\"labels\":{},\"created\":\"x\"}", pod_a);
+	db[100 + n] = '\x01'; /* binary right after the record */
+	snprintf(db + 1000, sizeof(db) - 1000,
+		 "{\"spec\":{},\"id\":\"%s\",\"name\":\"a container\"}\x02\x03{\"id\":\"%s\",\"name\":\"db\"}",
+		 pod_a, pod_b);
+	snprintf(root, sizeof(root), "%s/podman-pods", tmp_root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	snprintf(dir, sizeof(dir), "%s/libpod", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/bolt_state.db", dir);
+	write_file(file, db, sizeof(db));
+	r.podman = root;
+
+	snprintf(path, sizeof(path), "/libpod_parent/%s", pod_a);
+	expect(&r, path, (struct want){ .pod = "web-pod" });
+	snprintf(path, sizeof(path), "/machine.slice/machine-libpod_pod_%s.slice/libpod-" PODMAN_NONE ".scope",
+		 pod_b);
+	expect(&r, path, (struct want){ .pod = "db" });
+	snprintf(path, sizeof(path), "/libpod_parent/%.63s3", pod_a);
+	expect(&r, path, (struct want){ 0 });
+}
+
+/* Shared files are parsed once per version: a lookup of another container
+ * in the same index is a cache hit; a rewritten index is parsed again. */
+static void test_cache(void **state)
+{
+	struct metadata_roots r = fixture_roots;
+	struct metadata_cache_stats st;
+	char root[1100], dir[1200], file[1300];
+	struct metadata_cache *c;
+
+	assert_int_equal(metadata_cache_new(&c), 0);
+	r.cache = c;
+	for (int i = 0; i < 10; i++) {
+		expect(&r, "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope",
+		       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+		expect(&r, "/machine.slice/libpod-" PODMAN_RM ".scope",
+		       (struct want){ "temp", "docker.io/library/alpine:3.19", .runtime = "podman" });
+	}
+	metadata_cache_get_stats(c, &st);
+	/* containers.json and volatile-containers.json, once each */
+	assert_int_equal(st.parses, 2);
+	assert_true(st.hits >= 20);
+
+	/* a rewritten index (same inode, new contents) is seen */
+	snprintf(root, sizeof(root), "%s/podman-cache", tmp_root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	snprintf(dir, sizeof(dir), "%s/overlay-containers", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/containers.json", dir);
+	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"one\"]}]", 91);
+	r = (struct metadata_roots){ .docker = "", .containerd = "", .crio = "", .pod_logs = "",
+				     .podman = root, .cache = c };
+	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "one", .runtime = "podman" });
+	/* (mtime, size) tell versions apart: another size, whatever the clock */
+	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"second\"]}]", 94);
+	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "second", .runtime = "podman" });
+	metadata_cache_free(c);
+	metadata_cache_free(NULL);
 }
 
 static int count_fds(void)
@@ -592,6 +734,9 @@ int main(void)
 		cmocka_unit_test(test_symlinks),
 		cmocka_unit_test(test_odd_bytes_in_json),
 		cmocka_unit_test(test_roots_and_arguments),
+		cmocka_unit_test(test_rootless),
+		cmocka_unit_test(test_podman_pod_names),
+		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_no_fd_leak),
 	};
 

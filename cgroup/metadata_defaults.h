@@ -1,0 +1,13 @@
+/* Where the runtimes keep their state by default. A header of its own so
+ * that config/ (which links without cgroup/) prints the same defaults that
+ * cgroup/metadata.c uses. */
+#pragma once
+
+#define METADATA_DEFAULT_DOCKER "/var/lib/docker"
+#define METADATA_DEFAULT_CONTAINERD "/run/containerd/io.containerd.runtime.v2.task"
+#define METADATA_DEFAULT_CRIO "/run/containers/storage/overlay-containers"
+#define METADATA_DEFAULT_PODMAN "/var/lib/containers/storage"
+#define METADATA_DEFAULT_POD_LOGS "/var/log/pods"
+#define METADATA_DEFAULT_ROOTLESS_DOCKER "%h/.local/share/docker"
+#define METADATA_DEFAULT_ROOTLESS_PODMAN "%h/.local/share/containers/storage"
+#define METADATA_DEFAULT_ROOTLESS_CONTAINERD "/run/user/%u/containerd/io.containerd.runtime.v2.task"

@@ -1,0 +1,87 @@
+/* The `metadata` section: where the runtimes keep the files that name
+ * containers and pods (docs/IDENTITY.md). */
+#include "config/config_schema.h"
+
+#include "cgroup/metadata_defaults.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define ROOT(field, per_user) { #field, offsetof(struct agent_config, metadata.field), per_user }
+const struct config_root_key config_root_keys[CONFIG_NR_ROOT_KEYS] = {
+	ROOT(docker, false),          ROOT(containerd, false),      ROOT(crio, false),
+	ROOT(podman, false),          ROOT(pod_logs, false),        ROOT(rootless_docker, true),
+	ROOT(rootless_podman, true),  ROOT(rootless_containerd, true),
+};
+#undef ROOT
+
+/* "" (the source is off) or an absolute path; a template may also start at
+ * the user's home. NULL when s is fine, else why not. */
+static const char *root_problem(const char *s, bool per_user)
+{
+	if (!s[0])
+		return NULL;
+	if (s[0] != '/' && !(per_user && !strncmp(s, "%h", 2) && (s[2] == '/' || !s[2])))
+		return per_user ? "is not an absolute path (or %h/...)" : "is not an absolute path";
+	/* A host root is a plain path, where '%' is just a byte. */
+	for (const char *p = s; per_user && (p = strchr(p, '%')); p += 2)
+		if (p[1] != 'u' && p[1] != 'h' && p[1] != '%')
+			return "has an unknown %-sequence (known: %u the uid, %h its home, %% a '%')";
+	return NULL;
+}
+
+static const struct config_root_key *key_of(const struct parse_ctx *p)
+{
+	const char *name = strrchr(p->key, '.');
+
+	name = name ? name + 1 : p->key;
+	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++)
+		if (!strcmp(config_root_keys[i].name, name))
+			return &config_root_keys[i];
+	return NULL;
+}
+
+static int parse_root(struct parse_ctx *p)
+{
+	const struct config_root_key *k = key_of(p);
+	char *dst = (char *)p->cfg + k->offset, buf[ECHO_MAX + 8];
+	const char *s, *why;
+	int r = cfg_next_scalar(p, "a directory (\"\" turns the source off)", &s);
+
+	if (r < 0)
+		return r;
+	if (cfg_event(p)->data.scalar.length >= CONFIG_ROOT_MAX)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: longer than %d bytes", p->key,
+				    CONFIG_ROOT_MAX - 1);
+	why = root_problem(s, k->per_user);
+	if (why)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' %s", p->key,
+				    cfg_echo(p, buf, sizeof(buf)), why);
+	cfg_set_string(dst, CONFIG_ROOT_MAX, s);
+	return 0;
+}
+
+int cfg_parse_metadata(struct parse_ctx *p)
+{
+	struct key_def keys[CONFIG_NR_ROOT_KEYS];
+	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		keys[i] = (struct key_def){ config_root_keys[i].name, parse_root };
+	return cfg_parse_section(p, "metadata", keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+void cfg_metadata_defaults(struct agent_config *c)
+{
+	static const char *const defaults[CONFIG_NR_ROOT_KEYS] = {
+		METADATA_DEFAULT_DOCKER,           METADATA_DEFAULT_CONTAINERD,
+		METADATA_DEFAULT_CRIO,             METADATA_DEFAULT_PODMAN,
+		METADATA_DEFAULT_POD_LOGS,         METADATA_DEFAULT_ROOTLESS_DOCKER,
+		METADATA_DEFAULT_ROOTLESS_PODMAN,  METADATA_DEFAULT_ROOTLESS_CONTAINERD,
+	};
+
+	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++)
+		cfg_set_string((char *)c + config_root_keys[i].offset, CONFIG_ROOT_MAX, defaults[i]);
+}
