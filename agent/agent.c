@@ -4,6 +4,7 @@
 #include "agent/cli_util.h"
 #include "agent/metadata_roots.h"
 #include "agent/monitored.h"
+#include "agent/name_lookup.h"
 #include "bpf/counter.h"
 #include "cgroup/cgroup2.h"
 #include "cgroup/identity.h"
@@ -44,8 +45,9 @@ struct agent {
 	unsigned long long cgroups_seen; /* ever counted, for the summary */
 	struct monitored_set mon;
 	struct metadata_roots roots;
-	struct metadata_cache *meta_cache;
+	struct name_lookup *names;
 	struct cg_selector sel;
+	bool sel_needs_names; /* name: patterns: containers wait for their names */
 	const char *include[CONFIG_MAX_PATTERNS], *exclude[CONFIG_MAX_PATTERNS];
 	struct cgperf_reading *vals; /* cfg.cgroups.max * nr_events */
 	unsigned over_cap;
@@ -144,6 +146,7 @@ static void setup_selector(struct agent *a)
 		.include_infrastructure = a->cfg.cgroups.include_infrastructure,
 		.max_depth = a->cfg.cgroups.max_depth,
 	};
+	a->sel_needs_names = cg_select_uses_names(&a->sel);
 }
 
 /* ---- sinks ---- */
@@ -199,19 +202,12 @@ static int open_sinks(struct agent *a)
 
 /* ---- cgroups coming and going ---- */
 
-static void on_cgroup_added(void *ctx, const char *path, uint64_t id)
+static void start_counting(struct agent *a, const char *path, uint64_t id,
+			   const struct cg_identity *ident, const struct cg_metadata *meta)
 {
-	struct agent *a = ctx;
-	struct cg_identity ident;
-	struct cg_metadata meta = { 0 };
 	uint64_t anc[CGPERF_MAX_CGROUP_DEPTH];
 	int nr_anc, slot, r;
 
-	if (monitored_find(&a->mon, id) || cg_identify_at(a->cfg.cgroups.root, path, &ident) < 0)
-		return;
-	cg_metadata_lookup(&a->roots, &ident, &meta);
-	if (!cg_select(&a->sel, path, &ident, &meta))
-		return;
 	if ((unsigned)a->mon.nr >= a->cfg.cgroups.max) {
 		a->over_cap++;
 		log_ratelimited(&a->cap_rl, 60, LOG_LVL_WARN,
@@ -228,12 +224,50 @@ static void on_cgroup_added(void *ctx, const char *path, uint64_t id)
 				r == -E2BIG ? "more than 8 nested monitored levels" : strerror(-r));
 		return;
 	}
-	if (!monitored_add(&a->mon, id, slot, path, &ident, &meta)) {
+	if (!monitored_add(&a->mon, id, slot, path, ident, meta)) {
 		counter_remove(a->counter, id, NULL);
 		return;
 	}
 	a->cgroups_seen++;
-	log_debug("counting %s (%s %s)", path, cg_kind_name(ident.kind), ident.runtime);
+	log_debug("counting %s (%s %s)", path, cg_kind_name(ident->kind), ident->runtime);
+}
+
+/* Only containers and pods have names in the runtimes' files. */
+static bool has_names(const struct cg_identity *ident)
+{
+	return ident->kind == CG_KIND_CONTAINER || ident->kind == CG_KIND_POD;
+}
+
+/* A new cgroup is counted at once; its names are looked up off the loop
+ * and follow (on_names). Only a selection by name: has to wait for them. */
+static void on_cgroup_added(void *ctx, const char *path, uint64_t id)
+{
+	static const struct cg_metadata no_names;
+	struct agent *a = ctx;
+	struct cg_identity ident;
+	bool wait = false;
+
+	if (monitored_find(&a->mon, id) || cg_identify_at(a->cfg.cgroups.root, path, &ident) < 0)
+		return;
+	if (has_names(&ident)) {
+		wait = a->sel_needs_names;
+		if (name_lookup_submit(a->names, id, path, &ident) < 0 && wait)
+			return;
+	}
+	if (!wait && cg_select(&a->sel, path, &ident, &no_names))
+		start_counting(a, path, id, &ident, &no_names);
+}
+
+static void on_names(void *ctx, uint64_t id, const char *path, const struct cg_identity *ident,
+		     const struct cg_metadata *meta)
+{
+	struct agent *a = ctx;
+	struct monitored *m = monitored_find(&a->mon, id);
+
+	if (m)
+		monitored_set_meta(m, meta);
+	else if (a->sel_needs_names && cg_select(&a->sel, path, ident, meta))
+		start_counting(a, path, id, ident, meta);
 }
 
 static void on_cgroup_removed(void *ctx, const char *path, uint64_t id)
@@ -332,8 +366,8 @@ static void agent_stop(struct agent *a, bool final_rows)
 	counter_close(a->counter);
 	a->counter = NULL;
 	monitored_clear(&a->mon);
-	metadata_cache_free(a->meta_cache);
-	a->meta_cache = NULL;
+	name_lookup_free(a->names);
+	a->names = NULL;
 	free(a->vals);
 	a->vals = NULL;
 }
@@ -356,10 +390,12 @@ static int agent_start(struct agent *a)
 	if (r < 0)
 		return r;
 	setup_selector(a);
-	r = metadata_cache_new(&a->meta_cache);
-	if (r < 0)
+	metadata_roots_from_config(&a->cfg.metadata, NULL, &a->roots);
+	r = name_lookup_new(&a->roots, &a->names);
+	if (r < 0) {
+		log_error("cannot start the name lookup thread: %s", strerror(-r));
 		return r;
-	metadata_roots_from_config(&a->cfg.metadata, a->meta_cache, &a->roots);
+	}
 	a->vals = calloc((size_t)a->cfg.cgroups.max * a->nr_events, sizeof(*a->vals));
 	if (!a->vals)
 		return -ENOMEM;
@@ -447,7 +483,7 @@ static int reload(struct agent *a, const struct agent_opts *o)
 	return 0;
 }
 
-enum { FD_SIGNAL, FD_INTERVAL, FD_RESCAN, FD_END, FD_WATCH, FD_SYSLOG, NR_FDS };
+enum { FD_SIGNAL, FD_INTERVAL, FD_RESCAN, FD_END, FD_WATCH, FD_SYSLOG, FD_NAMES, NR_FDS };
 
 static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 {
@@ -469,6 +505,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			[FD_END] = { end_fd, POLLIN, 0 },
 			[FD_WATCH] = { a->watch ? cg_watch_fd(a->watch) : -1, POLLIN, 0 },
 			[FD_SYSLOG] = { -1, 0, 0 },
+			[FD_NAMES] = { a->names ? name_lookup_fd(a->names) : -1, POLLIN, 0 },
 		};
 		if (a->syslog)
 			p[FD_SYSLOG] = (struct pollfd){ syslog_sink_fd(a->syslog), POLLIN, 0 };
@@ -482,6 +519,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			syslog_sink_process(a->syslog);
 		if (p[FD_WATCH].revents & POLLIN)
 			cg_watch_process(a->watch);
+		if (p[FD_NAMES].revents & POLLIN)
+			name_lookup_collect(a->names, on_names, a);
 		if (p[FD_INTERVAL].revents & POLLIN) {
 			uint64_t ticks;
 			if (read(interval_fd, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED)

@@ -63,6 +63,12 @@ struct monitored *monitored_find(const struct monitored_set *set, uint64_t id)
 	return NULL;
 }
 
+void monitored_set_meta(struct monitored *m, const struct cg_metadata *meta)
+{
+	m->meta = *meta;
+	fill_sink_view(m);
+}
+
 static void monitored_free(struct monitored *m)
 {
 	if (!m)

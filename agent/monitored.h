@@ -28,5 +28,7 @@ struct monitored_set {
 struct monitored *monitored_add(struct monitored_set *set, uint64_t id, int slot, const char *path,
 				const struct cg_identity *ident, const struct cg_metadata *meta);
 struct monitored *monitored_find(const struct monitored_set *set, uint64_t id);
+/* Names that arrived after counting started. */
+void monitored_set_meta(struct monitored *m, const struct cg_metadata *meta);
 void monitored_remove(struct monitored_set *set, uint64_t id);
 void monitored_clear(struct monitored_set *set);

@@ -52,3 +52,14 @@ bool cg_select(const struct cg_selector *s, const char *rel_path, const struct c
 		return false;
 	return !any_matches(s->exclude, s->nr_exclude, rel_path, id, md);
 }
+
+bool cg_select_uses_names(const struct cg_selector *s)
+{
+	for (int i = 0; i < s->nr_include; i++)
+		if (!strncmp(s->include[i], "name:", 5))
+			return true;
+	for (int i = 0; i < s->nr_exclude; i++)
+		if (!strncmp(s->exclude[i], "name:", 5))
+			return true;
+	return false;
+}

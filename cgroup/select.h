@@ -22,3 +22,6 @@ struct cg_selector {
  * no exclude. The root cgroup is never selected. */
 bool cg_select(const struct cg_selector *s, const char *rel_path, const struct cg_identity *id,
 	       const struct cg_metadata *md);
+/* Whether some pattern is "name:": then a container's selection depends on
+ * names read from its runtime's files, not on its path alone. */
+bool cg_select_uses_names(const struct cg_selector *s);

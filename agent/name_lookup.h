@@ -1,0 +1,34 @@
+/* Container and pod names looked up off the agent's loop. A lookup can take
+ * long (a large storage index parsed again after each change, a slow disk,
+ * a stalled network mount under a runtime root): the loop counts a new
+ * cgroup at once and its names follow when the worker thread has them. */
+#pragma once
+#include "cgroup/identity.h"
+#include "cgroup/metadata.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+struct name_lookup;
+
+/* Starts the worker. roots (and the strings it points to) must outlive the
+ * returned object; its cache field is ignored: the worker keeps its own. */
+int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret);
+/* Stops the worker (after the lookup it is doing) and drops what is queued. */
+void name_lookup_free(struct name_lookup *nl);
+
+/* Queue a lookup for cgroup id at path. 0 or -ENOMEM. */
+int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
+		       const struct cg_identity *ident);
+/* Readable (POLLIN) when results wait. */
+int name_lookup_fd(const struct name_lookup *nl);
+/* Hand every finished result to cb, in the calling thread. */
+void name_lookup_collect(struct name_lookup *nl,
+			 void (*cb)(void *ctx, uint64_t id, const char *path,
+				    const struct cg_identity *ident, const struct cg_metadata *meta),
+			 void *ctx);
+/* Lookups done so far and the worker's cache figures (for the summary). */
+struct name_lookup_stats {
+	unsigned long long done;
+	struct metadata_cache_stats cache;
+};
+void name_lookup_get_stats(struct name_lookup *nl, struct name_lookup_stats *ret);
