@@ -1,21 +1,13 @@
 /* The agent: one poll loop over a wall-clock-aligned interval timer, signals,
  * the cgroup watcher and the sinks' sockets. See docs/AGENT.md. */
-#include "agent/agent.h"
+#include "agent/agent_int.h"
 #include "agent/cli_util.h"
 #include "agent/metadata_roots.h"
-#include "agent/monitored.h"
 #include "agent/name_lookup.h"
-#include "bpf/counter.h"
 #include "cgroup/cgroup2.h"
-#include "cgroup/identity.h"
-#include "cgroup/metadata.h"
-#include "cgroup/select.h"
-#include "cgroup/watch.h"
-#include "events/event_parse.h"
 #include "events/event_probe.h"
 #include "sink/csv_sink.h"
 #include "sink/syslog_sink.h"
-#include "util/log.h"
 #include "util/timer.h"
 #include <errno.h>
 #include <poll.h>
@@ -29,30 +21,6 @@
 #include <unistd.h>
 
 #define RESCAN_INTERVAL_S 60
-#define MAX_SINKS 4
-
-struct agent {
-	struct agent_config cfg;
-	struct event_spec events[CGPERF_MAX_EVENTS];
-	const char *event_names[CGPERF_MAX_EVENTS];
-	int nr_events;
-	struct counter *counter;
-	struct cg_watch *watch;
-	struct sink *sinks[MAX_SINKS];
-	int nr_sinks;
-	struct sink *syslog; /* also in sinks[], driven by the loop */
-	struct sink *csv;    /* also in sinks[] */
-	unsigned long long cgroups_seen; /* ever counted, for the summary */
-	struct monitored_set mon;
-	struct metadata_roots roots;
-	struct name_lookup *names;
-	struct cg_selector sel;
-	bool sel_needs_names; /* name: patterns: containers wait for their names */
-	const char *include[CONFIG_MAX_PATTERNS], *exclude[CONFIG_MAX_PATTERNS];
-	struct cgperf_reading *vals; /* cfg.cgroups.max * nr_events */
-	unsigned over_cap;
-	struct log_ratelimit cap_rl, add_rl, write_rl, watch_rl;
-};
 
 /* ---- configuration ---- */
 
@@ -71,6 +39,12 @@ static int load_config(const struct agent_opts *o, struct agent_config *cfg)
 	}
 	if (o->interval_ms)
 		cfg->interval_ms = o->interval_ms;
+	if (o->no_persist)
+		cfg->persist = false;
+	if (o->instance) {
+		memset(cfg->instance, 0, sizeof(cfg->instance));
+		snprintf(cfg->instance, sizeof(cfg->instance), "%s", o->instance);
+	}
 	if (o->csv_dir) {
 		cfg->csv.enabled = true;
 		snprintf(cfg->csv.directory, sizeof(cfg->csv.directory), "%s", o->csv_dir);
@@ -149,143 +123,51 @@ static void setup_selector(struct agent *a)
 	a->sel_needs_names = cg_select_uses_names(&a->sel);
 }
 
-/* ---- sinks ---- */
+/* ---- outputs ---- */
 
-static void write_record(struct agent *a, struct monitored *m, const struct cgperf_reading *totals,
-			 bool final)
+static void add_output(struct agent *a, struct sink *s, enum record_output_id id)
 {
-	struct sink_record rec = {
-		.cgroup = &m->sink,
-		.nr_events = a->nr_events,
-		.event_names = a->event_names,
-		.totals = totals,
-		.final = final,
-		.since = m->since,
-	};
-
-	clock_gettime(CLOCK_REALTIME, &rec.time);
-	for (int i = 0; i < a->nr_sinks; i++)
-		a->sinks[i]->ops->write(a->sinks[i], &rec);
+	a->outputs[a->nr_outputs++] = (struct agent_output){ s, id, s->ops->name };
 }
 
-static void flush_sinks(struct agent *a)
+static int open_outputs(struct agent *a)
 {
-	for (int i = 0; i < a->nr_sinks; i++)
-		if (a->sinks[i]->ops->flush)
-			a->sinks[i]->ops->flush(a->sinks[i]);
-}
-
-static int open_sinks(struct agent *a)
-{
+	struct sink *s;
 	int r;
 
 	if (a->cfg.csv.enabled) {
-		r = csv_sink_new(&a->cfg.csv, &a->sinks[a->nr_sinks]);
+		r = csv_sink_new(&a->cfg.csv, &s);
 		if (r < 0) {
 			log_error("cannot write CSV files to %s: %s", a->cfg.csv.directory, strerror(-r));
 			return r;
 		}
-		a->csv = a->sinks[a->nr_sinks++];
+		add_output(a, s, RECORD_OUT_CSV);
+		a->csv = s;
 	}
 	if (a->cfg.syslog.enabled) {
-		r = syslog_sink_new(&a->cfg.syslog, &a->sinks[a->nr_sinks]);
+		r = syslog_sink_new(&a->cfg.syslog, &s);
 		if (r < 0) {
 			log_error("cannot set up syslog to %s: %s", a->cfg.syslog.target, strerror(-r));
 			return r;
 		}
-		a->syslog = a->sinks[a->nr_sinks++];
+		add_output(a, s, RECORD_OUT_SYSLOG);
+		a->syslog = s;
 	}
-	if (a->nr_sinks == 0)
+	if (a->nr_outputs == 0)
 		log_warn("no output configured (neither CSV nor syslog): counting without logging");
 	return 0;
 }
 
-/* ---- cgroups coming and going ---- */
-
-static void start_counting(struct agent *a, const char *path, uint64_t id,
-			   const struct cg_identity *ident, const struct cg_metadata *meta)
+static void close_outputs(struct agent *a)
 {
-	uint64_t anc[CGPERF_MAX_CGROUP_DEPTH];
-	int nr_anc, slot, r;
-
-	if ((unsigned)a->mon.nr >= a->cfg.cgroups.max) {
-		a->over_cap++;
-		log_ratelimited(&a->cap_rl, 60, LOG_LVL_WARN,
-				"monitored cgroup cap (%u) reached: %u cgroups not counted (raise cgroups.max)",
-				a->cfg.cgroups.max, a->over_cap);
-		return;
-	}
-	nr_anc = cgroup2_ancestor_ids(path, anc, CGPERF_MAX_CGROUP_DEPTH);
-	if (nr_anc < 0)
-		return; /* gone already */
-	r = counter_add_cgroup(a->counter, id, anc, nr_anc, &slot);
-	if (r < 0) {
-		log_ratelimited(&a->add_rl, 60, LOG_LVL_WARN, "cannot count cgroup %s: %s", path,
-				r == -E2BIG ? "more than 8 nested monitored levels" : strerror(-r));
-		return;
-	}
-	if (!monitored_add(&a->mon, id, slot, path, ident, meta)) {
-		counter_remove(a->counter, id, NULL);
-		return;
-	}
-	a->cgroups_seen++;
-	log_debug("counting %s (%s %s)", path, cg_kind_name(ident->kind), ident->runtime);
+	for (int i = 0; i < a->nr_outputs; i++)
+		a->outputs[i].sink->ops->free(a->outputs[i].sink);
+	a->nr_outputs = 0;
+	a->syslog = NULL;
+	a->csv = NULL;
 }
 
-/* Only containers and pods have names in the runtimes' files. */
-static bool has_names(const struct cg_identity *ident)
-{
-	return ident->kind == CG_KIND_CONTAINER || ident->kind == CG_KIND_POD;
-}
-
-/* A new cgroup is counted at once; its names are looked up off the loop
- * and follow (on_names). Only a selection by name: has to wait for them. */
-static void on_cgroup_added(void *ctx, const char *path, uint64_t id)
-{
-	static const struct cg_metadata no_names;
-	struct agent *a = ctx;
-	struct cg_identity ident;
-	bool wait = false;
-
-	if (monitored_find(&a->mon, id) || cg_identify_at(a->cfg.cgroups.root, path, &ident) < 0)
-		return;
-	if (has_names(&ident)) {
-		wait = a->sel_needs_names;
-		if (name_lookup_submit(a->names, id, path, &ident) < 0 && wait)
-			return;
-	}
-	if (!wait && cg_select(&a->sel, path, &ident, &no_names))
-		start_counting(a, path, id, &ident, &no_names);
-}
-
-static void on_names(void *ctx, uint64_t id, const char *path, const struct cg_identity *ident,
-		     const struct cg_metadata *meta)
-{
-	struct agent *a = ctx;
-	struct monitored *m = monitored_find(&a->mon, id);
-
-	if (m)
-		monitored_set_meta(m, meta);
-	else if (a->sel_needs_names && cg_select(&a->sel, path, ident, meta))
-		start_counting(a, path, id, ident, meta);
-}
-
-static void on_cgroup_removed(void *ctx, const char *path, uint64_t id)
-{
-	struct agent *a = ctx;
-	struct cgperf_reading final[CGPERF_MAX_EVENTS];
-	struct monitored *m = monitored_find(&a->mon, id);
-
-	if (!m)
-		return;
-	/* One last read after the key is gone, then the final row. */
-	if (counter_remove(a->counter, id, final) == 0) {
-		write_record(a, m, final, true);
-		flush_sinks(a);
-	}
-	log_debug("stopped counting %s", m->path);
-	monitored_remove(&a->mon, id);
-}
+/* ---- the cgroup tree ---- */
 
 /* inotify limits: new cgroups under unwatched directories are only found by
  * the periodic rescan (late, not lost): say so, once a minute at most. */
@@ -295,33 +177,6 @@ static void report_watch_limits(struct agent *a)
 
 	if (cg_watch_limit_reason(a->watch, reason, sizeof(reason)))
 		log_ratelimited(&a->watch_rl, 60, LOG_LVL_WARN, "%s", reason);
-}
-
-/* ---- intervals ---- */
-
-static int read_all(struct agent *a)
-{
-	int r = counter_sync(a->counter);
-
-	/* Only as far as slots are used: with per-CPU values, reading all of
-	 * cgroups.max on a many-CPU host would copy megabytes per interval. */
-	if (r == 0)
-		r = counter_read_all(a->counter, counter_slot_bound(a->counter), a->vals);
-	if (r < 0)
-		log_ratelimited(&a->write_rl, 60, LOG_LVL_ERROR, "reading the counters failed: %s",
-				strerror(-r));
-	return r;
-}
-
-static void interval_tick(struct agent *a, bool final)
-{
-	if (read_all(a) < 0)
-		return;
-	for (int i = 0; i < a->mon.nr; i++) {
-		struct monitored *m = a->mon.items[i];
-		write_record(a, m, &a->vals[(size_t)m->slot * a->nr_events], final);
-	}
-	flush_sinks(a);
 }
 
 /* ---- lifecycle ---- */
@@ -335,48 +190,51 @@ static void log_summary(struct agent *a)
 	struct syslog_sink_stats ss;
 
 	if (a->csv && csv_sink_get_stats(a->csv, &cs) == 0)
-		snprintf(csv, sizeof(csv), "; CSV: %llu rows written, %llu failed, %llu final rows lost",
-			 (unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed,
-			 (unsigned long long)cs.finals_lost);
+		snprintf(csv, sizeof(csv), "; CSV: %llu rows written, %llu failed",
+			 (unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed);
 	if (a->syslog && syslog_sink_get_stats(a->syslog, &ss) == 0)
 		snprintf(sys, sizeof(sys), "; syslog: %llu messages sent, %llu dropped, %zu undelivered",
 			 (unsigned long long)ss.sent, (unsigned long long)ss.dropped, ss.queued);
-	log_info("summary: %llu cgroups counted, %u over the cap%s%s", a->cgroups_seen, a->over_cap,
-		 csv, sys);
+	log_info("summary: %llu cgroups counted, %llu resumed, %u over the cap, %llu final rows "
+		 "lost%s%s", a->cgroups_seen, a->resumed, a->over_cap, a->finals_lost, csv, sys);
 }
 
-static void agent_stop(struct agent *a, bool final_rows)
+/* KEEP: a persistent session goes on counting in the kernel (restart,
+ * upgrade); FINAL: every cgroup's last row, and a persistent session is
+ * released; ABORT: a start that failed, nothing to write. */
+enum stop_mode { STOP_ABORT, STOP_KEEP, STOP_FINAL };
+
+static void agent_stop(struct agent *a, enum stop_mode mode)
 {
-	if (final_rows && a->counter)
-		interval_tick(a, true);
+	bool kept = mode == STOP_KEEP && a->cfg.persist && a->counter;
+
+	if (a->counter && mode != STOP_ABORT)
+		agent_collect(a, mode == STOP_FINAL);
 	cg_watch_free(a->watch);
 	a->watch = NULL;
 	/* Give queued syslog messages a moment to reach the receiver. */
 	if (a->syslog)
 		syslog_sink_drain(a->syslog, 2000);
-	if (final_rows)
+	if (mode != STOP_ABORT)
 		log_summary(a);
-	for (int i = 0; i < a->nr_sinks; i++)
-		a->sinks[i]->ops->free(a->sinks[i]);
-	a->nr_sinks = 0;
-	a->syslog = NULL;
-	a->csv = NULL;
-	a->cgroups_seen = 0;
-	a->over_cap = 0;
+	close_outputs(a);
+	persist_close(a, mode == STOP_FINAL);
+	if (kept)
+		log_info("instance '%s': counting goes on in the kernel until the next agent adopts "
+			 "it ('cgperf release' gives the counters back)", a->cfg.instance);
 	counter_close(a->counter);
 	a->counter = NULL;
-	monitored_clear(&a->mon);
+	record_clear(&a->recs);
 	name_lookup_free(a->names);
 	a->names = NULL;
 	free(a->vals);
 	a->vals = NULL;
+	a->cgroups_seen = a->finals_lost = a->resumed = a->gone_while_down = 0;
+	a->over_cap = 0;
 }
 
 static int agent_start(struct agent *a)
 {
-	static const struct cg_watch_ops ops = { .added = on_cgroup_added,
-						 .removed = on_cgroup_removed };
-	struct counter_opts co = { .filter = CGPERF_FILTER_CGROUP };
 	struct cg_watch_opts wo = { .max_depth = 0 };
 	const char *root;
 	int r;
@@ -399,29 +257,28 @@ static int agent_start(struct agent *a)
 	a->vals = calloc((size_t)a->cfg.cgroups.max * a->nr_events, sizeof(*a->vals));
 	if (!a->vals)
 		return -ENOMEM;
-	co.events = a->events;
-	co.nr_events = a->nr_events;
-	co.max_slots = a->cfg.cgroups.max;
-	co.max_keys = a->cfg.cgroups.max;
-	r = counter_open(&co, &a->counter);
-	if (r < 0) {
-		log_error("cannot set up counting: %s", strerror(-r));
-		return r;
-	}
-	r = open_sinks(a);
+	/* Outputs first: a pinned session that is replaced writes its last rows. */
+	r = open_outputs(a);
+	if (r == 0)
+		r = persist_open(a);
 	if (r < 0)
 		return r;
 	counter_enable(a->counter);
-	/* The initial scan reports every existing cgroup through on_cgroup_added. */
-	r = cg_watch_new(&wo, &ops, a, &a->watch);
+	/* The initial scan reports every existing cgroup through the callbacks. */
+	r = cg_watch_new(&wo, &agent_watch_ops, a, &a->watch);
 	if (r < 0) {
 		log_error("cannot watch the cgroup tree under %s: %s", root, strerror(-r));
 		return r;
 	}
+	persist_reconcile(a);
 	report_watch_limits(a);
-	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)", a->mon.nr, root,
-		 a->nr_events, (unsigned long long)a->cfg.interval_ms,
-		 follower_mode_name(counter_mode(a->counter)));
+	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)",
+		 record_count_live(&a->recs), root, a->nr_events,
+		 (unsigned long long)a->cfg.interval_ms, follower_mode_name(counter_mode(a->counter)));
+	/* Adopted: the rows of the time no agent ran, and the last rows of
+	 * cgroups gone meanwhile, now rather than at the next tick. */
+	if (counter_adopted(a->counter))
+		agent_collect(a, false);
 	return 0;
 }
 
@@ -466,20 +323,20 @@ static int reload(struct agent *a, const struct agent_opts *o)
 	} else if (memcmp(&next, &a->cfg, sizeof(next)) != 0) {
 		struct agent_config previous = a->cfg;
 
-		agent_stop(a, true);
+		agent_stop(a, STOP_FINAL);
 		a->cfg = next;
 		if (agent_start(a) == 0)
 			return 0;
 		/* Valid on paper but it cannot run here (an unwritable CSV
 		 * directory, no supported event, ...): keep counting as before. */
 		log_error("the new configuration cannot run; going back to the previous one");
-		agent_stop(a, false);
+		agent_stop(a, STOP_ABORT);
 		a->cfg = previous;
 		return agent_start(a);
 	}
-	for (int i = 0; i < a->nr_sinks; i++)
-		if (a->sinks[i]->ops->reopen)
-			a->sinks[i]->ops->reopen(a->sinks[i]);
+	for (int i = 0; i < a->nr_outputs; i++)
+		if (a->outputs[i].sink->ops->reopen)
+			a->outputs[i].sink->ops->reopen(a->outputs[i].sink);
 	return 0;
 }
 
@@ -520,12 +377,12 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 		if (p[FD_WATCH].revents & POLLIN)
 			cg_watch_process(a->watch);
 		if (p[FD_NAMES].revents & POLLIN)
-			name_lookup_collect(a->names, on_names, a);
+			name_lookup_collect(a->names, agent_on_names, a);
 		if (p[FD_INTERVAL].revents & POLLIN) {
 			uint64_t ticks;
 			if (read(interval_fd, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED)
 				arm_interval_timer(interval_fd, a->cfg.interval_ms); /* clock was set */
-			interval_tick(a, false);
+			agent_collect(a, false);
 		}
 		if (p[FD_RESCAN].revents & POLLIN) {
 			drain(rescan_fd);
@@ -548,7 +405,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 				arm_interval_timer(interval_fd, a->cfg.interval_ms);
 				continue;
 			}
-			log_info("%s: writing final rows and exiting", strsignal(si.ssi_signo));
+			log_info("%s: writing %s rows and exiting", strsignal(si.ssi_signo),
+				 a->cfg.persist ? "the last" : "final");
 			break;
 		}
 	}
@@ -564,9 +422,9 @@ out:
 
 int agent_run(const struct agent_opts *o)
 {
-	struct agent a = { 0 };
+	struct agent a = { .lock_fd = -1, .state_fd = -1, .release = o->release };
 	sigset_t mask;
-	int sig_fd, rc;
+	int sig_fd, rc, r;
 
 	if (load_config(o, &a.cfg) < 0)
 		return EXIT_USAGE;
@@ -580,13 +438,15 @@ int agent_run(const struct agent_opts *o)
 	if (sig_fd < 0)
 		return EXIT_RUNTIME;
 
-	if (agent_start(&a) < 0) {
-		agent_stop(&a, false);
+	r = agent_start(&a);
+	if (r < 0) {
+		agent_stop(&a, STOP_ABORT);
 		close(sig_fd);
-		return EXIT_RUNTIME;
+		/* Releasing what is not there is done. */
+		return a.release && r == -ENOENT ? EXIT_OK : EXIT_RUNTIME;
 	}
-	rc = loop(&a, o, sig_fd);
-	agent_stop(&a, true);
+	rc = a.release ? EXIT_OK : loop(&a, o, sig_fd);
+	agent_stop(&a, a.release || !a.cfg.persist ? STOP_FINAL : STOP_KEEP);
 	close(sig_fd);
 	return rc;
 }

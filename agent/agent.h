@@ -11,6 +11,9 @@ struct agent_opts {
 	const char *syslog_target;
 	const char *events;         /* comma list */
 	double duration_s;          /* run this long, flush, exit 0 */
+	const char *instance;       /* --instance NAME (checked by the caller) */
+	bool no_persist;            /* --no-persist: the session ends with the process */
+	bool release;               /* `cgperf release`: last rows, remove the pins, exit */
 };
 
 /* Returns the process exit code. */

@@ -10,7 +10,7 @@
 static void usage(FILE *f)
 {
 	fputs("usage: cgperf agent [-c FILE] [--interval DUR] [--csv-dir DIR] [--syslog TARGET]\n"
-	      "                    [-e EV,...] [--duration SEC] [-v]\n"
+	      "                    [-e EV,...] [--duration SEC] [--instance NAME] [--no-persist] [-v]\n"
 	      "\n"
 	      "  -c, --config FILE     YAML configuration (default: the embedded one,\n"
 	      "                        see 'cgperf check-config --default')\n"
@@ -18,11 +18,16 @@ static void usage(FILE *f)
 	      "      --csv-dir DIR     write per-cgroup CSV files to DIR\n"
 	      "      --syslog TARGET   unix:/dev/log, udp://HOST:PORT or tcp://HOST:PORT\n"
 	      "  -e, --events EV,...   events to count\n"
-	      "      --duration SEC    run SEC seconds, write final rows, exit 0\n"
+	      "      --duration SEC    run SEC seconds, write the last rows, exit 0\n"
+	      "      --instance NAME   the persistent session's name (config 'instance:')\n"
+	      "      --no-persist      counting ends with the process (config 'persist: false')\n"
 	      "  -v, --verbose         debug log lines\n"
 	      "\n"
-	      "SIGHUP reloads the configuration and reopens output files; SIGTERM and\n"
-	      "SIGINT write final rows and exit.\n",
+	      "Counting outlives the process: SIGTERM and SIGINT write the last rows and\n"
+	      "exit while the kernel goes on counting; the next agent of the same instance\n"
+	      "adopts the session and loses nothing. 'cgperf release' writes final rows\n"
+	      "and gives the counters back. SIGHUP reloads the configuration and reopens\n"
+	      "output files.\n",
 	      f);
 }
 
@@ -34,7 +39,7 @@ static int usage_error(const char *what, const char *arg)
 
 int do_agent(int argc, char **argv)
 {
-	enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION };
+	enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION, OPT_INSTANCE, OPT_NO_PERSIST };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -42,6 +47,8 @@ int do_agent(int argc, char **argv)
 		{ "syslog", required_argument, NULL, OPT_SYSLOG },
 		{ "events", required_argument, NULL, 'e' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
+		{ "no-persist", no_argument, NULL, OPT_NO_PERSIST },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -77,6 +84,14 @@ int do_agent(int argc, char **argv)
 			if (parse_seconds(optarg, &o.duration_s) < 0)
 				return usage_error("invalid duration", optarg);
 			break;
+		case OPT_INSTANCE:
+			if (!config_instance_name_ok(optarg))
+				return usage_error("invalid instance name", optarg);
+			o.instance = optarg;
+			break;
+		case OPT_NO_PERSIST:
+			o.no_persist = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -92,6 +107,65 @@ int do_agent(int argc, char **argv)
 	if (optind < argc)
 		return usage_error("unexpected argument", argv[optind]);
 	/* A daemon says what it does by default (info); -v adds debug lines. */
+	log_set_level(verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO);
+	return agent_run(&o);
+}
+
+static void release_usage(FILE *f)
+{
+	fputs("usage: cgperf release [-c FILE] [--instance NAME] [-v]\n"
+	      "\n"
+	      "End the agent's persistent counting session for good: read it one last\n"
+	      "time, write every cgroup's final row to the outputs of the configuration\n"
+	      "(-c FILE, or the embedded default), remove its pins from bpffs (the kernel\n"
+	      "then gives the counters back) and exit 0. Nothing pinned: exit 0. The\n"
+	      "agent of that instance must not be running (exit 1 if it is).\n"
+	      "\n"
+	      "  -c, --config FILE     the agent's configuration (its outputs, its instance)\n"
+	      "      --instance NAME   release this instance (default: the config's)\n"
+	      "  -v, --verbose         debug log lines\n",
+	      f);
+}
+
+int do_release(int argc, char **argv)
+{
+	enum { OPT_INSTANCE = 256 };
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "instance", required_argument, NULL, OPT_INSTANCE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct agent_opts o = { .release = true };
+	int opt, verbose = 0;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":c:vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			o.config_path = optarg;
+			break;
+		case OPT_INSTANCE:
+			if (!config_instance_name_ok(optarg))
+				return usage_error("invalid instance name", optarg);
+			o.instance = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			release_usage(stdout);
+			return EXIT_OK;
+		case ':':
+			return usage_error("option needs an argument:", argv[optind - 1]);
+		default:
+			return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument", argv[optind]);
 	log_set_level(verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO);
 	return agent_run(&o);
 }

@@ -22,6 +22,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "agent", do_agent, "run the node agent: per-cgroup CSV logs and syslog" },
+	{ "release", do_release, "end the agent's persistent counting session (final rows)" },
 	{ "check-config", do_check_config, "validate an agent configuration file" },
 	{ "stat", do_stat, "count events for a target (perf-stat-like)" },
 	{ "events", do_events, "list the events this host supports" },

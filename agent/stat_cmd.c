@@ -281,7 +281,7 @@ struct stat_run {
 	struct event_spec events[CGPERF_MAX_EVENTS];
 	int nr_events, nr_slots;
 	int *slot_of_key;                  /* per target key */
-	struct cgperf_reading *now, *last; /* nr_slots * nr_events */
+	struct reading *now, *last; /* nr_slots * nr_events */
 	FILE *out;
 	struct stat_format fmt;
 	struct timespec start;
@@ -292,13 +292,6 @@ static double seconds_since(const struct timespec *t0)
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static void reading_add(struct cgperf_reading *a, const struct cgperf_reading *b, int sign)
-{
-	a->counter += sign * b->counter;
-	a->enabled += sign * b->enabled;
-	a->running += sign * b->running;
 }
 
 /* Print totals (or deltas since the last print when `delta`). */
@@ -320,10 +313,12 @@ static int print_counts(struct stat_run *s, bool delta)
 			int last = s->targets.per_key_output ? g + 1 : s->nr_slots;
 
 			for (int k = first; k < last; k++) {
-				int slot = s->slot_of_key[k];
-				reading_add(&row.reading, &s->now[slot * s->nr_events + e], 1);
+				size_t i = (size_t)s->slot_of_key[k] * s->nr_events + e;
+				struct reading d = s->now[i];
+
 				if (delta)
-					reading_add(&row.reading, &s->last[slot * s->nr_events + e], -1);
+					reading_delta(&s->now[i], &s->last[i], &d);
+				reading_add(&row.reading, &d);
 			}
 			if (s->targets.per_key_output)
 				row.cgroup = s->targets.keys[g].label;

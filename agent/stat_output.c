@@ -2,20 +2,15 @@
 #include <inttypes.h>
 #include <string.h>
 
-bool stat_scaled(const struct cgperf_reading *r, double *ret_value, double *ret_pct)
+bool stat_scaled(const struct reading *r, double *ret_value, double *ret_pct)
 {
-	if (r->running == 0) {
-		*ret_value = 0;
-		*ret_pct = 0;
-		return false;
-	}
-	/* Multiplexed: the counter ran only part of the enabled time; perf
-	 * extrapolates the same way. */
-	*ret_value = (double)r->counter;
-	if (r->running < r->enabled)
-		*ret_value = (double)r->counter * ((double)r->enabled / (double)r->running);
-	*ret_pct = r->enabled ? 100.0 * (double)r->running / (double)r->enabled : 100.0;
-	return true;
+	/* perf prints "<not counted>" both when nothing of the target ran and
+	 * when the event never got a counter. */
+	if (reading_scale_f(r, ret_value, ret_pct) == READING_COUNTED)
+		return true;
+	*ret_value = 0;
+	*ret_pct = 0;
+	return false;
 }
 
 void csv_write_field(FILE *out, const char *s, const char *sep)

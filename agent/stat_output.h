@@ -1,7 +1,7 @@
 /* How `cgperf stat` prints counts: perf-stat-like table, or perf's -x CSV
  * field order (value, unit, event, cgroup, running ns, percent running). */
 #pragma once
-#include "bpf/cgperf_shared.h"
+#include "util/readings.h"
 #include "events/event_parse.h"
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 struct stat_row {
 	const struct event_spec *event;
 	const char *cgroup;             /* NULL when not counting per cgroup */
-	struct cgperf_reading reading;  /* raw sums: counter, enabled, running */
+	struct reading reading;  /* raw sums: counter, enabled, running */
 };
 
 struct stat_format {
@@ -20,7 +20,7 @@ struct stat_format {
 
 /* Multiplex-scaled value and percent running. Returns false when the event
  * never ran (print "<not counted>"). */
-bool stat_scaled(const struct cgperf_reading *r, double *ret_value, double *ret_pct);
+bool stat_scaled(const struct reading *r, double *ret_value, double *ret_pct);
 
 /* Print one row. */
 void stat_print_row(FILE *out, const struct stat_format *f, const struct stat_row *row);

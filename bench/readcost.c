@@ -86,7 +86,7 @@ static const char *const what_name[NR_WHAT] = {
 };
 
 /* Mean microseconds per call over `iters` calls. */
-static int time_calls(struct counter *c, enum what w, int nr_slots, struct cgperf_reading *vals,
+static int time_calls(struct counter *c, enum what w, int nr_slots, struct reading *vals,
 		      long iters, double *ret_us)
 {
 	double t0 = now_us();
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	struct event_spec ev[CGPERF_MAX_EVENTS];
 	struct cg_list cgs = { 0 };
 	struct counter *c = NULL;
-	struct cgperf_reading *vals = NULL;
+	struct reading *vals = NULL;
 	long iters = 1000, repeats = 5;
 	double *samples[NR_WHAT] = { 0 };
 	char err[512];

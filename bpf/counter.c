@@ -1,6 +1,7 @@
 #include "bpf/counter.h"
 #include "bpf/bpffs.h"
 #include "bpf/leader.h"
+#include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
 #include "follower_fexit.skel.h"
 #include "follower_tp.skel.h"
@@ -13,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+_Static_assert(CGPERF_MAX_EVENTS == READINGS_MAX_EVENTS, "one event limit");
+_Static_assert(sizeof(struct reading) == sizeof(struct cgperf_reading), "sums are copied by size");
 
 struct counter {
 	enum follower_mode mode;
@@ -34,7 +38,13 @@ struct counter {
 	size_t value_size;     /* one slot's value on one CPU */
 	void *percpu_buf;      /* nr_possible * value_size */
 	struct slot_table *slots;
+	int sync_fd;           /* the program test_run syncs run (tp mode) */
+	bool adopted;          /* opened from pins */
+	char pin_dir[600];     /* persistent: where it is pinned */
 };
+
+/* The tp follower's program that a sync runs on every CPU. */
+#define TP_SYNC_PROG "on_switch"
 
 enum follower_mode counter_mode(const struct counter *c)
 {
@@ -163,6 +173,7 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->tp = skel;
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
+	c->sync_fd = bpf_program__fd(skel->progs.on_switch);
 	return 0;
 fail:
 	follower_tp_bpf__destroy(skel);
@@ -236,7 +247,13 @@ static void unload_programs(struct counter *c)
 	for (int i = 0; i < c->nr_leaders; i++)
 		leader_release(&c->leaders[i]);
 	c->nr_leaders = 0;
-	c->filter_fd = c->accum_fd = -1;
+	if (c->adopted) {
+		/* Opened from pins (the skeletons own theirs otherwise). */
+		close(c->filter_fd);
+		close(c->accum_fd);
+		close(c->sync_fd);
+	}
+	c->filter_fd = c->accum_fd = c->sync_fd = -1;
 }
 
 static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
@@ -267,39 +284,147 @@ static void reset_slot(void *ctx, int slot)
 	zero_slot(c, slot);
 }
 
-int counter_open(const struct counter_opts *o, struct counter **ret)
+/* Everything a session has before its programs: CPU lists, buffers, slots. */
+static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_slots,
+		       struct counter **ret)
 {
 	struct counter *c;
 	int r;
 
-	if (o->nr_events < 1 || o->nr_events > CGPERF_MAX_EVENTS) {
-		log_error("a session counts 1 to %d events, not %d", CGPERF_MAX_EVENTS, o->nr_events);
+	if (nr_events < 1 || nr_events > CGPERF_MAX_EVENTS) {
+		log_error("a session counts 1 to %d events, not %d", CGPERF_MAX_EVENTS, nr_events);
 		return -EINVAL;
 	}
-	if (o->max_slots < 1)
+	if (max_slots < 1)
 		return -EINVAL;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->filter = o->filter;
-	c->nr_events = o->nr_events;
-	memcpy(c->events, o->events, o->nr_events * sizeof(*o->events));
+	c->filter = filter;
+	c->nr_events = nr_events;
 	cpus_online_signature(&c->cpus_sig);
-	c->max_slots = o->max_slots;
-	c->filter_fd = c->accum_fd = -1;
+	c->max_slots = max_slots;
+	c->filter_fd = c->accum_fd = c->sync_fd = -1;
 	c->nr_possible = libbpf_num_possible_cpus();
-	c->value_size = o->nr_events * sizeof(struct cgperf_reading);
+	c->value_size = nr_events * sizeof(struct cgperf_reading);
 	c->percpu_buf = calloc(c->nr_possible, c->value_size);
 	r = c->percpu_buf ? cpus_online(&c->cpus, &c->nr_cpus) : -ENOMEM;
-	if (r < 0)
-		goto fail;
-	r = slot_table_new(o->max_slots, publish_slots, c, &c->slots);
-	if (r < 0)
-		goto fail;
+	if (r == 0)
+		r = slot_table_new(max_slots, publish_slots, c, &c->slots);
+	if (r < 0) {
+		counter_close(c);
+		return r;
+	}
 	slot_table_set_reset(c->slots, reset_slot);
+	*ret = c;
+	return 0;
+}
+
+static void describe(const struct counter *c, const struct counter_opts *o, struct session_meta *m)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	*m = (struct session_meta){
+		.layout = CGPERF_SESSION_LAYOUT,
+		.filter = o->filter,
+		.mode = c->mode,
+		.nr_events = o->nr_events,
+		.max_slots = o->max_slots,
+		.value_size = c->value_size,
+		.created_real_ns = (uint64_t)now.tv_sec * 1000000000u + now.tv_nsec,
+	};
+	for (int i = 0; i < o->nr_events; i++) {
+		const struct perf_event_attr *a = &o->events[i].attr;
+
+		m->attr[i] = (struct session_attr){ a->type, 0, a->config, a->config1, a->config2 };
+		snprintf(m->names[i], sizeof(m->names[i]), "%.*s", SESSION_NAME_MAX - 1, o->events[i].name);
+	}
+}
+
+/* The pinned session counts what o asks for, in this layout. */
+static bool same_session(const struct counter *c, const struct counter_opts *o,
+			 const struct session_meta *pinned)
+{
+	struct session_meta want;
+
+	describe(c, o, &want);
+	want.mode = FOLLOWER_TP;
+	return pinned->filter == want.filter && pinned->mode == want.mode &&
+	       pinned->nr_events == want.nr_events && pinned->max_slots == want.max_slots &&
+	       pinned->value_size == want.value_size &&
+	       memcmp(pinned->attr, want.attr, sizeof(want.attr)) == 0;
+}
+
+/* fds of the pinned session's programs and maps. */
+static int open_pins(struct counter *c, const char *dir)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info);
+	int r = session_pin_get(dir, "prog_" TP_SYNC_PROG, &c->sync_fd);
+
+	if (r == 0)
+		r = session_pin_get(dir, "map_filter", &c->filter_fd);
+	if (r == 0)
+		r = session_pin_get(dir, "map_accum_readings", &c->accum_fd);
+	if (r == 0 && bpf_obj_get_info_by_fd(c->accum_fd, &info, &len) < 0)
+		r = -errno;
+	if (r == 0 && (info.value_size != c->value_size || (int)info.max_entries != c->max_slots))
+		r = -EPROTO;
+	if (r == 0) {
+		c->adopted = true;
+		c->mode = FOLLOWER_TP;
+		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", dir);
+	}
+	return r;
+}
+
+static int adopt(struct counter *c, const struct counter_opts *o)
+{
+	struct session_meta m;
+	int r = session_read_meta(o->pin_dir, &m);
+
+	if (r == -EPROTO || (r == 0 && !same_session(c, o, &m)))
+		return -ESTALE;
+	if (r == 0)
+		r = open_pins(c, o->pin_dir);
+	/* Our own references to the shared leaders, for CPU hotplug (the
+	 * pinned program holds the perf_event arrays anyway). */
+	if (r == 0)
+		r = acquire_leaders(c, o);
+	return r;
+}
+
+static int load_and_pin(struct counter *c, const struct counter_opts *o)
+{
+	struct session_meta m;
+	int r;
+
+	c->mode = FOLLOWER_TP;
+	r = load_programs(c, o);
+	if (r < 0)
+		return r;
+	describe(c, o, &m);
+	r = session_pin(o->pin_dir, c->tp->skeleton, &m);
+	if (r == 0)
+		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", o->pin_dir);
+	return r;
+}
+
+static int load_session(struct counter *c, const struct counter_opts *o)
+{
+	int r;
+
+	if (o->pin_dir) {
+		r = session_pinned(o->pin_dir) ? adopt(c, o) : load_and_pin(c, o);
+		if (r < 0 && r != -ESTALE)
+			log_error("cannot %s the counting session in %s: %s",
+				  c->adopted ? "adopt" : "pin", o->pin_dir, strerror(-r));
+		return r;
+	}
 	r = choose_mode(o->follower, &c->mode);
 	if (r < 0)
-		goto fail;
+		return r;
 	r = load_programs(c, o);
 	if (r < 0 && c->mode == FOLLOWER_FEXIT && o->follower == FOLLOWER_AUTO) {
 		/* The probe passed but the real programs did not (a trampoline
@@ -310,10 +435,22 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 		c->mode = FOLLOWER_TP;
 		r = load_programs(c, o);
 	}
-	if (r < 0) {
+	if (r < 0)
 		log_error("cannot load the follower programs: %s", strerror(-r));
+	return r;
+}
+
+int counter_open(const struct counter_opts *o, struct counter **ret)
+{
+	struct counter *c;
+	int r = counter_new(o->filter, o->nr_events, o->max_slots, &c);
+
+	if (r < 0)
+		return r;
+	memcpy(c->events, o->events, o->nr_events * sizeof(*o->events));
+	r = load_session(c, o);
+	if (r < 0)
 		goto fail;
-	}
 	/* Leaders can only be trusted with exact reads if test_run works on
 	 * this kernel for raw_tp programs (perf's check, too). */
 	r = counter_sync(c);
@@ -332,6 +469,85 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 	return 0;
 fail:
 	counter_close(c);
+	return r;
+}
+
+int counter_open_pinned(const char *dir, struct counter **ret, struct session_meta *ret_meta)
+{
+	struct session_meta m;
+	struct counter *c;
+	int r = session_read_meta(dir, &m);
+
+	if (r < 0)
+		return r;
+	r = counter_new(m.filter, m.nr_events, m.max_slots, &c);
+	if (r < 0)
+		return r;
+	r = open_pins(c, dir);
+	if (r == 0)
+		r = counter_sync(c);
+	if (r < 0) {
+		counter_close(c);
+		return r;
+	}
+	*ret = c;
+	*ret_meta = m;
+	return 0;
+}
+
+bool counter_adopted(const struct counter *c)
+{
+	return c->adopted;
+}
+
+int counter_unpin(struct counter *c)
+{
+	int r = c->pin_dir[0] ? session_unpin(c->pin_dir) : 0;
+
+	c->pin_dir[0] = '\0';
+	return r;
+}
+
+int counter_reserve_slot(struct counter *c, int slot)
+{
+	return slot_table_reserve(c->slots, slot);
+}
+
+int counter_add_cgroup_at(struct counter *c, uint64_t id, const uint64_t *ancestors, int nr,
+			  int slot)
+{
+	if (c->filter != CGPERF_FILTER_CGROUP)
+		return -EINVAL;
+	return slot_table_add_at(c->slots, id, ancestors, nr, slot);
+}
+
+int counter_prune_keys(struct counter *c)
+{
+	__u64 key, *stale = NULL;
+	size_t nr = 0, cap = 0;
+	void *prev = NULL;
+	int r = 0;
+
+	/* Collect first: deleting while walking restarts the kernel's walk. */
+	while (bpf_map_get_next_key(c->filter_fd, prev, &key) == 0) {
+		prev = &key;
+		if (slot_table_lookup(c->slots, key) >= 0)
+			continue;
+		if (nr == cap) {
+			__u64 *more = realloc(stale, sizeof(*stale) * (cap = cap ? cap * 2 : 64));
+
+			if (!more) {
+				r = -ENOMEM;
+				break;
+			}
+			stale = more;
+		}
+		stale[nr++] = key;
+	}
+	for (size_t i = 0; i < nr; i++)
+		if (bpf_map_delete_elem(c->filter_fd, &stale[i]) < 0 && errno != ENOENT && !r)
+			r = -errno;
+	free(stale);
 	return r;
 }
 
@@ -362,11 +578,26 @@ int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors
 }
 
 
-int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_final)
+int counter_detach(struct counter *c, uint64_t key, int *ret_slot)
 {
-	int slot, r;
+	return slot_table_remove(c->slots, key, ret_slot);
+}
 
-	r = slot_table_remove(c->slots, key, &slot);
+int counter_release_slot(struct counter *c, int slot)
+{
+	int r = zero_slot(c, slot);
+
+	/* A slot that cannot be zeroed would hand its counts to the next
+	 * owner: keep it out of use. */
+	if (r == 0)
+		slot_table_release_slot(c->slots, slot);
+	return r;
+}
+
+int counter_remove(struct counter *c, uint64_t key, struct reading *ret_final)
+{
+	int slot, r = counter_detach(c, key, &slot);
+
 	if (r < 0)
 		return r;
 	/* The key is out of the filter. A sync runs our code on every CPU,
@@ -375,10 +606,8 @@ int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_f
 	r = counter_sync(c);
 	if (r == 0 && ret_final)
 		r = counter_read(c, slot, ret_final);
-	/* Whatever happened above, the slot must not leak: zero it for its
-	 * next owner and give it back. */
-	if (zero_slot(c, slot) == 0)
-		slot_table_release_slot(c->slots, slot);
+	/* Whatever happened above, the slot must not leak. */
+	counter_release_slot(c, slot);
 	return r;
 }
 
@@ -461,7 +690,7 @@ int counter_sync(struct counter *c)
 		int r;
 
 		if (c->mode == FOLLOWER_TP) {
-			r = run_on_cpu_if_online(bpf_program__fd(c->tp->progs.on_switch), c->cpus[i]);
+			r = run_on_cpu_if_online(c->sync_fd, c->cpus[i]);
 			if (r < 0)
 				return r;
 			continue;
@@ -476,7 +705,7 @@ int counter_sync(struct counter *c)
 	return 0;
 }
 
-static void sum_percpu(const struct counter *c, const void *percpu, struct cgperf_reading *out)
+static void sum_percpu(const struct counter *c, const void *percpu, struct reading *out)
 {
 	memset(out, 0, c->value_size);
 	for (int cpu = 0; cpu < c->nr_possible; cpu++) {
@@ -490,7 +719,7 @@ static void sum_percpu(const struct counter *c, const void *percpu, struct cgper
 	}
 }
 
-int counter_read(struct counter *c, int slot, struct cgperf_reading *ret_vals)
+int counter_read(struct counter *c, int slot, struct reading *ret_vals)
 {
 	__u32 k = slot;
 
@@ -502,7 +731,7 @@ int counter_read(struct counter *c, int slot, struct cgperf_reading *ret_vals)
 	return 0;
 }
 
-int counter_read_all(struct counter *c, int nr_slots, struct cgperf_reading *ret_vals)
+int counter_read_all(struct counter *c, int nr_slots, struct reading *ret_vals)
 {
 	size_t per_slot = (size_t)c->nr_possible * c->value_size;
 	__u32 *keys = NULL, out_batch = 0;

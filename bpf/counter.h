@@ -5,6 +5,7 @@
 #include "bpf/cgperf_shared.h"
 #include "bpf/probe.h"
 #include "events/event_parse.h"
+#include "util/readings.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -18,12 +19,32 @@ struct counter_opts {
 	int max_keys;                  /* filter map entries (PID/TGID + inherit: room for children) */
 	bool inherit;                  /* PID/TGID: count what the counted tasks fork */
 	enum follower_request follower;
+	/* A persistent session (the agent's): pinned in this directory (made
+	 * and locked by session_dir_open()), so counting goes on while no
+	 * process holds it; one pinned there already is adopted when it counts
+	 * what o says. Always sched_switch followers (an fexit follower depends
+	 * on a leader link that a process holds). NULL: the session ends with
+	 * the process. */
+	const char *pin_dir;
 };
 
 struct counter;
 
-/* Load everything and attach. Counting starts at counter_enable(). */
+/* Load everything and attach. Counting starts at counter_enable(). With
+ * pin_dir: -ESTALE when a session that counts something else (or in another
+ * layout) is pinned there (drain it with counter_open_pinned, then
+ * counter_unpin); see counter_adopted(). */
 int counter_open(const struct counter_opts *o, struct counter **ret);
+/* Open the session pinned in dir whatever it counts, to read it one last
+ * time; ret_meta says what it counts. -EPROTO: another layout. */
+struct session_meta;
+int counter_open_pinned(const char *dir, struct counter **ret, struct session_meta *ret_meta);
+/* The session was pinned already: its slots hold counts since before this
+ * process (see counter_reserve_slot). */
+bool counter_adopted(const struct counter *c);
+/* Remove the pins: the kernel stops counting for this session once the
+ * process closes it. */
+int counter_unpin(struct counter *c);
 void counter_close(struct counter *c);
 
 enum follower_mode counter_mode(const struct counter *c);
@@ -37,19 +58,33 @@ int counter_add_key(struct counter *c, uint64_t key, int *ret_slot);
  * to every monitored ancestor; adding/removing works while counting. */
 int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors, int nr,
 		       int *ret_slot);
-/* Stop counting key; its final values (up to now) are returned in ret_final
+/* Adopting: slot belongs to a persisted record; keep it (and its counts)
+ * until counter_add_cgroup_at() or counter_release_slot(). */
+int counter_reserve_slot(struct counter *c, int slot);
+int counter_add_cgroup_at(struct counter *c, uint64_t id, const uint64_t *ancestors, int nr,
+			  int slot);
+/* Adopting: delete filter entries of keys this process did not add (again). */
+int counter_prune_keys(struct counter *c);
+/* Stop counting key: its filter entry goes. The slot stays reserved, its
+ * counts intact, until counter_release_slot(); after the next successful
+ * counter_sync() nothing is added to it any more, and a read then gives the
+ * key's final values. */
+int counter_detach(struct counter *c, uint64_t key, int *ret_slot);
+/* Zero a detached slot and give it back for reuse. */
+int counter_release_slot(struct counter *c, int slot);
+/* detach, sync, read, release. Stop counting key; its final values (up to now) are returned in ret_final
  * (nr_events readings; may be NULL) and its slot is recycled. */
-int counter_remove(struct counter *c, uint64_t key, struct cgperf_reading *ret_final);
+int counter_remove(struct counter *c, uint64_t key, struct reading *ret_final);
 
 int counter_enable(struct counter *c);
 /* Run the programs that compute deltas on every CPU, so that running tasks
  * are accounted up to now. Call before reading. */
 int counter_sync(struct counter *c);
 /* Totals of one slot, summed over CPUs: nr_events readings. */
-int counter_read(struct counter *c, int slot, struct cgperf_reading *ret_vals);
+int counter_read(struct counter *c, int slot, struct reading *ret_vals);
 /* One past the highest slot in use: what counter_read_all needs to cover. */
 int counter_slot_bound(const struct counter *c);
 /* Totals of slots [0, nr_slots) in one batch: nr_slots * nr_events readings. */
-int counter_read_all(struct counter *c, int nr_slots, struct cgperf_reading *ret_vals);
+int counter_read_all(struct counter *c, int nr_slots, struct reading *ret_vals);
 /* Children of counted tasks that did not fit in the filter map. */
 uint64_t counter_filter_drops(const struct counter *c);

@@ -167,24 +167,16 @@ static int republish_descendants(struct slot_table *t, uint64_t key)
 	return 0;
 }
 
-int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors, int nr_ancestors,
-		   int *ret_slot)
+/* Put key into slot (FREE, or reserved: DRAINING) and publish it. On failure
+ * the slot goes back to its previous state; a FREE slot that counts may have
+ * reached meanwhile is reset, a reserved one keeps its owner's counts. */
+static int add_in(struct slot_table *t, uint64_t key, const uint64_t *ancestors, int nr_ancestors,
+		  int slot)
 {
+	enum slot_state before = t->slots[slot].state;
 	struct cgperf_slots v;
 	bool published = false;
-	int slot = -1, r;
-
-	if (nr_ancestors < 0 || nr_ancestors > CGPERF_MAX_CGROUP_DEPTH)
-		return -E2BIG;
-	if (slot_table_lookup(t, key) >= 0)
-		return -EEXIST;
-	for (int s = 0; s < t->max_slots; s++)
-		if (t->slots[s].state == SLOT_FREE) {
-			slot = s;
-			break;
-		}
-	if (slot < 0)
-		return -ENOSPC;
+	int r;
 
 	t->slots[slot] = (struct slot_entry){ .state = SLOT_USED, .key = key,
 					      .nr_ancestors = nr_ancestors };
@@ -204,13 +196,64 @@ int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors
 		index_delete(t, slot);
 		t->publish(t->ctx, key, NULL);
 		republish_descendants(t, key);
-		if (published && t->reset)
+		t->slots[slot].state = before;
+		if (published && before == SLOT_FREE && t->reset)
 			t->reset(t->ctx, slot);
 		return r;
 	}
 	t->used++;
-	*ret_slot = slot;
 	return 0;
+}
+
+static int check_add(const struct slot_table *t, uint64_t key, int nr_ancestors)
+{
+	if (nr_ancestors < 0 || nr_ancestors > CGPERF_MAX_CGROUP_DEPTH)
+		return -E2BIG;
+	if (slot_table_lookup(t, key) >= 0)
+		return -EEXIST;
+	return 0;
+}
+
+int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors, int nr_ancestors,
+		   int *ret_slot)
+{
+	int slot = -1, r = check_add(t, key, nr_ancestors);
+
+	if (r < 0)
+		return r;
+	for (int s = 0; s < t->max_slots; s++)
+		if (t->slots[s].state == SLOT_FREE) {
+			slot = s;
+			break;
+		}
+	if (slot < 0)
+		return -ENOSPC;
+	r = add_in(t, key, ancestors, nr_ancestors, slot);
+	if (r == 0)
+		*ret_slot = slot;
+	return r;
+}
+
+int slot_table_reserve(struct slot_table *t, int slot)
+{
+	if (slot < 0 || slot >= t->max_slots)
+		return -ERANGE;
+	if (t->slots[slot].state != SLOT_FREE)
+		return -EBUSY;
+	t->slots[slot].state = SLOT_DRAINING;
+	return 0;
+}
+
+int slot_table_add_at(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
+		      int nr_ancestors, int slot)
+{
+	int r = check_add(t, key, nr_ancestors);
+
+	if (r < 0)
+		return r;
+	if (slot < 0 || slot >= t->max_slots || t->slots[slot].state != SLOT_DRAINING)
+		return -EINVAL;
+	return add_in(t, key, ancestors, nr_ancestors, slot);
 }
 
 int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot)

@@ -24,6 +24,16 @@ void slot_table_free(struct slot_table *t);
 int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors, int nr_ancestors,
 		   int *ret_slot);
 
+/* Adopting a persisted session: slot belongs to a record (its counts are
+ * kept); reserve it (FREE -> reserved, as a removed slot that was not
+ * released yet), then either slot_table_add_at() its key again when the cgroup
+ * is seen, or slot_table_release_slot() it. -EBUSY: not free. */
+int slot_table_reserve(struct slot_table *t, int slot);
+/* slot_table_add() into a reserved slot. -EINVAL: slot not reserved. On
+ * failure the slot stays reserved with its counts. */
+int slot_table_add_at(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
+		      int nr_ancestors, int slot);
+
 /* Unpublish key and re-publish its descendants without it. The slot stays
  * reserved until slot_table_release_slot(): the caller reads it one last time. */
 int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot);

@@ -408,7 +408,7 @@ static void remove_tree(struct cg_watch *w, struct node *n, bool by_rescan) {
         /* Still indexed during the callback, so cg_watch_path_of() works there. */
         if (n->reported) {
                 if (w->ops.removed)
-                        w->ops.removed(w->ctx, n->path, n->id);
+                        w->ops.removed(w->ctx, w, n->path, n->id);
                 if (by_rescan)
                         w->stats.rescan_fixes++;
         }
@@ -500,7 +500,7 @@ static int reconcile(struct cg_watch *w, struct node *parent, char **path, uint6
 
         if (n->reported) {
                 if (w->ops.added)
-                        w->ops.added(w->ctx, n->path, n->id);
+                        w->ops.added(w->ctx, w, n->path, n->id);
                 if (by_rescan)
                         w->stats.rescan_fixes++;
         }
@@ -930,6 +930,25 @@ fail:
 
 int cg_watch_fd(const struct cg_watch *w) {
         return w ? w->inotify_fd : -EINVAL;
+}
+
+int cg_watch_ancestors(const struct cg_watch *w, uint64_t id, uint64_t *ret_ids, int max) {
+        const struct node *n = w ? lookup_id(w, id) : NULL, *a;
+        int nr = 0;
+
+        if (!n)
+                return -ENOENT;
+        for (a = n->parent; a; a = a->parent)
+                nr++;
+        /* The chain must reach the hierarchy root (level 0) to be whole. */
+        if (nr != n->level)
+                return -ENOENT;
+        if (nr > max)
+                return -ENOBUFS;
+        a = n->parent;
+        for (int i = nr - 1; i >= 0; i--, a = a->parent)
+                ret_ids[i] = a->id;
+        return nr;
 }
 
 const char *cg_watch_path_of(const struct cg_watch *w, uint64_t id) {

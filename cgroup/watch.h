@@ -8,8 +8,8 @@
  * children and removed after them. Paths are relative to the cgroup2 root
  * ("/a/b") and may hold any byte but NUL ('\n' is refused by cgroupfs).
  * The top of the watched subtree is reported too, unless it is the root of
- * the hierarchy. Callbacks may call cg_watch_path_of() and
- * cg_watch_get_stats(), nothing else of this API. See docs/WATCH.md. */
+ * the hierarchy. Callbacks may call cg_watch_path_of(), cg_watch_ancestors()
+ * and cg_watch_get_stats(), nothing else of this API. See docs/WATCH.md. */
 #pragma once
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,9 +19,9 @@ struct cg_watch;
 
 struct cg_watch_ops {
 	/* A cgroup appeared (or was found at start / by a rescan). */
-	void (*added)(void *ctx, const char *rel_path, uint64_t id);
+	void (*added)(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id);
 	/* A cgroup disappeared. rel_path is its last known path. */
-	void (*removed)(void *ctx, const char *rel_path, uint64_t id);
+	void (*removed)(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id);
 };
 
 struct cg_watch_opts {
@@ -57,6 +57,12 @@ int cg_watch_rescan(struct cg_watch *w);
 /* Path of a known (or recently removed) cgroup id; NULL if unknown. The string
  * stays valid until the next cg_watch_process/rescan/free. */
 const char *cg_watch_path_of(const struct cg_watch *w, uint64_t id);
+/* Ids of the ancestors of a known cgroup, from the hierarchy root (level 0)
+ * down to its parent, as cgroup2_ancestor_ids() gives them but from the
+ * watcher's own tree (no filesystem access). Returns how many, -ENOENT when
+ * the cgroup is unknown or its chain is not known up to the root (a watched
+ * subtree), -ENOBUFS when more than max. May be called from callbacks. */
+int cg_watch_ancestors(const struct cg_watch *w, uint64_t id, uint64_t *ret_ids, int max);
 /* Counters for the log: watches in use, inotify limit hits (ENOSPC from
  * inotify_add_watch), cgroups a rescan reported because the events missed them
  * (added or removed), queue overflows. */

@@ -221,8 +221,38 @@ static int parse_cgroups(struct parse_ctx *p) {
 	return r < 0 ? r : cfg_parse_section(p, "cgroups", keys, sizeof(keys) / sizeof(keys[0]));
 }
 
+bool config_instance_name_ok(const char *s) {
+	size_t n = strlen(s);
+
+	if (n == 0 || n > CONFIG_INSTANCE_MAX || s[0] == '.')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+static int parse_instance(struct parse_ctx *p) {
+	const char *v;
+	char echo[ECHO_MAX + 8];
+	int r = cfg_next_scalar(p, "an instance name", &v);
+
+	if (r < 0)
+		return r;
+	if (!config_instance_name_ok(v))
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' is not an instance name (1 to %d letters, digits, '_', '.', '-'; "
+				    "not starting with '.')",
+				    p->key, cfg_echo(p, echo, sizeof(echo)), CONFIG_INSTANCE_MAX);
+	cfg_set_string(p->cfg->instance, sizeof(p->cfg->instance), v);
+	return 0;
+}
+
+static int parse_persist(struct parse_ctx *p) {
+	return cfg_next_bool(p, &p->cfg->persist);
+}
+
 static const struct key_def top_keys[] = {
 	{ "interval", parse_interval },
+	{ "instance", parse_instance },
+	{ "persist", parse_persist },
 	{ "events", parse_events },
 	{ "cgroups", parse_cgroups },
 	{ "metadata", cfg_parse_metadata },
@@ -237,6 +267,8 @@ static const struct key_def top_keys[] = {
 static void set_defaults(struct agent_config *c) {
 	memset(c, 0, sizeof(*c));
 	c->interval_ms = 10 * 1000;
+	cfg_set_string(c->instance, sizeof(c->instance), "default");
+	c->persist = true;
 	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 		cfg_set_string(c->events[i], sizeof(c->events[i]), default_events[i]);
 	c->nr_events = (int)(sizeof(default_events) / sizeof(default_events[0]));

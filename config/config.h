@@ -50,9 +50,14 @@ struct metadata_config {
 	char rootless_podman[CONFIG_ROOT_MAX];
 	char rootless_containerd[CONFIG_ROOT_MAX];
 };
+#define CONFIG_INSTANCE_MAX 64
 
 struct agent_config {
 	uint64_t interval_ms;
+	/* The persistent counting session's name: its pinned state lives in
+	 * cgperf's bpffs directory under instances/<instance>. */
+	char instance[CONFIG_INSTANCE_MAX + 1];
+	bool persist;          /* keep counting across agent restarts (default true) */
 	char events[CONFIG_MAX_EVENTS][128];
 	int nr_events;
 	struct {
@@ -96,6 +101,8 @@ int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err
  * or ".." component; repeated and trailing '/' dropped. 0 or -EINVAL
  * (message in err), -ENAMETOOLONG. */
 int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err, size_t err_len);
+/* An instance name: 1..64 of [A-Za-z0-9_.-], not starting with '.'. */
+bool config_instance_name_ok(const char *s);
 
 /* Syslog facility names (RFC 5424 numbering 0..23): "kern" .. "local7".
  * config_facility_names() is NULL-terminated, indexed by number. */

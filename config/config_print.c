@@ -127,6 +127,9 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	facility = config_facility_name(c->syslog.facility);
 	fputs("interval: ", f);
 	put_duration(f, c->interval_ms);
+	fputs("\ninstance: ", f);
+	put_quoted(f, c->instance);
+	fprintf(f, "\npersist: %s", c->persist ? "true" : "false");
 	fputs("\nevents: [", f);
 	for (int i = 0; i < c->nr_events; i++) {
 		if (i)

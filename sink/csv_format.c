@@ -152,56 +152,20 @@ int csv_format_timestamp(const struct timespec *ts, char *buf, size_t len)
 	return 0;
 }
 
-uint64_t csv_interval_ms(const struct timespec *from, const struct timespec *to)
+void csv_format_event(const struct reading *d, struct csv_event_cells *ret)
 {
-	__int128 ns = ((__int128)to->tv_sec - from->tv_sec) * 1000000000 +
-		      ((__int128)to->tv_nsec - from->tv_nsec);
-
-	if (ns <= 0)
-		return 0;
-	ns = (ns + 500000) / 1000000;
-	return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
-}
-
-bool csv_reading_delta(const struct cgperf_reading *total, const struct cgperf_reading *last,
-		       struct cgperf_reading *ret)
-{
-	if (total->counter < last->counter || total->enabled < last->enabled ||
-	    total->running < last->running) {
-		*ret = *total;
-		return true;
-	}
-	*ret = (struct cgperf_reading){
-		.counter = total->counter - last->counter,
-		.enabled = total->enabled - last->enabled,
-		.running = total->running - last->running,
-	};
-	return false;
-}
-
-void csv_format_event(const struct cgperf_reading *d, struct csv_event_cells *ret)
-{
-	unsigned __int128 v;
+	uint64_t value, pct;
+	enum reading_state state = reading_scale(d, &value, &pct);
 
 	ret->value[0] = '\0';
 	ret->running_pct[0] = '\0';
-	if (d->enabled == 0) {
-		/* Nothing of the cgroup ran, so there is nothing to scale: the
-		 * counter (0 in practice) is exact. */
-		snprintf(ret->value, sizeof(ret->value), "%" PRIu64, (uint64_t)d->counter);
-		return;
-	}
-	v = ((unsigned __int128)d->running * 10000 + d->enabled / 2) / d->enabled;
-	snprintf(ret->running_pct, sizeof(ret->running_pct), "%" PRIu64 ".%02u",
-		 (uint64_t)(v / 100), (unsigned)(v % 100));
-	if (d->running == 0)
-		return; /* enabled but never on the PMU: unknown, not zero */
-	v = d->counter;
-	if (d->running < d->enabled)
-		v = v * d->enabled / d->running;
-	if (v > UINT64_MAX)
-		v = UINT64_MAX;
-	snprintf(ret->value, sizeof(ret->value), "%" PRIu64, (uint64_t)v);
+	/* IDLE: nothing of the cgroup ran, the count (0 in practice) is exact
+	 * and there is no percentage; NOT_COUNTED: unknown, not zero. */
+	if (state != READING_NOT_COUNTED)
+		snprintf(ret->value, sizeof(ret->value), "%" PRIu64, value);
+	if (state != READING_IDLE)
+		snprintf(ret->running_pct, sizeof(ret->running_pct), "%" PRIu64 ".%02u",
+			 pct / 100, (unsigned)(pct % 100));
 }
 
 int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names)

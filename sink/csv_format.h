@@ -3,7 +3,7 @@
  * timestamp, and the per-event value/percent cells. No I/O, no locale: every
  * number is printed from integers, so the decimal point is always '.'. */
 #pragma once
-#include "bpf/cgperf_shared.h"
+#include "util/readings.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,16 +46,6 @@ bool csv_inside_quotes(const char *bytes, size_t len);
 #define CSV_TIMESTAMP_MAX 32
 int csv_format_timestamp(const struct timespec *ts, char *buf, size_t len);
 
-/* Milliseconds from `from` to `to`, rounded to nearest; 0 when `to` is
- * earlier (the wall clock was stepped back). */
-uint64_t csv_interval_ms(const struct timespec *from, const struct timespec *to);
-
-/* Counts since the previous row: total - last. A total that went backwards
- * (counting restarted underneath) makes the delta the total itself; returns
- * true in that case. */
-bool csv_reading_delta(const struct cgperf_reading *total, const struct cgperf_reading *last,
-		       struct cgperf_reading *ret);
-
 /* The two cells of one event for one delta:
  *  value: counter scaled by enabled/running when multiplexed (integer,
  *         truncated; saturates at UINT64_MAX); "" when the event was enabled
@@ -66,7 +56,7 @@ struct csv_event_cells {
 	char value[24];
 	char running_pct[32];
 };
-void csv_format_event(const struct cgperf_reading *delta, struct csv_event_cells *ret);
+void csv_format_event(const struct reading *delta, struct csv_event_cells *ret);
 
 /* The fixed leading columns, in order. */
 extern const char *const csv_fixed_columns[];

@@ -33,7 +33,6 @@ enum csv_failure {
 	FAIL_ROTATE,   /* rename/unlink while rotating */
 	FAIL_WRITE,    /* any other write() error */
 	FAIL_RECORD,   /* the record itself is unusable */
-	FAIL_FINAL,    /* a final row given up */
 	NR_FAILURES,
 };
 
@@ -56,21 +55,8 @@ struct csv_cgroup {
 	off_t size;
 
 	int nr_events;
-	char *event_names[CGPERF_MAX_EVENTS];
+	char *event_names[READINGS_MAX_EVENTS];
 	struct csv_row header;
-
-	/* Totals and time of the last row written: the next row's base. */
-	struct cgperf_reading last[CGPERF_MAX_EVENTS];
-	struct timespec last_time; /* {0,0}: unknown */
-	struct timespec since;
-
-	/* Gone (final record seen) with its final row not written yet. */
-	bool gone;
-	struct csv_row pending;
-	struct cgperf_reading pending_totals[CGPERF_MAX_EVENTS];
-	struct timespec pending_time;
-	unsigned pending_tries;
-	char *path_display; /* escaped cgroup path, for the loss report */
 
 	/* Written before the next row when an unfinished line could not be cut
 	 * off: a closing quote if it ended inside a quoted field, a newline. */
@@ -93,16 +79,6 @@ static const struct sink_ops csv_sink_ops;
 static struct csv_sink *to_csv(struct sink *s)
 {
 	return (struct csv_sink *)s;
-}
-
-static bool timespec_eq(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-static bool timespec_unset(const struct timespec *t)
-{
-	return t->tv_sec == 0 && t->tv_nsec == 0;
 }
 
 static long long monotonic_s(void)
@@ -146,10 +122,7 @@ static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (kind == FAIL_FINAL)
-		log_error("csv: %s (%" PRIu64 " final rows lost since the last report)", what,
-			  rep->unreported);
-	else if (kind == FAIL_RECORD || kind == FAIL_ROTATE)
+	if (kind == FAIL_RECORD || kind == FAIL_ROTATE)
 		log_warn("csv: %s (%" PRIu64 " times since the last report)", what, rep->unreported);
 	else
 		log_warn("csv: %s (%" PRIu64 " rows not written since the last report; the next row "
@@ -189,11 +162,9 @@ static void cgroup_free(struct csv_cgroup *cg)
 		return;
 	free(cg->file);
 	free(cg->stem);
-	free(cg->path_display);
 	for (int i = 0; i < cg->nr_events; i++)
 		free(cg->event_names[i]);
 	csv_row_free(&cg->header);
-	csv_row_free(&cg->pending);
 	free(cg);
 }
 
@@ -206,12 +177,10 @@ static void cgroup_unlink(struct csv_sink *s, struct csv_cgroup *cg)
 		}
 }
 
-/* Set the event columns (and header) of cg to names, carrying the last
- * written totals of events that stay. */
+/* Set the event columns (and header) of cg to names. */
 static int cgroup_set_events(struct csv_cgroup *cg, int nr, const char *const *names)
 {
-	char *new_names[CGPERF_MAX_EVENTS] = { 0 };
-	struct cgperf_reading new_last[CGPERF_MAX_EVENTS] = { 0 };
+	char *new_names[READINGS_MAX_EVENTS] = { 0 };
 	struct csv_row header = CSV_ROW_INIT;
 	int r = 0;
 
@@ -221,9 +190,6 @@ static int cgroup_set_events(struct csv_cgroup *cg, int nr, const char *const *n
 			r = -ENOMEM;
 			goto out;
 		}
-		for (int j = 0; j < cg->nr_events; j++)
-			if (strcmp(cg->event_names[j], names[i]) == 0)
-				new_last[i] = cg->last[j];
 	}
 	r = csv_format_header(&header, nr, names);
 	if (r < 0)
@@ -231,7 +197,6 @@ static int cgroup_set_events(struct csv_cgroup *cg, int nr, const char *const *n
 	for (int i = 0; i < cg->nr_events; i++)
 		free(cg->event_names[i]);
 	memcpy(cg->event_names, new_names, sizeof(new_names));
-	memcpy(cg->last, new_last, sizeof(new_last));
 	cg->nr_events = nr;
 	csv_row_free(&cg->header);
 	cg->header = header;
@@ -260,7 +225,6 @@ static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct 
 {
 	const struct sink_cgroup *c = rec->cgroup;
 	char stem[CSV_STEM_MAX + 1], unique[CSV_STEM_MAX + 1];
-	size_t display_len = strlen(c->path) * 4 + 1;
 	struct csv_cgroup *cg;
 	int r;
 
@@ -281,21 +245,17 @@ static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct 
 		return -ENOMEM;
 	cg->id = c->id;
 	cg->stem = strdup(stem);
-	cg->path_display = malloc(display_len);
 	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
 		cg->file = NULL;
-	if (!cg->stem || !cg->file || !cg->path_display) {
+	if (!cg->stem || !cg->file) {
 		cgroup_free(cg);
 		return -ENOMEM;
 	}
-	text_escape_control(c->path, cg->path_display, display_len);
 	r = cgroup_set_events(cg, rec->nr_events, rec->event_names);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
 	}
-	cg->since = rec->since;
-	cg->last_time = rec->since;
 	cg->next = *bucket_of(s, cg->id);
 	*bucket_of(s, cg->id) = cg;
 	*ret = cg;
@@ -662,7 +622,7 @@ static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *dat
 /* ---- rows ------------------------------------------------------------------ */
 
 static int build_row(struct csv_row *row, const struct sink_record *rec,
-		     const struct csv_cgroup *cg)
+		     const struct csv_sink *s)
 {
 	const struct sink_cgroup *c = rec->cgroup;
 	char ts[CSV_TIMESTAMP_MAX];
@@ -681,29 +641,22 @@ static int build_row(struct csv_row *row, const struct sink_record *rec,
 	csv_row_add_field(row, c->container_name);
 	csv_row_add_field(row, c->pod);
 	csv_row_add_field(row, c->pod_namespace);
-	if (timespec_unset(&cg->last_time))
-		csv_row_add_plain(row, ""); /* the start of the counts is unknown */
+	if (rec->interval_known)
+		csv_row_add_u64(row, rec->interval_ms);
 	else
-		csv_row_add_u64(row, csv_interval_ms(&cg->last_time, &rec->time));
+		csv_row_add_plain(row, ""); /* the start of the counts is unknown */
 	for (int i = 0; i < rec->nr_events; i++) {
-		struct cgperf_reading d;
 		struct csv_event_cells cells;
 
-		if (csv_reading_delta(&rec->totals[i], &cg->last[i], &d))
-			log_debug("csv: %s: %s went backwards; counting restarted", cg->file,
-				  cg->event_names[i]);
-		csv_format_event(&d, &cells);
+		csv_format_event(&rec->delta[i], &cells);
 		csv_row_add_plain(row, cells.value);
 		csv_row_add_plain(row, cells.running_pct);
 	}
 	return csv_row_end(row);
 }
 
-static void commit(struct csv_sink *s, struct csv_cgroup *cg, const struct cgperf_reading *totals,
-		   const struct timespec *time)
+static void commit(struct csv_sink *s)
 {
-	memcpy(cg->last, totals, cg->nr_events * sizeof(*totals));
-	cg->last_time = *time;
 	s->stats.rows_written++;
 	if (s->recovered.unreported) {
 		long long now = monotonic_s();
@@ -720,49 +673,48 @@ static void commit(struct csv_sink *s, struct csv_cgroup *cg, const struct cgper
 
 static void forget(struct csv_sink *s, struct csv_cgroup *cg)
 {
-	if (cg->pending.len)
-		s->stats.finals_pending--;
 	cgroup_unlink(s, cg);
 	cgroup_free(cg);
-}
-
-/* Try the pending final row once. Returns 0 when written. */
-static int write_pending(struct csv_sink *s, struct csv_cgroup *cg)
-{
-	int r = append_row(s, cg, cg->pending.data, cg->pending.len);
-
-	if (r < 0) {
-		s->stats.rows_failed++;
-		s->recovered.unreported++;
-		return r;
-	}
-	commit(s, cg, cg->pending_totals, &cg->pending_time);
-	csv_row_clear(&cg->pending);
-	s->stats.finals_pending--;
-	return 0;
-}
-
-static void give_up_pending(struct csv_sink *s, struct csv_cgroup *cg)
-{
-	s->stats.finals_lost++;
-	report(s, FAIL_FINAL,
-	       "gave up the last row of cgroup %s (id %" PRIu64 ") for %s after %u tries: its "
-	       "counts since the previous row are lost",
-	       cg->path_display, cg->id, cg->file, cg->pending_tries);
-	forget(s, cg);
 }
 
 static int check_record(const struct sink_record *rec)
 {
 	if (!rec || !rec->cgroup || !rec->cgroup->path || !rec->cgroup->path[0])
 		return -EINVAL;
-	if (rec->nr_events < 0 || rec->nr_events > CGPERF_MAX_EVENTS)
+	if (rec->nr_events < 0 || rec->nr_events > READINGS_MAX_EVENTS)
 		return -EINVAL;
-	if (rec->nr_events > 0 && (!rec->event_names || !rec->totals))
+	if (rec->nr_events > 0 && (!rec->event_names || !rec->delta))
 		return -EINVAL;
 	for (int i = 0; i < rec->nr_events; i++)
 		if (!rec->event_names[i])
 			return -EINVAL;
+	return 0;
+}
+
+/* The cgroup's file state, created at its first row; its columns follow the
+ * record's events. */
+static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
+{
+	struct csv_cgroup *cg = cgroup_find(s, rec->cgroup->id);
+	int r;
+
+	if (!cg) {
+		r = cgroup_new(s, rec, &cg);
+		if (r < 0) {
+			report(s, FAIL_RECORD, "cannot track cgroup id %" PRIu64 ": %s",
+			       rec->cgroup->id, strerror(-r));
+			return r;
+		}
+	}
+	if (!same_events(cg, rec->nr_events, rec->event_names)) {
+		r = cgroup_set_events(cg, rec->nr_events, rec->event_names);
+		if (r < 0) {
+			report(s, FAIL_RECORD, "cannot change the columns of %s: %s", cg->file,
+			       strerror(-r));
+			return r;
+		}
+	}
+	*ret = cg;
 	return 0;
 }
 
@@ -777,44 +729,10 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 		report(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
 		return r;
 	}
-	cg = cgroup_find(s, rec->cgroup->id);
-	if (cg && cg->pending.len && write_pending(s, cg) < 0) {
-		/* Back after its final record (re-selected after a reload) while
-		 * that final row is still unwritten. The new row carries its
-		 * counts too, unless counting restarted in between. */
-		if (timespec_eq(&cg->since, &rec->since)) {
-			csv_row_clear(&cg->pending);
-			s->stats.finals_pending--;
-		} else {
-			give_up_pending(s, cg);
-			cg = NULL;
-		}
-	}
-	if (!cg) {
-		r = cgroup_new(s, rec, &cg);
-		if (r < 0) {
-			report(s, FAIL_RECORD, "cannot track cgroup id %" PRIu64 ": %s",
-			       rec->cgroup->id, strerror(-r));
-			return r;
-		}
-	}
-	cg->gone = false;
-	if (!timespec_eq(&cg->since, &rec->since)) {
-		/* Counting restarted: the totals start again from zero. */
-		memset(cg->last, 0, sizeof(cg->last));
-		cg->last_time = rec->since;
-		cg->since = rec->since;
-	}
-	if (!same_events(cg, rec->nr_events, rec->event_names)) {
-		r = cgroup_set_events(cg, rec->nr_events, rec->event_names);
-		if (r < 0) {
-			report(s, FAIL_RECORD, "cannot change the columns of %s: %s", cg->file,
-			       strerror(-r));
-			return r;
-		}
-	}
-
-	r = build_row(&s->row, rec, cg);
+	r = cgroup_for(s, rec, &cg);
+	if (r < 0)
+		return r;
+	r = build_row(&s->row, rec, s);
 	if (r < 0) {
 		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
 		       r == -ERANGE ? "time out of range" : strerror(-r));
@@ -823,56 +741,16 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 	r = append_row(s, cg, s->row.data, s->row.len);
 	if (r < 0)
 		goto failed;
-	commit(s, cg, rec->totals, &rec->time);
+	commit(s);
 	if (rec->final)
 		forget(s, cg);
 	return 0;
 
 failed:
+	/* The agent keeps the counts (and a final row) for the next try. */
 	s->stats.rows_failed++;
 	s->recovered.unreported++;
-	if (rec->final) {
-		/* Nothing comes after a final row to carry its counts: keep it. */
-		cg->gone = true;
-		cg->pending_tries = 0;
-		cg->pending_time = rec->time;
-		memcpy(cg->pending_totals, rec->totals, rec->nr_events * sizeof(*rec->totals));
-		csv_row_clear(&cg->pending);
-		if (s->row.len && csv_row_append(&cg->pending, s->row.data, s->row.len) == 0)
-			s->stats.finals_pending++;
-		else
-			give_up_pending(s, cg);
-	}
 	return r;
-}
-
-static int csv_sink_flush(struct sink *base)
-{
-	struct csv_sink *s = to_csv(base);
-	int ret = 0;
-
-	for (size_t b = 0; b < CSV_BUCKETS; b++) {
-		struct csv_cgroup *next;
-
-		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
-			int r;
-
-			next = cg->next;
-			if (!cg->pending.len)
-				continue;
-			r = write_pending(s, cg);
-			if (r == 0) {
-				if (cg->gone)
-					forget(s, cg);
-				continue;
-			}
-			if (ret == 0)
-				ret = r;
-			if (++cg->pending_tries >= CSV_FINAL_TRIES)
-				give_up_pending(s, cg);
-		}
-	}
-	return ret;
 }
 
 static int csv_sink_reopen(struct sink *base)
@@ -898,11 +776,7 @@ static void csv_sink_free(struct sink *base)
 
 		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
 			next = cg->next;
-			/* A last chance for final rows still waiting. */
-			if (cg->pending.len && write_pending(s, cg) < 0)
-				give_up_pending(s, cg);
-			else
-				forget(s, cg);
+			cgroup_free(cg);
 		}
 	}
 	csv_row_free(&s->row);
@@ -913,7 +787,7 @@ static void csv_sink_free(struct sink *base)
 static const struct sink_ops csv_sink_ops = {
 	.name = "csv",
 	.write = csv_sink_write,
-	.flush = csv_sink_flush,
+	.flush = NULL,
 	.reopen = csv_sink_reopen,
 	.free = csv_sink_free,
 };

@@ -7,9 +7,6 @@
 #include "sink/sink.h"
 #include <stdint.h>
 
-/* A final row (the cgroup is gone) that cannot be written is retried at this
- * many flushes (one per interval) before it is reported lost. */
-#define CSV_FINAL_TRIES 10
 /* At most one report line per kind of failure per this many seconds. */
 #define CSV_REPORT_INTERVAL_S 60
 
@@ -19,8 +16,6 @@ struct csv_sink_stats {
 	uint64_t partial_rows;       /* short writes (and unfinished lines found on open), cut off again */
 	uint64_t rotations;          /* own: past max_size, or the file had another header */
 	uint64_t external_rotations; /* the file was renamed, removed or truncated by someone else */
-	uint64_t finals_pending;     /* final rows waiting for a retry, now */
-	uint64_t finals_lost;        /* final rows given up after CSV_FINAL_TRIES */
 };
 
 /* Create the sink writing to cfg->directory, which is created (mode 0750,

@@ -1,10 +1,12 @@
 /* Where the agent's per-cgroup counts go: one small interface, one file per
- * output (CSV, syslog, ...). The agent hands every sink CUMULATIVE totals per
- * cgroup; each sink remembers what it last wrote per cgroup and writes the
- * difference, so a row that could not be written is not lost: the next
- * successful row holds its counts too. */
+ * output (CSV, syslog, ...). Outputs are formatters and writers only: the
+ * agent's per-cgroup record keeps, for every output, the totals of the last
+ * row that output wrote, and hands it the delta since then (util/readings.h
+ * computes it). A row that could not be written is not lost: the output says
+ * so (write() < 0), the agent does not advance that output's totals, and the
+ * next row it writes holds those counts too. */
 #pragma once
-#include "bpf/cgperf_shared.h"
+#include "util/readings.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -21,24 +23,31 @@ struct sink_cgroup {
 };
 
 struct sink_record {
-	struct timespec time;                 /* CLOCK_REALTIME of the read */
+	struct timespec time;                /* CLOCK_REALTIME of the collection's read: the
+	                                      * same for every row of one collection */
 	const struct sink_cgroup *cgroup;
 	int nr_events;
-	const char *const *event_names;       /* perf-style names */
-	const struct cgperf_reading *totals;  /* cumulative since `since` */
-	bool final;                           /* the cgroup is gone: last row, forget it after */
-	struct timespec since;                /* CLOCK_REALTIME when counting this cgroup started
-	                                       * (the first row's interval starts here) */
+	const char *const *event_names;      /* perf-style names */
+	const struct reading *totals;        /* cumulative since counting the cgroup started */
+	const struct reading *delta;         /* since this output's last written row */
+	bool interval_known;                 /* false: where the delta starts is unknown */
+	uint64_t interval_ms;                /* length of the delta's interval (CLOCK_BOOTTIME) */
+	uint64_t seq;                        /* 1 for the first row this output writes for
+	                                      * the cgroup, then 2, ... (across agent restarts) */
+	bool final;                          /* the cgroup is gone: its last row */
+	struct timespec created;             /* CLOCK_REALTIME when counting the cgroup started */
 };
 
 struct sink;
 
 struct sink_ops {
 	const char *name;
-	/* Write one record. Failures are counted and reported by the sink itself
-	 * (rate-limited); returns 0 or negative errno for the caller's stats. */
+	/* Write (or queue) one row. 0: written, the agent advances this
+	 * output's last-written totals; negative errno: not written, counted and
+	 * reported by the output itself (rate-limited), the counts go into the
+	 * next row. */
 	int (*write)(struct sink *s, const struct sink_record *r);
-	/* Called once per interval after all records (flush, rotate, ...). */
+	/* Called once per collection after all rows (flush, rotate, ...). */
 	int (*flush)(struct sink *s);
 	/* SIGHUP: reopen files / reconnect. */
 	int (*reopen)(struct sink *s);

@@ -11,19 +11,6 @@
 #include <unistd.h>
 
 #define MSGID "counts"
-#define TABLE_MIN 64
-
-/* What the last queued message of one cgroup contained. */
-struct cgroup_state {
-	bool used;
-	uint64_t id;
-	struct timespec since;     /* the record's `since`: a change means counting restarted */
-	struct timespec last_time; /* end of the last message's interval */
-	uint32_t events_hash;      /* event names of the last message */
-	int nr_events;
-	struct cgperf_reading last[CGPERF_MAX_EVENTS];
-	uint64_t seq;              /* messages (records) queued for this cgroup */
-};
 
 struct syslog_sink {
 	struct sink sink; /* first: the agent holds a struct sink * */
@@ -31,10 +18,6 @@ struct syslog_sink {
 	struct syslog_conn *conn;
 	char hostname[256];
 	unsigned long pid;
-
-	/* cgroup id -> state: open addressing, linear probing */
-	struct cgroup_state *table;
-	size_t table_cap, table_used;
 
 	uint64_t records, messages, format_errors;
 	struct log_ratelimit rl_format;
@@ -47,103 +30,6 @@ static struct syslog_sink *to_syslog(struct sink *s)
 	return s && s->ops == &syslog_sink_ops ? (struct syslog_sink *)s : NULL;
 }
 
-static size_t slot_of(uint64_t id, size_t cap)
-{
-	/* cgroup ids are sequential: mix them before masking. */
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (size_t)id & (cap - 1);
-}
-
-static struct cgroup_state *table_find(struct syslog_sink *k, uint64_t id)
-{
-	if (!k->table_cap)
-		return NULL;
-	for (size_t i = slot_of(id, k->table_cap);; i = (i + 1) & (k->table_cap - 1)) {
-		if (!k->table[i].used)
-			return NULL;
-		if (k->table[i].id == id)
-			return &k->table[i];
-	}
-}
-
-static int table_grow(struct syslog_sink *k)
-{
-	size_t cap = k->table_cap ? k->table_cap * 2 : TABLE_MIN;
-	struct cgroup_state *old = k->table, *table = calloc(cap, sizeof(*table));
-
-	if (!table)
-		return -ENOMEM;
-	for (size_t i = 0; i < k->table_cap; i++) {
-		size_t j;
-
-		if (!old[i].used)
-			continue;
-		for (j = slot_of(old[i].id, cap); table[j].used; j = (j + 1) & (cap - 1))
-			;
-		table[j] = old[i];
-	}
-	free(old);
-	k->table = table;
-	k->table_cap = cap;
-	return 0;
-}
-
-static int table_insert(struct syslog_sink *k, uint64_t id, struct cgroup_state **ret)
-{
-	size_t i;
-
-	/* Keep the load under 3/4 so probes stay short. */
-	if ((k->table_used + 1) * 4 > k->table_cap * 3) {
-		int r = table_grow(k);
-		if (r < 0)
-			return r;
-	}
-	for (i = slot_of(id, k->table_cap); k->table[i].used; i = (i + 1) & (k->table_cap - 1))
-		;
-	k->table[i] = (struct cgroup_state){ .used = true, .id = id };
-	k->table_used++;
-	*ret = &k->table[i];
-	return 0;
-}
-
-static void table_remove(struct syslog_sink *k, struct cgroup_state *st)
-{
-	size_t mask = k->table_cap - 1, hole = (size_t)(st - k->table);
-
-	/* Backward-shift deletion: no tombstones, probes stay exact. */
-	k->table[hole].used = false;
-	k->table_used--;
-	for (size_t i = (hole + 1) & mask; k->table[i].used; i = (i + 1) & mask) {
-		size_t home = slot_of(k->table[i].id, k->table_cap);
-
-		/* Move entry i into the hole unless its home lies cyclically in (hole, i]. */
-		if (((i - home) & mask) >= ((i - hole) & mask)) {
-			k->table[hole] = k->table[i];
-			k->table[i].used = false;
-			hole = i;
-		}
-	}
-}
-
-static uint32_t events_hash(int nr, const char *const *names)
-{
-	uint32_t h = 2166136261u;
-
-	for (int i = 0; i < nr; i++) {
-		for (const unsigned char *p = (const unsigned char *)(names[i] ? names[i] : ""); *p; p++)
-			h = (h ^ *p) * 16777619u;
-		h = (h ^ 0xff) * 16777619u; /* separator: "ab","c" differs from "a","bc" */
-	}
-	return h;
-}
-
-static bool same_time(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
 static int emit_message(const char *msg, size_t len, void *userdata)
 {
 	struct syslog_sink *k = userdata;
@@ -153,19 +39,16 @@ static int emit_message(const char *msg, size_t len, void *userdata)
 /* The strings of one message's params, kept together for the formatter. */
 struct record_text {
 	char cgroup_id[24], interval_ms[24], seq[24];
-	char names[CGPERF_MAX_EVENTS][2][SYSLOG_SD_NAME_MAX + 1];
-	struct csv_event_cells cells[CGPERF_MAX_EVENTS];
+	char names[READINGS_MAX_EVENTS][2][SYSLOG_SD_NAME_MAX + 1];
+	struct csv_event_cells cells[READINGS_MAX_EVENTS];
 	struct syslog_param ids[10];
-	struct syslog_param counters[2 * CGPERF_MAX_EVENTS];
+	struct syslog_param counters[2 * READINGS_MAX_EVENTS];
 };
 
-static int format_and_queue(struct syslog_sink *k, const struct sink_record *r,
-			    const struct cgroup_state *prev, uint64_t seq)
+static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
 {
 	const struct sink_cgroup *cg = r->cgroup;
 	struct record_text t;
-	const struct timespec *start = prev ? &prev->last_time : &r->since;
-	bool start_known = prev || r->since.tv_sec != 0 || r->since.tv_nsec != 0;
 	struct syslog_header h = {
 		.format = k->cfg.format,
 		.facility = k->cfg.facility,
@@ -188,11 +71,11 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r,
 	int ret;
 
 	snprintf(t.cgroup_id, sizeof(t.cgroup_id), "%" PRIu64, cg->id);
-	/* Unknown start (first record without `since`): an empty value, not a guess. */
+	/* Unknown start: an empty value, not a guess. */
 	t.interval_ms[0] = '\0';
-	if (start_known)
-		snprintf(t.interval_ms, sizeof(t.interval_ms), "%" PRIu64, csv_interval_ms(start, &r->time));
-	snprintf(t.seq, sizeof(t.seq), "%" PRIu64, seq);
+	if (r->interval_known)
+		snprintf(t.interval_ms, sizeof(t.interval_ms), "%" PRIu64, r->interval_ms);
+	snprintf(t.seq, sizeof(t.seq), "%" PRIu64, r->seq);
 
 #define ID(n, v) (t.ids[content.nr_ids++] = (struct syslog_param){ .name = (n), .value = (v) })
 	ID("cgroup", cg->path);
@@ -209,10 +92,7 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r,
 
 	for (int i = 0; i < r->nr_events; i++) {
 		const char *name = r->event_names[i] ? r->event_names[i] : "";
-		struct cgperf_reading zero = { 0 }, delta;
-
-		csv_reading_delta(&r->totals[i], prev ? &prev->last[i] : &zero, &delta);
-		csv_format_event(&delta, &t.cells[i]);
+		csv_format_event(&r->delta[i], &t.cells[i]);
 		syslog_param_name(name, "", t.names[i][0]);
 		syslog_param_name(name, "_running_pct", t.names[i][1]);
 		t.counters[2 * i] = (struct syslog_param){ t.names[i][0], t.cells[i].value };
@@ -234,47 +114,15 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r,
 static int syslog_sink_write(struct sink *s, const struct sink_record *r)
 {
 	struct syslog_sink *k = to_syslog(s);
-	struct cgroup_state *st, *prev;
-	uint32_t hash;
-	bool created = false;
 	int ret;
 
-	if (!k || !r || !r->cgroup || r->nr_events < 0 || r->nr_events > CGPERF_MAX_EVENTS ||
-	    (r->nr_events && (!r->event_names || !r->totals)))
+	if (!k || !r || !r->cgroup || r->nr_events < 0 || r->nr_events > READINGS_MAX_EVENTS ||
+	    (r->nr_events && (!r->event_names || !r->delta)))
 		return -EINVAL;
 	k->records++;
-	hash = events_hash(r->nr_events, r->event_names);
-	st = table_find(k, r->cgroup->id);
-	prev = st;
-	/* Counting restarted underneath (a new `since`) or the event set changed:
-	 * the totals start from zero again. */
-	if (st && (st->events_hash != hash || st->nr_events != r->nr_events || !same_time(&st->since, &r->since)))
-		prev = NULL;
-	if (!st) {
-		/* Before formatting, so a queued message always has its state. */
-		ret = table_insert(k, r->cgroup->id, &st);
-		if (ret < 0)
-			goto fail;
-		created = true;
-	}
-	ret = format_and_queue(k, r, prev, st->seq + 1);
-	if (ret < 0) {
-		if (created)
-			table_remove(k, st);
-		goto fail;
-	}
-	if (r->final) {
-		table_remove(k, st);
+	ret = format_and_queue(k, r);
+	if (ret == 0)
 		return 0;
-	}
-	st->since = r->since;
-	st->last_time = r->time;
-	st->events_hash = hash;
-	st->nr_events = r->nr_events;
-	memcpy(st->last, r->totals, sizeof(*r->totals) * (size_t)r->nr_events);
-	st->seq++;
-	return 0;
-fail:
 	k->format_errors++;
 	log_ratelimited(&k->rl_format, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
 			"syslog %s: cannot format the message of cgroup %" PRIu64 ": %s; its counts go into the "
@@ -304,7 +152,6 @@ static void syslog_sink_free(struct sink *s)
 	if (!k)
 		return;
 	syslog_conn_free(k->conn);
-	free(k->table);
 	free(k);
 }
 
@@ -339,9 +186,6 @@ int syslog_sink_new(const struct syslog_config *cfg, struct sink **ret)
 	k->pid = (unsigned long)getpid();
 	if (gethostname(k->hostname, sizeof(k->hostname) - 1) < 0)
 		k->hostname[0] = '\0'; /* written as "-" */
-	r = table_grow(k);
-	if (r < 0)
-		goto fail;
 	r = syslog_conn_new(cfg, &k->conn);
 	if (r < 0)
 		goto fail;

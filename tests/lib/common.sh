@@ -20,6 +20,12 @@ CG2=$(cgroup2_root)
 TEST_CG_REL="/cgperf-test-$TEST_NAME-$$"
 TEST_CG="$CG2$TEST_CG_REL"
 
+# Each test keeps cgperf's bpffs state (shared leaders' attr map, persistent
+# agent sessions) in a directory of its own, removed on exit: pins left by one
+# test are never adopted by another.
+mountpoint -q /sys/fs/bpf || mount -t bpf -o mode=0700 bpf /sys/fs/bpf
+export CGPERF_BPFFS_DIR="/sys/fs/bpf/cgperf-test-$TEST_NAME-$$"
+
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 log() { echo "# $*"; }
@@ -98,7 +104,7 @@ cleanup() {
 	if [ -d "$TEST_CG" ]; then
 		find "$TEST_CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
 	fi
-	rm -rf "$TMP"
+	rm -rf "$TMP" "$CGPERF_BPFFS_DIR"
 }
 trap cleanup EXIT
 

@@ -40,7 +40,7 @@ static const struct bad_case bad_cases[] = {
 	/* Unknown keys, with and without a close match. */
 	{ "intervl: 10s\n", "t.yaml:1:1: unknown key 'intervl' (did you mean 'interval'?)" },
 	{ "Events: [cycles]\n", "t.yaml:1:1: unknown key 'Events' (did you mean 'events'?)" },
-	{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (valid keys: interval, events, cgroups, metadata, outputs)" },
+	{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)" },
 	{ "outputs:\n  csv:\n    dirctory: /x\n",
 	  "t.yaml:3:5: unknown key 'dirctory' in outputs.csv (did you mean 'directory'?)" },
 	{ "outputs:\n  kafka: {}\n", "t.yaml:2:3: unknown key 'kafka' in outputs (valid keys: csv, syslog)" },
@@ -288,7 +288,7 @@ static void test_name_escaped(void **state) {
 	char err[512];
 
 	assert_int_equal(config_parse("x: 1\n", 5, "odd\nname", &cfg, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "odd\\nname:1:1: unknown key 'x' (valid keys: interval, events, cgroups, metadata, outputs)");
+	assert_string_equal(err, "odd\\nname:1:1: unknown key 'x' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)");
 	/* A tiny buffer is cut, still terminated. */
 	assert_int_equal(config_parse("x: 1\n", 5, "t.yaml", &cfg, err, 10), -EINVAL);
 	assert_string_equal(err, "t.yaml:1:");

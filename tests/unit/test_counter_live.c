@@ -115,7 +115,7 @@ static void test_add_remove_while_counting(void **state)
 	struct event_spec ev[2];
 	char err[256];
 	struct counter *c;
-	struct cgperf_reading final[2], vals[2];
+	struct reading final[2], vals[2];
 	int slot_a, slot_b, slot_a2, r;
 
 	assert_int_equal(event_parse_list("cpu-clock,context-switches", ev, 2, err, sizeof(err)), 2);

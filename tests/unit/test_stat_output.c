@@ -22,7 +22,7 @@ static char *render(const struct stat_format *f, const struct stat_row *row)
 
 static void test_scaling(void **state)
 {
-	struct cgperf_reading full = { 1000, 500, 500 }, half = { 1000, 1000, 500 }, never = { 0, 800, 0 };
+	struct reading full = { 1000, 500, 500 }, half = { 1000, 1000, 500 }, never = { 0, 800, 0 };
 	double v, pct;
 
 	assert_true(stat_scaled(&full, &v, &pct));
@@ -50,7 +50,7 @@ static void test_csv_fields(void **state)
 	s = render(&f, &row);
 	assert_string_equal(s, "1.500000000,42,,cs,,10,100.00\n");
 	free(s);
-	row.reading = (struct cgperf_reading){ 0, 0, 0 };
+	row.reading = (struct reading){ 0, 0, 0 };
 	f.interval = false;
 	f.sep = ";";
 	s = render(&f, &row);

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sink/syslog_sink.h"
+#include "agent/record.h"
 
 #define RSYSLOGD "/usr/sbin/rsyslogd"
 #define FFFD "\xEF\xBF\xBD"
@@ -446,11 +447,11 @@ static void init_paths(void)
 
 /* Cumulative totals after k intervals of counting (k = 0: nothing). The third
  * event is multiplexed: on the PMU half of its enabled time. */
-static struct cgperf_reading total(int cg, int e, int k)
+static struct reading total(int cg, int e, int k)
 {
 	uint64_t enabled = (uint64_t)k * (e == 2 ? 2000000000ULL : 1000000000ULL);
 
-	return (struct cgperf_reading){
+	return (struct reading){
 		.counter = 1000ULL * (uint64_t)k * (uint64_t)(cg + 1) * (uint64_t)(e + 1) + (uint64_t)k * (uint64_t)k,
 		.enabled = enabled,
 		.running = e == 2 ? enabled / 2 : enabled,
@@ -488,29 +489,66 @@ void *__wrap_realloc(void *p, size_t size)
 	return alloc_fails_now() ? NULL : __real_realloc(p, size);
 }
 
-/* Hand the sink interval k of cgroup cg, counting since interval `start`
- * (a later start = counting restarted there); the write's result. */
+/* The agent's record of (sink, cgroup): the syslog output's last-written
+ * totals and sequence. A later start is a new record (counting restarted:
+ * a new session). */
+struct fed {
+	struct sink *sink;
+	int cg, start;
+	struct cg_record rec;
+};
+static struct fed fed[64];
+
+static struct cg_record *record_of(struct sink *s, int cg, int start)
+{
+	struct fed *free_slot = NULL;
+
+	for (size_t i = 0; i < sizeof(fed) / sizeof(fed[0]); i++) {
+		if (fed[i].sink == s && fed[i].cg == cg && fed[i].start == start)
+			return &fed[i].rec;
+		if (fed[i].sink == s && fed[i].cg == cg)
+			fed[i].sink = NULL; /* restarted */
+		if (!fed[i].sink && !free_slot)
+			free_slot = &fed[i];
+	}
+	assert_non_null(free_slot);
+	*free_slot = (struct fed){ .sink = s, .cg = cg, .start = start };
+	free_slot->rec.created_ns = (uint64_t)(T0 + 10 * start) * 1000000000u;
+	return &free_slot->rec;
+}
+
+/* Hand the sink interval k of cgroup cg, counting since interval `start`,
+ * as the agent does: the delta since the last message written (a failed
+ * write leaves the base where it was); the write's result. */
 static int try_write_record(struct sink *s, int cg, int k, int start, bool final)
 {
-	struct cgperf_reading totals[NR_EVENTS];
-	struct sink_record r = {
-		.time = { T0 + 10 * k, 0 },
-		.cgroup = &cgroups[cg].cg,
-		.nr_events = NR_EVENTS,
-		.event_names = events,
-		.totals = totals,
-		.final = final,
-		.since = { T0 + 10 * start, 0 },
-	};
+	struct reading totals[NR_EVENTS], delta[NR_EVENTS];
+	struct cg_record *rec = record_of(s, cg, start);
+	uint64_t now_ns = (uint64_t)(T0 + 10 * k) * 1000000000u;
+	struct sink_record r;
+	int ret;
 
 	for (int e = 0; e < NR_EVENTS; e++)
 		totals[e] = total(cg, e, k - start);
-	return s->ops->write(s, &r);
+	rec->view = cgroups[cg].cg;
+	rec->removed = final;
+	record_row(rec, RECORD_OUT_SYSLOG, totals, NR_EVENTS, now_ns, delta, &r);
+	r.time = (struct timespec){ T0 + 10 * k, 0 };
+	r.event_names = events;
+	ret = s->ops->write(s, &r);
+	if (ret < 0)
+		return ret;
+	record_commit(rec, RECORD_OUT_SYSLOG, totals, NR_EVENTS, now_ns);
+	for (size_t i = 0; final && i < sizeof(fed) / sizeof(fed[0]); i++)
+		if (fed[i].sink == s && fed[i].cg == cg)
+			fed[i].sink = NULL; /* forgotten: a new record next time */
+	return 0;
 }
 
 static void write_record(struct sink *s, int cg, int k, int start, bool final)
 {
 	assert_int_equal(try_write_record(s, cg, k, start, final), 0);
+}
 }
 
 /* ---- what arrived ------------------------------------------------------- */
@@ -662,8 +700,8 @@ static void check_record(json_object *all, const struct expect *x, int cg, int k
 		/* Counters: the difference since the previous message, whole. */
 		for (int e = 0; e < NR_EVENTS; e++) {
 			const char *v = param(m, value_names[e]), *pct = param(m, pct_names[e]);
-			struct cgperf_reading now = total(cg, e, k - start);
-			struct cgperf_reading before = prev > start ? total(cg, e, prev - start) : (struct cgperf_reading){ 0 };
+			struct reading now = total(cg, e, k - start);
+			struct reading before = prev > start ? total(cg, e, prev - start) : (struct reading){ 0 };
 			uint64_t delta = now.counter - before.counter;
 
 			assert_true(!v == !pct); /* value and percent travel together */
@@ -705,6 +743,10 @@ static struct sink *new_sink(enum syslog_transport transport, enum syslog_format
 			 transport == SYSLOG_UDP ? rs.udp_port : rs.tcp_port);
 	assert_int_equal(syslog_sink_new(&c, &s), 0);
 	assert_true(syslog_sink_fd(s) >= 0);
+	/* A new sink may reuse a freed one's address: its records are new. */
+	for (size_t i = 0; i < sizeof(fed) / sizeof(fed[0]); i++)
+		if (fed[i].sink == s)
+			fed[i].sink = NULL;
 	return s;
 }
 
@@ -859,8 +901,9 @@ static void test_every_transport_and_format(void **state)
 		check_record(all, &x[i], 3, 1, 0, 0, 1);
 		check_record(all, &x[i], 4, 1, 0, 0, 1);
 		check_record(all, &x[i], 0, 4, 3, 0, 4);
-		/* Restarted: the totals themselves, since the new start. */
-		check_record(all, &x[i], 1, 4, 3, 3, 4);
+		/* Restarted (a new session): the totals themselves, since the
+		 * new start, in a new sequence. */
+		check_record(all, &x[i], 1, 4, 3, 3, 1);
 		/* Forgotten at its final record: a new sequence. */
 		check_record(all, &x[i], 2, 4, 3, 3, 1);
 		sinks[i]->ops->free(sinks[i]);

@@ -86,11 +86,11 @@ static void rec_push(struct recorder *r, bool added, const char *path, uint64_t 
         }
 }
 
-static void on_added(void *ctx, const char *rel_path, uint64_t id) {
+static void on_added(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id) {
         rec_push(ctx, true, rel_path, id);
 }
 
-static void on_removed(void *ctx, const char *rel_path, uint64_t id) {
+static void on_removed(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id) {
         rec_push(ctx, false, rel_path, id);
 }
 
@@ -824,7 +824,7 @@ static int enter_limited_userns(void) {
         return 0;
 }
 
-static void limit_child_counting(void *ctx, const char *rel_path, uint64_t id) {
+static void limit_child_counting(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id) {
         (*(unsigned *) ctx)++;
 }
 

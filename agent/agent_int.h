@@ -1,0 +1,74 @@
+/* The agent's state, shared by its files (agent.c: lifecycle and loop,
+ * agent_cgroups.c: cgroups coming and going and collections, persist.c: the
+ * persistent session's records). Internal to agent/. */
+#pragma once
+#include "agent/agent.h"
+#include "agent/record.h"
+#include "bpf/counter.h"
+#include "cgroup/metadata.h"
+#include "cgroup/select.h"
+#include "cgroup/watch.h"
+#include "events/event_parse.h"
+#include "sink/sink.h"
+#include "util/log.h"
+
+#define AGENT_MAX_OUTPUTS 4
+
+struct agent_output {
+	struct sink *sink;
+	enum record_output_id id;
+	const char *name;
+};
+
+struct agent {
+	struct agent_config cfg;
+	struct event_spec events[READINGS_MAX_EVENTS];
+	const char *event_names[READINGS_MAX_EVENTS];
+	int nr_events;
+	struct counter *counter;
+	struct cg_watch *watch;
+	struct agent_output outputs[AGENT_MAX_OUTPUTS];
+	int nr_outputs;
+	struct sink *syslog; /* also in outputs[], driven by the loop */
+	struct sink *csv;    /* also in outputs[] */
+	struct record_set recs;
+	struct metadata_roots roots;
+	struct name_lookup *names;
+	struct cg_selector sel;
+	bool sel_needs_names; /* name: patterns: containers wait for their names */
+	const char *include[CONFIG_MAX_PATTERNS], *exclude[CONFIG_MAX_PATTERNS];
+	struct reading *vals; /* cfg.cgroups.max * nr_events */
+	/* The persistent session (cfg.persist): its directory, held locked. */
+	char pin_dir[600];
+	int lock_fd, state_fd;
+	uint64_t *keys;       /* persist_save's buffers: one key and blob per record */
+	unsigned char *blobs;
+	int blobs_cap;
+	bool release;         /* `cgperf release`: last rows, then remove the pins */
+	/* For the summary line. */
+	unsigned long long cgroups_seen, finals_lost, resumed, gone_while_down;
+	unsigned over_cap;
+	struct log_ratelimit cap_rl, add_rl, write_rl, watch_rl, final_rl, persist_rl;
+};
+
+/* agent_cgroups.c */
+extern const struct cg_watch_ops agent_watch_ops;
+/* Names looked up off the loop (name_lookup_collect's callback). */
+void agent_on_names(void *ctx, uint64_t id, const char *path, const struct cg_identity *ident,
+		    const struct cg_metadata *meta);
+/* Read every slot in use once and write a row per record to every output;
+ * final: every cgroup's last row (the session ends). */
+void agent_collect(struct agent *a, bool final);
+/* The last rows of records of a session that counted other events (a
+ * drained pinned session): totals per record slot in vals. */
+void agent_emit_final(struct agent *a, struct record_set *set, int nr_events,
+		      const char *const *names, const struct reading *vals);
+
+/* persist.c */
+int persist_open(struct agent *a);       /* session dir, counter, state map; adopts */
+void persist_close(struct agent *a, bool release);
+int persist_load(struct agent *a);       /* adopted: records from the state map */
+void persist_reconcile(struct agent *a); /* after the initial scan: gone while down */
+void persist_put(struct agent *a, const struct cg_record *r);
+void persist_save(struct agent *a);      /* every record, after a collection */
+void persist_forget(struct agent *a, uint64_t id);

@@ -1,0 +1,326 @@
+/* The agent's persistent counting session (cfg.persist): the counter pinned
+ * in instances/<instance>/ of cgperf's bpffs directory, and the per-cgroup
+ * records (slot, identity, each output's last-written totals) in the same
+ * directory's state map, so that a restarted agent goes on where the last
+ * one stopped: nothing counted twice, nothing skipped. See docs/AGENT.md. */
+#include "agent/agent_int.h"
+#include "bpf/bpffs.h"
+#include "bpf/session_pin.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void counter_opts_of(const struct agent *a, struct counter_opts *co)
+{
+	*co = (struct counter_opts){
+		.events = a->events,
+		.nr_events = a->nr_events,
+		.filter = CGPERF_FILTER_CGROUP,
+		.max_slots = a->cfg.cgroups.max,
+		.max_keys = a->cfg.cgroups.max,
+		.pin_dir = a->cfg.persist ? a->pin_dir : NULL,
+	};
+}
+
+/* Records may outlive their cgroup while final rows wait: room for both. */
+static uint32_t state_entries(const struct agent *a)
+{
+	return a->cfg.cgroups.max * 2 + 64;
+}
+
+static int lock_instance(struct agent *a)
+{
+	char dir[256];
+	int r = bpffs_prepare(dir, sizeof(dir));
+
+	if (r < 0)
+		return r;
+	if (a->lock_fd >= 0)
+		close(a->lock_fd);
+	a->lock_fd = -1;
+	r = session_dir_open(dir, a->cfg.instance, a->pin_dir, sizeof(a->pin_dir), &a->lock_fd);
+	if (r == -EBUSY)
+		log_error("instance '%s' is in use by another cgperf agent (its session in %s is "
+			  "locked); give each agent its own 'instance:'", a->cfg.instance, a->pin_dir);
+	else if (r < 0 && r != -EPERM)
+		log_error("cannot use %s/instances/%s: %s", dir, a->cfg.instance, strerror(-r));
+	return r;
+}
+
+static void drain_names(const struct session_meta *m, const char **names, char *list, size_t len)
+{
+	size_t used = 0;
+
+	list[0] = '\0';
+	for (uint32_t i = 0; i < m->nr_events; i++) {
+		names[i] = m->names[i];
+		used += snprintf(list + used, used < len ? len - used : 0, "%s%.*s", i ? "," : "",
+				 SESSION_NAME_MAX, m->names[i]);
+	}
+}
+
+struct drain_ctx {
+	struct agent *a;
+	struct record_set recs;
+	int nr_events, max_slots;
+};
+
+static int drain_one(void *ctx, uint64_t key, const void *blob)
+{
+	struct drain_ctx *d = ctx;
+	struct cg_record *r;
+
+	/* Unreadable records are skipped: there is nothing to write for them. */
+	if (record_decode(&d->recs, blob, d->nr_events, &r) < 0)
+		return 0;
+	if (r->slot < 0 || r->slot >= d->max_slots)
+		record_remove(&d->recs, r->id);
+	return 0;
+}
+
+/* The pinned session counts something else: read it one last time, write
+ * its last rows (with its own events' names), and remove it. */
+static void drain(struct agent *a)
+{
+	struct drain_ctx d = { .a = a };
+	struct session_meta m;
+	struct counter *old;
+	struct reading *vals = NULL;
+	const char *names[READINGS_MAX_EVENTS];
+	char list[600];
+	int fd, r = counter_open_pinned(a->pin_dir, &old, &m);
+
+	if (r < 0) {
+		log_warn("instance '%s': the counting state pinned in %s is of another cgperf "
+			 "(layout) and cannot be read (%s): its counts since its last rows are "
+			 "lost; replacing it", a->cfg.instance, a->pin_dir, strerror(-r));
+		session_unpin(a->pin_dir);
+		return;
+	}
+	drain_names(&m, names, list, sizeof(list));
+	d.nr_events = m.nr_events;
+	d.max_slots = m.max_slots;
+	if (session_state_open(a->pin_dir, RECORD_BLOB_SIZE, 1, &fd) == 0) {
+		session_state_for_each(fd, RECORD_BLOB_SIZE, drain_one, &d);
+		close(fd);
+	}
+	vals = calloc((size_t)m.max_slots * m.nr_events, sizeof(*vals));
+	if (vals && counter_read_all(old, m.max_slots, vals) == 0)
+		agent_emit_final(a, &d.recs, m.nr_events, names, vals);
+	log_info("instance '%s': the pinned session counted other events (%s) or other slots: "
+		 "wrote the last rows of its %d cgroups and replaced it",
+		 a->cfg.instance, list, d.recs.nr);
+	free(vals);
+	record_clear(&d.recs);
+	counter_unpin(old);
+	counter_close(old);
+}
+
+static int open_counter(struct agent *a)
+{
+	struct counter_opts co;
+	int r;
+
+	counter_opts_of(a, &co);
+	r = counter_open(&co, &a->counter);
+	if (r == -ESTALE) {
+		drain(a);
+		r = lock_instance(a); /* the drained session's directory is gone */
+		if (r == 0)
+			r = counter_open(&co, &a->counter);
+	}
+	if (r < 0 && r != -EPERM)
+		log_error("cannot set up counting: %s", strerror(-r));
+	return r;
+}
+
+static int open_state(struct agent *a)
+{
+	int r = session_state_open(a->pin_dir, RECORD_BLOB_SIZE, state_entries(a), &a->state_fd);
+
+	if (r != -EPROTO)
+		return r;
+	/* The records cannot be read: without them rows would count the whole
+	 * history again. Start over. */
+	log_warn("instance '%s': the records pinned in %s are of another layout; replacing "
+		 "the session (its counts since the last rows are lost)", a->cfg.instance, a->pin_dir);
+	counter_unpin(a->counter);
+	counter_close(a->counter);
+	a->counter = NULL;
+	r = lock_instance(a);
+	if (r == 0)
+		r = open_counter(a);
+	if (r == 0)
+		r = session_state_open(a->pin_dir, RECORD_BLOB_SIZE, state_entries(a), &a->state_fd);
+	return r;
+}
+
+int persist_open(struct agent *a)
+{
+	int r;
+
+	a->state_fd = -1;
+	if (!a->cfg.persist)
+		return open_counter(a);
+	r = lock_instance(a);
+	if (r < 0)
+		return r;
+	if (a->release && !session_pinned(a->pin_dir)) {
+		log_info("instance '%s': no counting session is pinned; nothing to release",
+			 a->cfg.instance);
+		session_unpin(a->pin_dir);
+		return -ENOENT;
+	}
+	r = open_counter(a);
+	if (r == 0)
+		r = open_state(a);
+	if (r == 0 && counter_adopted(a->counter))
+		r = persist_load(a);
+	return r;
+}
+
+void persist_close(struct agent *a, bool release)
+{
+	if (a->counter && release && counter_unpin(a->counter) == 0)
+		log_info("instance '%s': released: pins removed, the kernel stops counting for it",
+			 a->cfg.instance);
+	if (a->state_fd >= 0)
+		close(a->state_fd);
+	if (a->lock_fd >= 0)
+		close(a->lock_fd);
+	a->state_fd = a->lock_fd = -1;
+	free(a->keys);
+	free(a->blobs);
+	a->keys = NULL;
+	a->blobs = NULL;
+	a->blobs_cap = 0;
+}
+
+struct load_ctx {
+	struct agent *a;
+	unsigned dropped;
+};
+
+static int load_one(void *ctx, uint64_t key, const void *blob)
+{
+	struct load_ctx *l = ctx;
+	struct agent *a = l->a;
+	struct cg_record *r;
+
+	if (record_decode(&a->recs, blob, a->nr_events, &r) < 0) {
+		l->dropped++;
+		session_state_delete(a->state_fd, key);
+		return 0;
+	}
+	if (counter_reserve_slot(a->counter, r->slot) < 0) {
+		l->dropped++;
+		session_state_delete(a->state_fd, key);
+		record_remove(&a->recs, r->id);
+		return 0;
+	}
+	/* Removed before the last agent could write all its last rows. */
+	if (r->removed)
+		r->adopted = false;
+	return 0;
+}
+
+int persist_load(struct agent *a)
+{
+	struct load_ctx l = { .a = a };
+	int r = session_state_for_each(a->state_fd, RECORD_BLOB_SIZE, load_one, &l);
+
+	if (l.dropped)
+		log_warn("instance '%s': %u pinned records could not be used (another layout, or a "
+			 "slot claimed twice) and were dropped", a->cfg.instance, l.dropped);
+	return r;
+}
+
+void persist_reconcile(struct agent *a)
+{
+	if (!a->counter || !counter_adopted(a->counter))
+		return;
+	for (int i = 0; i < a->recs.nr; i++) {
+		struct cg_record *r = a->recs.items[i];
+
+		if (!r->adopted)
+			continue;
+		/* Not in the tree (or no longer selected): gone while no agent
+		 * ran. Its slot still holds its counts: last rows next. */
+		r->adopted = false;
+		r->removed = true;
+		a->gone_while_down++;
+		persist_put(a, r);
+	}
+	if (counter_prune_keys(a->counter) < 0)
+		log_warn("instance '%s': stale filter entries could not all be removed",
+			 a->cfg.instance);
+	log_info("instance '%s': adopted the pinned counting session: %llu cgroups resumed, %llu "
+		 "gone while no agent ran (their last rows follow)", a->cfg.instance, a->resumed,
+		 a->gone_while_down);
+}
+
+static void persist_failed(struct agent *a, const char *what, int err)
+{
+	log_ratelimited(&a->persist_rl, 60, LOG_LVL_WARN,
+			"instance '%s': cannot persist %s: %s (a restart now would count the "
+			"rows since then again)", a->cfg.instance, what, strerror(-err));
+}
+
+void persist_put(struct agent *a, const struct cg_record *r)
+{
+	unsigned char blob[RECORD_BLOB_SIZE];
+	int err;
+
+	if (a->state_fd < 0)
+		return;
+	err = record_encode(r, a->nr_events, blob);
+	if (err == 0)
+		err = session_state_put(a->state_fd, r->id, blob);
+	if (err < 0)
+		persist_failed(a, "a cgroup's record", err);
+}
+
+static int grow_buffers(struct agent *a, int n)
+{
+	uint64_t *keys;
+	unsigned char *blobs;
+
+	if (n <= a->blobs_cap)
+		return 0;
+	keys = realloc(a->keys, sizeof(*keys) * n);
+	if (keys)
+		a->keys = keys;
+	blobs = keys ? realloc(a->blobs, (size_t)RECORD_BLOB_SIZE * n) : NULL;
+	if (!blobs)
+		return -ENOMEM;
+	a->blobs = blobs;
+	a->blobs_cap = n;
+	return 0;
+}
+
+void persist_save(struct agent *a)
+{
+	int n = 0, err;
+
+	if (a->state_fd < 0 || a->recs.nr == 0)
+		return;
+	err = grow_buffers(a, a->recs.nr);
+	for (int i = 0; i < a->recs.nr && err == 0; i++) {
+		const struct cg_record *r = a->recs.items[i];
+
+		if (record_encode(r, a->nr_events, a->blobs + (size_t)n * RECORD_BLOB_SIZE) < 0)
+			continue; /* too long to persist: said at its first put */
+		a->keys[n++] = r->id;
+	}
+	if (err == 0)
+		err = session_state_put_all(a->state_fd, a->keys, a->blobs, n);
+	if (err < 0)
+		persist_failed(a, "the records of this collection", err);
+}
+
+void persist_forget(struct agent *a, uint64_t id)
+{
+	if (a->state_fd >= 0)
+		session_state_delete(a->state_fd, id);
+}

@@ -1,0 +1,364 @@
+#include "agent/record.h"
+#include "util/hash.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the set: items plus an open-addressing index by id ---- */
+
+static int index_pos(const struct record_set *set, uint64_t id)
+{
+	size_t mask = (size_t)set->index_cap - 1;
+
+	for (size_t i = hash_u64(id) & mask;; i = (i + 1) & mask)
+		if (set->index[i] < 0 || set->items[set->index[i]]->id == id)
+			return (int)i;
+}
+
+static int index_rebuild(struct record_set *set, int cap)
+{
+	int *index = malloc(sizeof(*index) * cap);
+
+	if (!index)
+		return -ENOMEM;
+	free(set->index);
+	set->index = index;
+	set->index_cap = cap;
+	memset(index, 0xff, sizeof(*index) * cap);
+	for (int i = 0; i < set->nr; i++)
+		set->index[index_pos(set, set->items[i]->id)] = i;
+	return 0;
+}
+
+static int make_room(struct record_set *set)
+{
+	if (set->nr == set->cap) {
+		int cap = set->cap ? set->cap * 2 : 64;
+		struct cg_record **items = realloc(set->items, sizeof(*items) * cap);
+
+		if (!items)
+			return -ENOMEM;
+		set->items = items;
+		set->cap = cap;
+	}
+	/* Load at most 1/2: probes stay short. */
+	if ((set->nr + 1) * 2 > set->index_cap)
+		return index_rebuild(set, set->index_cap ? set->index_cap * 2 : 128);
+	return 0;
+}
+
+static void fill_view(struct cg_record *r)
+{
+	/* Container id as people know it from `docker ps`: 12 characters. */
+	snprintf(r->short_id, sizeof(r->short_id), "%.12s", r->ident.container_id);
+	r->view = (struct sink_cgroup){
+		.id = r->id,
+		.path = r->path,
+		.kind = cg_kind_name(r->ident.kind),
+		/* The path does not always say (cgroupfs-driver Kubernetes); the
+		 * runtime whose files named the container does. */
+		.runtime = r->ident.runtime[0] ? r->ident.runtime : r->meta.runtime,
+		.container_id = r->short_id,
+		/* Unnamed containers are known by their short id (`docker ps`). */
+		.container_name = r->meta.container_name[0] ? r->meta.container_name
+			: r->ident.kind == CG_KIND_CONTAINER && r->short_id[0] ? r->short_id
+										: r->ident.lxc_name,
+		.pod = r->meta.pod_name,
+		.pod_namespace = r->meta.pod_namespace,
+	};
+}
+
+static void now_both(uint64_t *ret_boot, uint64_t *ret_real)
+{
+	struct timespec real;
+
+	*ret_boot = readings_now_boot_ns();
+	clock_gettime(CLOCK_REALTIME, &real);
+	*ret_real = readings_timespec_ns(&real);
+}
+
+static struct cg_record *insert(struct record_set *set, uint64_t id, const char *path)
+{
+	struct cg_record *r;
+
+	if (make_room(set) < 0)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->path = strdup(path);
+	if (!r->path) {
+		free(r);
+		return NULL;
+	}
+	r->id = id;
+	set->index[index_pos(set, id)] = set->nr;
+	set->items[set->nr++] = r;
+	return r;
+}
+
+struct cg_record *record_add(struct record_set *set, uint64_t id, int slot, const char *path,
+			     const struct cg_identity *ident, const struct cg_metadata *meta)
+{
+	struct cg_record *r = record_find(set, id) ? NULL : insert(set, id, path);
+
+	if (!r)
+		return NULL;
+	r->slot = slot;
+	r->ident = *ident;
+	r->meta = *meta;
+	now_both(&r->created_ns, &r->created_real_ns);
+	fill_view(r);
+	return r;
+}
+
+int record_refresh(struct cg_record *r, const char *path, const struct cg_identity *ident,
+		   const struct cg_metadata *meta)
+{
+	char *copy = strdup(path);
+
+	if (!copy)
+		return -ENOMEM;
+	free(r->path);
+	r->path = copy;
+	r->ident = *ident;
+	r->meta = *meta;
+	fill_view(r);
+	return 0;
+}
+
+struct cg_record *record_find(const struct record_set *set, uint64_t id)
+{
+	int pos;
+
+	if (!set->index_cap)
+		return NULL;
+	pos = set->index[index_pos(set, id)];
+	return pos < 0 ? NULL : set->items[pos];
+}
+
+static void record_free(struct cg_record *r)
+{
+	if (!r)
+		return;
+	free(r->path);
+	free(r);
+}
+
+void record_remove(struct record_set *set, uint64_t id)
+{
+	struct cg_record *r = record_find(set, id);
+	int i;
+
+	if (!r)
+		return;
+	for (i = 0; set->items[i] != r; i++)
+		;
+	record_free(r);
+	set->items[i] = set->items[--set->nr];
+	/* Positions moved: rebuilding is O(n), and removals are rare next
+	 * to collections. */
+	index_rebuild(set, set->index_cap);
+}
+
+void record_clear(struct record_set *set)
+{
+	for (int i = 0; i < set->nr; i++)
+		record_free(set->items[i]);
+	free(set->items);
+	free(set->index);
+	*set = (struct record_set){ 0 };
+}
+
+int record_count_live(const struct record_set *set)
+{
+	int n = 0;
+
+	for (int i = 0; i < set->nr; i++)
+		n += !set->items[i]->removed;
+	return n;
+}
+
+/* ---- rows ---- */
+
+void record_row(const struct cg_record *r, enum record_output_id out,
+		const struct reading *totals, int nr_events, uint64_t now_ns,
+		struct reading *ret_delta, struct sink_record *ret_rec)
+{
+	const struct record_output *o = &r->out[out];
+	uint64_t from_ns = o->seq ? o->last_ns : r->created_ns;
+
+	for (int e = 0; e < nr_events; e++)
+		reading_delta(&totals[e], &o->last[e], &ret_delta[e]);
+	*ret_rec = (struct sink_record){
+		.cgroup = &r->view,
+		.nr_events = nr_events,
+		.totals = totals,
+		.delta = ret_delta,
+		.interval_known = true,
+		.interval_ms = readings_interval_ms(from_ns, now_ns),
+		.seq = o->seq + 1,
+		.final = r->removed,
+		.created = readings_ns_timespec(r->created_real_ns),
+	};
+}
+
+void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
+		   int nr_events, uint64_t now_ns)
+{
+	struct record_output *o = &r->out[out];
+
+	memcpy(o->last, totals, sizeof(*totals) * nr_events);
+	o->last_ns = now_ns;
+	o->seq++;
+}
+
+/* ---- persisted form ----
+ * header | per output: last_ns, seq, readings | final readings | strings
+ * (path, container name, image, pod, namespace, runtime: NUL-terminated). */
+
+struct blob_header {
+	uint32_t version;
+	uint32_t nr_events;
+	uint64_t id;
+	int32_t slot;
+	uint32_t generation;
+	uint64_t created_ns, created_real_ns;
+	uint32_t removed, outputs_done;
+};
+
+struct blob_output {
+	uint64_t last_ns, seq;
+};
+
+struct blob_cursor {
+	unsigned char *p;
+	size_t left;
+};
+
+static int put(struct blob_cursor *c, const void *v, size_t n)
+{
+	if (n > c->left)
+		return -ENAMETOOLONG;
+	memcpy(c->p, v, n);
+	c->p += n;
+	c->left -= n;
+	return 0;
+}
+
+static int put_str(struct blob_cursor *c, const char *s)
+{
+	return put(c, s, strlen(s) + 1);
+}
+
+int record_encode(const struct cg_record *r, int nr_events, void *blob)
+{
+	struct blob_header h = {
+		.version = RECORD_BLOB_VERSION,
+		.nr_events = nr_events,
+		.id = r->id,
+		.slot = r->slot,
+		.generation = r->generation,
+		.created_ns = r->created_ns,
+		.created_real_ns = r->created_real_ns,
+		.removed = r->removed,
+		.outputs_done = r->outputs_done,
+	};
+	struct blob_cursor c = { blob, RECORD_BLOB_SIZE };
+	size_t nr = sizeof(struct reading) * nr_events;
+	int err = put(&c, &h, sizeof(h));
+
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
+		struct blob_output o = { r->out[i].last_ns, r->out[i].seq };
+
+		err = err ?: put(&c, &o, sizeof(o));
+		err = err ?: put(&c, r->out[i].last, nr);
+	}
+	err = err ?: put(&c, r->final, nr);
+	err = err ?: put_str(&c, r->path);
+	err = err ?: put_str(&c, r->meta.container_name);
+	err = err ?: put_str(&c, r->meta.image);
+	err = err ?: put_str(&c, r->meta.pod_name);
+	err = err ?: put_str(&c, r->meta.pod_namespace);
+	err = err ?: put_str(&c, r->meta.runtime);
+	if (!err)
+		memset(c.p, 0, c.left);
+	return err;
+}
+
+static int get(struct blob_cursor *c, void *v, size_t n)
+{
+	if (n > c->left)
+		return -EINVAL;
+	memcpy(v, c->p, n);
+	c->p += n;
+	c->left -= n;
+	return 0;
+}
+
+/* A NUL-terminated string of at most size - 1 bytes. */
+static int get_str(struct blob_cursor *c, char *buf, size_t size)
+{
+	size_t n = strnlen((const char *)c->p, c->left);
+
+	if (n == c->left || n >= size)
+		return -EINVAL;
+	return get(c, buf, n + 1);
+}
+
+static int decode_strings(struct blob_cursor *c, char *path, size_t path_size,
+			  struct cg_metadata *m)
+{
+	int err = get_str(c, path, path_size);
+
+	err = err ?: get_str(c, m->container_name, sizeof(m->container_name));
+	err = err ?: get_str(c, m->image, sizeof(m->image));
+	err = err ?: get_str(c, m->pod_name, sizeof(m->pod_name));
+	err = err ?: get_str(c, m->pod_namespace, sizeof(m->pod_namespace));
+	err = err ?: get_str(c, m->runtime, sizeof(m->runtime));
+	return err;
+}
+
+int record_decode(struct record_set *set, const void *blob, int nr_events,
+		  struct cg_record **ret)
+{
+	struct blob_cursor c = { (unsigned char *)blob, RECORD_BLOB_SIZE };
+	struct cg_record tmp = { 0 }, *r;
+	char path[RECORD_BLOB_SIZE];
+	size_t nr = sizeof(struct reading) * nr_events;
+	struct blob_header h;
+	int err = get(&c, &h, sizeof(h));
+
+	if (err || h.version != RECORD_BLOB_VERSION || h.nr_events != (uint32_t)nr_events)
+		return -EINVAL;
+	for (int i = 0; i < RECORD_MAX_OUTPUTS && !err; i++) {
+		struct blob_output o;
+
+		err = get(&c, &o, sizeof(o)) ?: get(&c, tmp.out[i].last, nr);
+		tmp.out[i].last_ns = o.last_ns;
+		tmp.out[i].seq = o.seq;
+	}
+	err = err ?: get(&c, tmp.final, nr);
+	err = err ?: decode_strings(&c, path, sizeof(path), &tmp.meta);
+	if (err || !path[0] || record_find(set, h.id))
+		return -EINVAL;
+	cg_identify(path, &tmp.ident);
+	r = insert(set, h.id, path);
+	if (!r)
+		return -ENOMEM;
+	memcpy(r->out, tmp.out, sizeof(tmp.out));
+	memcpy(r->final, tmp.final, sizeof(tmp.final));
+	r->ident = tmp.ident;
+	r->meta = tmp.meta;
+	r->slot = h.slot;
+	r->generation = h.generation;
+	r->created_ns = h.created_ns;
+	r->created_real_ns = h.created_real_ns;
+	r->removed = h.removed;
+	r->outputs_done = h.outputs_done;
+	r->adopted = true;
+	fill_view(r);
+	*ret = r;
+	return 0;
+}

@@ -1,0 +1,87 @@
+/* The agent's one record per monitored cgroup: its counter slot, identity
+ * and names, when counting it started, and for every output the totals of
+ * the last row that output wrote (so a row is always the delta since the
+ * last one written, whatever failed in between or restarted). The record is
+ * what a persistent session keeps across agent restarts (record_encode /
+ * record_decode); nothing else of the agent's state needs to survive. */
+#pragma once
+#include "cgroup/identity.h"
+#include "cgroup/metadata.h"
+#include "sink/sink.h"
+#include "util/readings.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Outputs with a last-written state, by a fixed index (persisted). Outputs
+ * that expose cumulative totals (Prometheus, textfile) need none. */
+enum record_output_id { RECORD_OUT_CSV, RECORD_OUT_SYSLOG, RECORD_MAX_OUTPUTS = 4 };
+
+/* A final row that cannot be written is retried at this many collections
+ * before it is reported lost. */
+#define RECORD_FINAL_TRIES 10
+
+struct record_output {
+	struct reading last[READINGS_MAX_EVENTS]; /* totals of the last row written */
+	uint64_t last_ns;                         /* CLOCK_BOOTTIME of that row's read */
+	uint64_t seq;                             /* rows written */
+	unsigned final_tries;                     /* failed tries of the final row */
+};
+
+struct cg_record {
+	uint64_t id;
+	int slot;
+	uint32_t generation;      /* of the slot: bumped each time the record is made */
+	char *path;
+	struct cg_identity ident;
+	struct cg_metadata meta;
+	char short_id[13];
+	struct sink_cgroup view;  /* what outputs see: views into the fields above */
+	uint64_t created_ns;      /* CLOCK_BOOTTIME when counting started */
+	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
+	bool adopted;             /* decoded from a persisted session, not seen live yet */
+	bool removed;             /* gone: `final` holds its last totals */
+	struct reading final[READINGS_MAX_EVENTS];
+	uint32_t outputs_done;    /* removed: bit n set once output n wrote (or lost) the final row */
+	struct record_output out[RECORD_MAX_OUTPUTS];
+};
+
+struct record_set {
+	struct cg_record **items;
+	int nr, cap;
+	int *index;   /* open addressing by id: positions in items, -1 empty */
+	int index_cap;
+};
+
+/* A new record (copies path, identity and names). NULL on ENOMEM. */
+struct cg_record *record_add(struct record_set *set, uint64_t id, int slot, const char *path,
+			     const struct cg_identity *ident, const struct cg_metadata *meta);
+/* The cgroup seen live again (adopted records): path, identity, names. */
+int record_refresh(struct cg_record *r, const char *path, const struct cg_identity *ident,
+		   const struct cg_metadata *meta);
+struct cg_record *record_find(const struct record_set *set, uint64_t id);
+void record_remove(struct record_set *set, uint64_t id);
+void record_clear(struct record_set *set);
+/* Live records: not removed. */
+int record_count_live(const struct record_set *set);
+
+/* The row an output gets for totals read at now_ns / now_real: the delta
+ * since that output's last written row (or since counting started). */
+void record_row(const struct cg_record *r, enum record_output_id out,
+		const struct reading *totals, int nr_events, uint64_t now_ns,
+		struct reading *ret_delta, struct sink_record *ret_rec);
+/* The output wrote that row: it becomes the output's base. */
+void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
+		   int nr_events, uint64_t now_ns);
+
+/* Persisted form: a fixed-size blob (RECORD_BLOB_SIZE bytes) holding the
+ * numbers and the strings a final row needs when the cgroup is gone by the
+ * time a new agent reads it. -ENAMETOOLONG: the strings do not fit (the
+ * record is then kept without a persisted form; see docs/AGENT.md). */
+#define RECORD_BLOB_SIZE 2048
+#define RECORD_BLOB_VERSION 1
+int record_encode(const struct cg_record *r, int nr_events, void *blob);
+/* A record from a blob, added to set (adopted = true). -EINVAL: not a record
+ * of this version / event count. */
+int record_decode(struct record_set *set, const void *blob, int nr_events,
+		  struct cg_record **ret);

@@ -1,0 +1,189 @@
+/* The neutral readings module (util/readings.c) and the agent's per-cgroup
+ * record (agent/record.c): deltas across wraps and restarts, multiplex
+ * scaling, zero running, intervals, each output's last-written totals, and
+ * the persisted form. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/record.h"
+#include "util/readings.h"
+
+static void test_delta(void **state)
+{
+	struct reading total = { 50, 40, 30 }, last = { 20, 10, 10 }, d;
+
+	assert_false(reading_delta(&total, &last, &d));
+	assert_true(d.counter == 30 && d.enabled == 30 && d.running == 20);
+	/* Any field going backwards: counting restarted underneath. */
+	last.running = 31;
+	assert_true(reading_delta(&total, &last, &d));
+	assert_true(d.counter == 50 && d.enabled == 40 && d.running == 30);
+	/* Near the top of the range: exact, no overflow. */
+	total = (struct reading){ UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	last = (struct reading){ UINT64_MAX - 5, UINT64_MAX - 7, UINT64_MAX - 7 };
+	assert_false(reading_delta(&total, &last, &d));
+	assert_true(d.counter == 5 && d.enabled == 7 && d.running == 7);
+}
+
+static void test_scale(void **state)
+{
+	uint64_t v, pct;
+	double fv, fpct;
+
+	assert_int_equal(reading_scale(&(struct reading){ 1000, 500, 500 }, &v, &pct), READING_COUNTED);
+	assert_true(v == 1000 && pct == 10000);
+	/* Multiplexed: ran half of the enabled time, scaled x2. */
+	assert_int_equal(reading_scale(&(struct reading){ 1000, 1000, 500 }, &v, &pct), READING_COUNTED);
+	assert_true(v == 2000 && pct == 5000);
+	/* Truncated value, rounded percentage. */
+	assert_int_equal(reading_scale(&(struct reading){ 100, 3, 2 }, &v, &pct), READING_COUNTED);
+	assert_true(v == 150 && pct == 6667);
+	/* Enabled but never on a counter: unknown, not zero. */
+	assert_int_equal(reading_scale(&(struct reading){ 0, 800, 0 }, &v, &pct), READING_NOT_COUNTED);
+	assert_true(v == 0 && pct == 0);
+	/* Nothing ran: an exact zero without percentage. */
+	assert_int_equal(reading_scale(&(struct reading){ 0, 0, 0 }, &v, &pct), READING_IDLE);
+	assert_true(v == 0 && pct == 0);
+	/* Saturates instead of wrapping. */
+	assert_int_equal(reading_scale(&(struct reading){ UINT64_MAX / 2, 1000, 1 }, &v, NULL),
+			 READING_COUNTED);
+	assert_true(v == UINT64_MAX);
+	/* The floating-point twin agrees. */
+	assert_int_equal(reading_scale_f(&(struct reading){ 1000, 1000, 500 }, &fv, &fpct),
+			 READING_COUNTED);
+	assert_true(fv == 2000.0 && fpct == 50.0);
+	assert_int_equal(reading_scale_f(&(struct reading){ 0, 800, 0 }, &fv, &fpct),
+			 READING_NOT_COUNTED);
+}
+
+static void test_interval(void **state)
+{
+	assert_int_equal(readings_interval_ms(100999000000ULL, 110001000000ULL), 9002);
+	assert_int_equal(readings_interval_ms(5, 5), 0);
+	assert_int_equal(readings_interval_ms(10, 5), 0);
+	assert_true(readings_now_boot_ns() > 0);
+}
+
+static struct cg_record *make_record(struct record_set *set, uint64_t id, const char *path)
+{
+	struct cg_identity ident = { .kind = CG_KIND_CONTAINER };
+	struct cg_metadata meta = { 0 };
+	struct cg_record *r;
+
+	snprintf(ident.container_id, sizeof(ident.container_id), "%064x", (unsigned)id);
+	snprintf(meta.container_name, sizeof(meta.container_name), "name,\"%u\"", (unsigned)id);
+	r = record_add(set, id, (int)id % 100, path, &ident, &meta);
+	assert_non_null(r);
+	r->created_ns = 1000000000ULL;
+	return r;
+}
+
+/* Each output's own base: a row CSV could not write is in its next one,
+ * while syslog goes on from its own last message. */
+static void test_record_outputs(void **state)
+{
+	struct record_set set = { 0 };
+	struct cg_record *r = make_record(&set, 7, "/pod/c");
+	struct reading t1[2] = { { 10, 100, 100 }, { 1, 100, 100 } };
+	struct reading t2[2] = { { 30, 300, 300 }, { 4, 300, 300 } }, d[2];
+	struct sink_record rec;
+
+	record_row(r, RECORD_OUT_CSV, t1, 2, 3000000000ULL, d, &rec);
+	assert_true(rec.interval_known && rec.interval_ms == 2000 && rec.seq == 1);
+	assert_true(d[0].counter == 10 && d[1].counter == 1 && !rec.final);
+	assert_string_equal(rec.cgroup->container_id, "000000000000");
+	record_commit(r, RECORD_OUT_SYSLOG, t1, 2, 3000000000ULL); /* only syslog wrote it */
+	record_row(r, RECORD_OUT_CSV, t2, 2, 4000000000ULL, d, &rec);
+	assert_true(rec.interval_ms == 3000 && rec.seq == 1 && d[0].counter == 30);
+	record_row(r, RECORD_OUT_SYSLOG, t2, 2, 4000000000ULL, d, &rec);
+	assert_true(rec.interval_ms == 1000 && rec.seq == 2 && d[0].counter == 20 && d[1].counter == 3);
+	/* The slot was recycled underneath (totals below the last): from zero. */
+	record_commit(r, RECORD_OUT_SYSLOG, t2, 2, 4000000000ULL);
+	record_row(r, RECORD_OUT_SYSLOG, t1, 2, 5000000000ULL, d, &rec);
+	assert_true(d[0].counter == 10);
+	r->removed = true;
+	record_row(r, RECORD_OUT_CSV, t2, 2, 5000000000ULL, d, &rec);
+	assert_true(rec.final);
+	record_clear(&set);
+}
+
+static void test_record_set(void **state)
+{
+	struct record_set set = { 0 };
+
+	for (uint64_t id = 1; id <= 500; id++)
+		make_record(&set, id * 977, "/x");
+	assert_null(record_add(&set, 977, 1, "/dup", &(struct cg_identity){ 0 },
+			       &(struct cg_metadata){ 0 }));
+	for (uint64_t id = 1; id <= 500; id += 2)
+		record_remove(&set, id * 977);
+	assert_int_equal(set.nr, 250);
+	for (uint64_t id = 1; id <= 500; id++)
+		assert_true((record_find(&set, id * 977) != NULL) == (id % 2 == 0));
+	set.items[0]->removed = true;
+	assert_int_equal(record_count_live(&set), 249);
+	record_clear(&set);
+	record_clear(&set); /* twice is fine */
+}
+
+/* What a restarted agent reads back is what the last one had. */
+static void test_record_persisted(void **state)
+{
+	struct record_set a = { 0 }, b = { 0 };
+	struct cg_record *r = make_record(&a, 42, "/kubepods/pod-x/\n odd,\"path\""), *back;
+	struct reading t[3] = { { 1, 2, 3 }, { 4, 5, 6 }, { 7, 8, 9 } };
+	unsigned char blob[RECORD_BLOB_SIZE];
+	char long_path[RECORD_BLOB_SIZE];
+
+	r->generation = 3;
+	r->created_real_ns = 1764676692000000000ULL;
+	record_commit(r, RECORD_OUT_CSV, t, 3, 5000000000ULL);
+	record_commit(r, RECORD_OUT_SYSLOG, t, 3, 6000000000ULL);
+	record_commit(r, RECORD_OUT_SYSLOG, t, 3, 7000000000ULL);
+	r->removed = true;
+	r->outputs_done = 1u << RECORD_OUT_CSV;
+	assert_int_equal(record_encode(r, 3, blob), 0);
+	assert_int_equal(record_decode(&b, blob, 3, &back), 0);
+	assert_true(back->adopted && back->removed && back->id == 42 && back->slot == 42);
+	assert_int_equal(back->generation, 3);
+	assert_string_equal(back->path, r->path);
+	assert_string_equal(back->view.container_name, "name,\"42\"");
+	assert_true(back->created_ns == r->created_ns && back->created_real_ns == r->created_real_ns);
+	assert_int_equal(back->outputs_done, 1u << RECORD_OUT_CSV);
+	assert_true(back->out[RECORD_OUT_SYSLOG].seq == 2 &&
+		    back->out[RECORD_OUT_SYSLOG].last_ns == 7000000000ULL);
+	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t, sizeof(t));
+	/* Another event count, a record already there, garbage: refused. */
+	assert_int_equal(record_decode(&b, blob, 2, &back), -EINVAL);
+	assert_int_equal(record_decode(&b, blob, 3, &back), -EINVAL);
+	memset(blob, 0xff, sizeof(blob));
+	assert_int_equal(record_decode(&b, blob, 3, &back), -EINVAL);
+	/* A path that does not fit is said, not cut. */
+	memset(long_path, 'p', sizeof(long_path) - 1);
+	long_path[0] = '/';
+	long_path[sizeof(long_path) - 1] = '\0';
+	r = make_record(&a, 43, long_path);
+	assert_int_equal(record_encode(r, 3, blob), -ENAMETOOLONG);
+	record_clear(&a);
+	record_clear(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_record_outputs),
+		cmocka_unit_test(test_record_set),
+		cmocka_unit_test(test_record_persisted),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
