@@ -549,7 +549,6 @@ static void write_record(struct sink *s, int cg, int k, int start, bool final)
 {
 	assert_int_equal(try_write_record(s, cg, k, start, final), 0);
 }
-}
 
 /* ---- what arrived ------------------------------------------------------- */
 
