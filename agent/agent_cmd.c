@@ -31,84 +31,10 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int usage_error(const char *what, const char *arg)
+static int usage_error(const char *cmd, const char *what, const char *arg)
 {
-	fprintf(stderr, "cgperf agent: %s '%s' (see 'cgperf agent --help')\n", what, arg);
+	fprintf(stderr, "cgperf %s: %s '%s' (see 'cgperf %s --help')\n", cmd, what, arg, cmd);
 	return EXIT_USAGE;
-}
-
-int do_agent(int argc, char **argv)
-{
-	enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION, OPT_INSTANCE, OPT_NO_PERSIST };
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "csv-dir", required_argument, NULL, OPT_CSV_DIR },
-		{ "syslog", required_argument, NULL, OPT_SYSLOG },
-		{ "events", required_argument, NULL, 'e' },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "instance", required_argument, NULL, OPT_INSTANCE },
-		{ "no-persist", no_argument, NULL, OPT_NO_PERSIST },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct agent_opts o = { 0 };
-	int opt, verbose = 0;
-
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":c:e:vh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			o.config_path = optarg;
-			break;
-		case OPT_INTERVAL:
-			if (config_parse_duration_ms(optarg, &o.interval_ms) < 0 || o.interval_ms == 0)
-				return usage_error("invalid interval", optarg);
-			break;
-		case OPT_CSV_DIR:
-			if (!*optarg)
-				return usage_error("empty CSV directory", optarg);
-			o.csv_dir = optarg;
-			break;
-		case OPT_SYSLOG:
-			o.syslog_target = optarg;
-			break;
-		case 'e':
-			if (!*optarg)
-				return usage_error("empty event list", optarg);
-			o.events = optarg;
-			break;
-		case OPT_DURATION:
-			if (parse_seconds(optarg, &o.duration_s) < 0)
-				return usage_error("invalid duration", optarg);
-			break;
-		case OPT_INSTANCE:
-			if (!config_instance_name_ok(optarg))
-				return usage_error("invalid instance name", optarg);
-			o.instance = optarg;
-			break;
-		case OPT_NO_PERSIST:
-			o.no_persist = true;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("option needs an argument:", argv[optind - 1]);
-		default:
-			return usage_error("unknown option", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
-	/* A daemon says what it does by default (info); -v adds debug lines. */
-	log_set_level(verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO);
-	return agent_run(&o);
 }
 
 static void release_usage(FILE *f)
@@ -127,45 +53,109 @@ static void release_usage(FILE *f)
 	      f);
 }
 
-int do_release(int argc, char **argv)
+enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION, OPT_INSTANCE, OPT_NO_PERSIST };
+
+/* `cgperf release` takes the agent's options that say which session and
+ * where its final rows go, nothing else. */
+static bool release_option(int opt)
 {
-	enum { OPT_INSTANCE = 256 };
+	return opt == 'c' || opt == OPT_INSTANCE || opt == 'v' || opt == 'h' || opt == ':' || opt == '?';
+}
+
+/* One option; returns -1 to go on, else the exit code. */
+static int take_option(int opt, struct agent_opts *o, int *verbose, const char *cmd, char **argv)
+{
+	switch (opt) {
+	case 'c':
+		o->config_path = optarg;
+		break;
+	case OPT_INTERVAL:
+		if (config_parse_duration_ms(optarg, &o->interval_ms) < 0 || o->interval_ms == 0)
+			return usage_error(cmd, "invalid interval", optarg);
+		break;
+	case OPT_CSV_DIR:
+		if (!*optarg)
+			return usage_error(cmd, "empty CSV directory", optarg);
+		o->csv_dir = optarg;
+		break;
+	case OPT_SYSLOG:
+		o->syslog_target = optarg;
+		break;
+	case 'e':
+		if (!*optarg)
+			return usage_error(cmd, "empty event list", optarg);
+		o->events = optarg;
+		break;
+	case OPT_DURATION:
+		if (parse_seconds(optarg, &o->duration_s) < 0)
+			return usage_error(cmd, "invalid duration", optarg);
+		break;
+	case OPT_INSTANCE:
+		if (!config_instance_name_ok(optarg))
+			return usage_error(cmd, "invalid instance name", optarg);
+		o->instance = optarg;
+		break;
+	case OPT_NO_PERSIST:
+		o->no_persist = true;
+		break;
+	case 'v':
+		(*verbose)++;
+		break;
+	case 'h':
+		o->release ? release_usage(stdout) : usage(stdout);
+		return EXIT_OK;
+	case ':':
+		return usage_error(cmd, "option needs an argument:", argv[optind - 1]);
+	default:
+		return usage_error(cmd, "unknown option", argv[optind - 1]);
+	}
+	return -1;
+}
+
+static int run(int argc, char **argv, bool release)
+{
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "csv-dir", required_argument, NULL, OPT_CSV_DIR },
+		{ "syslog", required_argument, NULL, OPT_SYSLOG },
+		{ "events", required_argument, NULL, 'e' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
+		{ "no-persist", no_argument, NULL, OPT_NO_PERSIST },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct agent_opts o = { .release = true };
-	int opt, verbose = 0;
+	const char *cmd = release ? "release" : "agent";
+	struct agent_opts o = { .release = release };
+	int opt, verbose = 0, rc;
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":c:vh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			o.config_path = optarg;
-			break;
-		case OPT_INSTANCE:
-			if (!config_instance_name_ok(optarg))
-				return usage_error("invalid instance name", optarg);
-			o.instance = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			release_usage(stdout);
-			return EXIT_OK;
-		case ':':
-			return usage_error("option needs an argument:", argv[optind - 1]);
-		default:
-			return usage_error("unknown option", argv[optind - 1]);
+	while ((opt = getopt_long(argc, argv, release ? ":c:vh" : ":c:e:vh", longopts, NULL)) != -1) {
+		if (release && !release_option(opt)) {
+			fputs("cgperf release: takes only -c, --instance and -v (see 'cgperf release "
+			      "--help')\n", stderr);
+			return EXIT_USAGE;
 		}
+		rc = take_option(opt, &o, &verbose, cmd, argv);
+		if (rc >= 0)
+			return rc;
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument", argv[optind]);
+		return usage_error(cmd, "unexpected argument", argv[optind]);
+	/* A daemon says what it does by default (info); -v adds debug lines. */
 	log_set_level(verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO);
 	return agent_run(&o);
+}
+
+int do_agent(int argc, char **argv)
+{
+	return run(argc, argv, false);
+}
+
+int do_release(int argc, char **argv)
+{
+	return run(argc, argv, true);
 }
