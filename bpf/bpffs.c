@@ -29,6 +29,37 @@ static int ensure_mounted(void)
 	return 0;
 }
 
+int bpffs_check_dir(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
+		log_error("%s is %s: refusing to keep counting state there (remove it)", path,
+			  S_ISLNK(st.st_mode) ? "a symlink" : !S_ISDIR(st.st_mode) ? "not a directory"
+										: "not owned by root");
+		return -EPERM;
+	}
+	/* Whatever umask or an older version left: only root may look inside. */
+	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700) < 0)
+		return -errno;
+	return 0;
+}
+
+int bpffs_check_pin(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
+		log_error("%s is not a pin of root's: refusing it (remove it)", path);
+		return -EPERM;
+	}
+	return 0;
+}
+
 int bpffs_prepare(char *ret_dir, size_t len)
 {
 	const char *dir = getenv("CGPERF_BPFFS_DIR");
@@ -45,12 +76,12 @@ int bpffs_prepare(char *ret_dir, size_t len)
 		log_error("cannot create %s: %s", dir, strerror(errno));
 		return r;
 	}
-	/* Whatever umask or an older version left: only root may look inside. */
-	if (chmod(dir, 0700) < 0) {
-		r = -errno;
-		log_error("cannot chmod %s: %s", dir, strerror(errno));
+	/* Made by another user (bpffs mounted without mode=), or a symlink
+	 * to somewhere else: its owner could hold the lock or swap the attr
+	 * map. */
+	r = bpffs_check_dir(dir);
+	if (r < 0)
 		return r;
-	}
 	if ((size_t)snprintf(ret_dir, len, "%s", dir) >= len)
 		return -ENAMETOOLONG;
 	return 0;

@@ -7,3 +7,8 @@
  * cgperf's directory exists with mode 0700. The directory can be moved with
  * CGPERF_BPFFS_DIR (tests). Writes the directory path. Returns 0 or negative errno. */
 int bpffs_prepare(char *ret_dir, size_t len);
+
+/* A directory or pin cgperf may trust: root's, not a symlink (a directory is
+ * also made 0700). -EPERM (logged) otherwise, -ENOENT when missing. */
+int bpffs_check_dir(const char *path);
+int bpffs_check_pin(const char *path);

@@ -1,4 +1,5 @@
 #include "bpf/leader.h"
+#include "bpf/bpffs.h"
 #include "bpf/cgperf_shared.h"
 #include "events/perf_open.h"
 #include "leader.skel.h"
@@ -65,6 +66,9 @@ static int attr_map_open(const char *dir)
 	int fd, r;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, ATTR_MAP_NAME);
+	r = bpffs_check_pin(path);
+	if (r < 0 && r != -ENOENT)
+		return r;
 	fd = bpf_obj_get(path);
 	if (fd < 0 && errno == ENOENT) {
 		LIBBPF_OPTS(bpf_map_create_opts, opts);

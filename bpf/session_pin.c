@@ -1,4 +1,5 @@
 #include "bpf/session_pin.h"
+#include "bpf/bpffs.h"
 #include "util/log.h"
 #include <bpf/bpf.h>
 #include <dirent.h>
@@ -10,29 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Root's, a real directory (lstat: no symlink), 0700. */
-static int check_dir(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
-		log_error("%s is %s: refusing to keep counting state there (remove it)", path,
-			  S_ISLNK(st.st_mode) ? "a symlink" : !S_ISDIR(st.st_mode) ? "not a directory"
-										: "not owned by root");
-		return -EPERM;
-	}
-	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700) < 0)
-		return -errno;
-	return 0;
-}
-
 static int make_dir(const char *path)
 {
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	return check_dir(path);
+	return bpffs_check_dir(path);
 }
 
 int session_dir_open(const char *bpffs_dir, const char *instance, char *ret_path, size_t len,
@@ -45,7 +28,7 @@ int session_dir_open(const char *bpffs_dir, const char *instance, char *ret_path
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, instance) >= sizeof(path) ||
 	    strlen(path) >= len)
 		return -ENAMETOOLONG;
-	r = check_dir(bpffs_dir);
+	r = bpffs_check_dir(bpffs_dir);
 	if (r == 0)
 		r = make_dir(parent);
 	if (r == 0)
@@ -152,16 +135,12 @@ int session_pin(const char *dir, const struct bpf_object_skeleton *s, const stru
 int session_pin_get(const char *dir, const char *name, int *ret_fd)
 {
 	char p[700];
-	struct stat st;
-	int fd;
+	int fd, r;
 
 	pin_path(p, sizeof(p), dir, name);
-	if (lstat(p, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
-		log_error("%s is not a pin of root's: refusing it", p);
-		return -EPERM;
-	}
+	r = bpffs_check_pin(p);
+	if (r < 0)
+		return r;
 	fd = bpf_obj_get(p);
 	if (fd < 0)
 		return -errno;
