@@ -135,12 +135,13 @@ assert_usage "c3 created while down: counted from adoption on" "$(csv_ms "$c3")"
 	"$((c3_usage - c3_down))" "$steal"
 assert_usage "pod: its children's time, the down time and c3's first burn included" \
 	"$(csv_ms "$pod")" "$pod_usage" "$steal"
-python3 - "$TMP/csv" "$c2" <<'PY' || fail "c2 has no single final row"
+python3 - "$TMP/csv" "$c2" <<'PY' 2>&1 || fail "c2's row at adoption does not cover the down time"
 import csv, glob, sys
 rows = [r for p in glob.glob(sys.argv[1] + '/*.csv') for r in csv.DictReader(open(p)) if r['cgroup'] == sys.argv[2]]
 print("# c2: %d rows, last interval_ms %s" % (len(rows), rows[-1]['interval_ms']))
-# The row written at adoption covers the whole time since the last row.
-assert int(rows[-1]['interval_ms']) >= 2500, rows[-1]
+# The row written at adoption covers the whole time since the last row
+# before the kill, more than the 1.9 s the test waited after it.
+assert int(rows[-1]['interval_ms']) >= 1900, rows[-1]['interval_ms']
 PY
 
 # ---- a config with other events: the pinned session is drained --------------
