@@ -441,12 +441,14 @@ int agent_run(const struct agent_opts *o)
 	r = agent_start(&a);
 	if (r < 0) {
 		agent_stop(&a, STOP_ABORT);
-		close(sig_fd);
 		/* Releasing what is not there is done. */
-		return a.release && r == -ENOENT ? EXIT_OK : EXIT_RUNTIME;
+		rc = a.release && r == -ENOENT ? EXIT_OK : EXIT_RUNTIME;
+	} else {
+		rc = a.release ? EXIT_OK : loop(&a, o, sig_fd);
+		agent_stop(&a, a.release || !a.cfg.persist ? STOP_FINAL : STOP_KEEP);
 	}
-	rc = a.release ? EXIT_OK : loop(&a, o, sig_fd);
-	agent_stop(&a, a.release || !a.cfg.persist ? STOP_FINAL : STOP_KEEP);
 	close(sig_fd);
+	if (o->release_all && rc == EXIT_OK && persist_release_all(a.cfg.instance) < 0)
+		rc = EXIT_RUNTIME;
 	return rc;
 }

@@ -14,6 +14,7 @@ struct agent_opts {
 	const char *instance;       /* --instance NAME (checked by the caller) */
 	bool no_persist;            /* --no-persist: the session ends with the process */
 	bool release;               /* `cgperf release`: last rows, remove the pins, exit */
+	bool release_all;           /* --all: the other instances too (without their rows) */
 };
 
 /* Returns the process exit code. */

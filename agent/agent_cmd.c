@@ -39,7 +39,7 @@ static int usage_error(const char *cmd, const char *what, const char *arg)
 
 static void release_usage(FILE *f)
 {
-	fputs("usage: cgperf release [-c FILE] [--instance NAME] [-v]\n"
+	fputs("usage: cgperf release [-c FILE] [--instance NAME] [--all] [-v]\n"
 	      "\n"
 	      "End the agent's persistent counting session for good: read it one last\n"
 	      "time, write every cgroup's final row to the outputs of the configuration\n"
@@ -49,17 +49,22 @@ static void release_usage(FILE *f)
 	      "\n"
 	      "  -c, --config FILE     the agent's configuration (its outputs, its instance)\n"
 	      "      --instance NAME   release this instance (default: the config's)\n"
+	      "      --all             also every other instance on this host (pins removed;\n"
+	      "                        their final rows need their own configurations)\n"
 	      "  -v, --verbose         debug log lines\n",
 	      f);
 }
 
-enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION, OPT_INSTANCE, OPT_NO_PERSIST };
+enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION, OPT_INSTANCE, OPT_NO_PERSIST, OPT_ALL };
 
 /* `cgperf release` takes the agent's options that say which session and
- * where its final rows go, nothing else. */
-static bool release_option(int opt)
+ * where its final rows go, and --all; the agent does not take --all. */
+static bool option_of(int opt, bool release)
 {
-	return opt == 'c' || opt == OPT_INSTANCE || opt == 'v' || opt == 'h' || opt == ':' || opt == '?';
+	bool shared = opt == 'c' || opt == OPT_INSTANCE || opt == 'v' || opt == 'h' || opt == ':' ||
+		      opt == '?';
+
+	return shared || (opt == OPT_ALL) == release;
 }
 
 /* One option; returns -1 to go on, else the exit code. */
@@ -98,6 +103,9 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 	case OPT_NO_PERSIST:
 		o->no_persist = true;
 		break;
+	case OPT_ALL:
+		o->release_all = true;
+		break;
 	case 'v':
 		(*verbose)++;
 		break;
@@ -123,6 +131,7 @@ static int run(int argc, char **argv, bool release)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "no-persist", no_argument, NULL, OPT_NO_PERSIST },
+		{ "all", no_argument, NULL, OPT_ALL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -134,9 +143,10 @@ static int run(int argc, char **argv, bool release)
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, release ? ":c:vh" : ":c:e:vh", longopts, NULL)) != -1) {
-		if (release && !release_option(opt)) {
-			fputs("cgperf release: takes only -c, --instance and -v (see 'cgperf release "
-			      "--help')\n", stderr);
+		if (!option_of(opt, release)) {
+			fprintf(stderr, "cgperf %s: %s (see 'cgperf %s --help')\n", cmd,
+				release ? "takes only -c, --instance, --all and -v"
+					: "--all is an option of cgperf release", cmd);
 			return EXIT_USAGE;
 		}
 		rc = take_option(opt, &o, &verbose, cmd, argv);

@@ -72,3 +72,5 @@ void persist_reconcile(struct agent *a); /* after the initial scan: gone while d
 void persist_put(struct agent *a, const struct cg_record *r);
 void persist_save(struct agent *a);      /* every record, after a collection */
 void persist_forget(struct agent *a, uint64_t id);
+/* Every instance but `except` released without rows; -EBUSY if one runs. */
+int persist_release_all(const char *except);

@@ -6,7 +6,9 @@
 #include "agent/agent_int.h"
 #include "bpf/bpffs.h"
 #include "bpf/session_pin.h"
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -126,6 +128,8 @@ static int open_counter(struct agent *a)
 	r = counter_open(&co, &a->counter);
 	if (r == -ESTALE) {
 		drain(a);
+		if (a->release)
+			return -ENOENT; /* drained is released: nothing new to pin */
 		r = lock_instance(a); /* the drained session's directory is gone */
 		if (r == 0)
 			r = counter_open(&co, &a->counter);
@@ -323,4 +327,51 @@ void persist_forget(struct agent *a, uint64_t id)
 {
 	if (a->state_fd >= 0)
 		session_state_delete(a->state_fd, id);
+}
+
+/* `cgperf release --all`: the other instances' sessions too. Their outputs
+ * are in their own configurations, so their last rows are not written here:
+ * said once per instance. */
+static int release_other(const char *bpffs_dir, const char *name)
+{
+	char path[600];
+	int lock_fd, r = session_dir_open(bpffs_dir, name, path, sizeof(path), &lock_fd);
+
+	if (r == -EBUSY) {
+		log_error("instance '%s' is in use by a running agent: not released", name);
+		return r;
+	}
+	if (r < 0)
+		return r;
+	r = session_unpin(path);
+	if (r == 0)
+		log_warn("instance '%s': released without its final rows (its outputs are in its own "
+			 "configuration: 'cgperf release -c ITS_CONFIG' writes them)", name);
+	close(lock_fd);
+	return r;
+}
+
+int persist_release_all(const char *except)
+{
+	char dir[256], instances[300];
+	struct dirent *e;
+	DIR *d;
+	int r = bpffs_prepare(dir, sizeof(dir)), ret = 0;
+
+	if (r < 0)
+		return r;
+	snprintf(instances, sizeof(instances), "%s/instances", dir);
+	d = opendir(instances);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, except) ||
+		    !config_instance_name_ok(e->d_name))
+			continue;
+		r = release_other(dir, e->d_name);
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	closedir(d);
+	return ret;
 }
