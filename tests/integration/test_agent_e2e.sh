@@ -64,7 +64,7 @@ kill -KILL "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
 start_agent agent3 "$TMP/agent.yaml" --duration 2.5
 run_in_cg "$c1_rel" "$BURN" 0.2; wait "$LAST_PID"
 wait "$AGENT_PID" || fail "restarted agent failed: $(tail -5 "$TMP/agent3.log")"
-[ "$(ls "$TMP/csv" | wc -l)" = "$files_before" ] || fail "restart created new files: $(ls "$TMP/csv")"
+ls -l "$TMP/csv" >&2; [ "$(ls "$TMP/csv" | wc -l)" = "$files_before" ] || fail "restart created new files: $(ls "$TMP/csv")"
 python3 - "$TMP/csv" <<'PY' || fail "CSV files are not well-formed after restarts"
 import csv, glob, sys
 for p in glob.glob(sys.argv[1] + "/*.csv"):
