@@ -261,6 +261,10 @@ static int agent_start(struct agent *a)
 	r = open_outputs(a);
 	if (r == 0)
 		r = persist_open(a);
+	if (r == -ESTALE) {
+		agent_drain(a);
+		r = persist_open(a); /* releasing: the drained one was all there was */
+	}
 	if (r < 0)
 		return r;
 	counter_enable(a->counter);

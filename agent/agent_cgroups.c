@@ -129,19 +129,23 @@ void agent_collect(struct agent *a, bool final)
 	finish_records(a);
 }
 
-void agent_emit_final(struct agent *a, struct record_set *set, int nr_events,
-		      const char *const *names, const struct reading *vals)
+void agent_drain(struct agent *a)
 {
+	struct persist_drained d;
 	struct collection col;
 
+	if (persist_drain_begin(a, &d) < 0)
+		return;
 	collection_start(&col);
-	for (int i = 0; i < set->nr; i++) {
-		struct cg_record *r = set->items[i];
+	for (int i = 0; i < d.recs.nr; i++) {
+		struct cg_record *r = d.recs.items[i];
 
 		r->removed = true;
-		emit(a, r, &vals[(size_t)r->slot * nr_events], nr_events, names, &col);
+		emit(a, r, &d.vals[(size_t)r->slot * d.meta.nr_events], d.meta.nr_events, d.names,
+		     &col);
 	}
 	flush_outputs(a);
+	persist_drain_end(a, &d);
 }
 
 /* ---- the watcher's callbacks ---- */

@@ -5,6 +5,7 @@
 #include "agent/agent.h"
 #include "agent/record.h"
 #include "bpf/counter.h"
+#include "bpf/session_pin.h"
 #include "cgroup/metadata.h"
 #include "cgroup/select.h"
 #include "cgroup/watch.h"
@@ -59,13 +60,25 @@ void agent_on_names(void *ctx, uint64_t id, const char *path, const struct cg_id
 /* Read every slot in use once and write a row per record to every output;
  * final: every cgroup's last row (the session ends). */
 void agent_collect(struct agent *a, bool final);
-/* The last rows of records of a session that counted other events (a
- * drained pinned session): totals per record slot in vals. */
-void agent_emit_final(struct agent *a, struct record_set *set, int nr_events,
-		      const char *const *names, const struct reading *vals);
+/* A pinned session that counts something else: its last rows (with its
+ * own events), then it is removed. */
+void agent_drain(struct agent *a);
 
 /* persist.c */
-int persist_open(struct agent *a);       /* session dir, counter, state map; adopts */
+/* Session dir, counter, state map; adopts. -ESTALE: a session that counts
+ * something else is pinned (agent_drain it, then open again); -ENOENT:
+ * releasing and nothing is pinned. */
+int persist_open(struct agent *a);
+struct persist_drained {
+	struct counter *old;
+	struct session_meta meta;
+	const char *names[READINGS_MAX_EVENTS];
+	struct record_set recs;
+	struct reading *vals; /* meta.max_slots * meta.nr_events */
+};
+/* Read the pinned session one last time (< 0: unreadable, removed, said). */
+int persist_drain_begin(struct agent *a, struct persist_drained *ret);
+void persist_drain_end(struct agent *a, struct persist_drained *d); /* says so, removes it */
 void persist_close(struct agent *a, bool release);
 int persist_load(struct agent *a);       /* adopted: records from the state map */
 void persist_reconcile(struct agent *a); /* after the initial scan: gone while down */

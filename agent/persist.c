@@ -50,73 +50,69 @@ static int lock_instance(struct agent *a)
 	return r;
 }
 
-static void drain_names(const struct session_meta *m, const char **names, char *list, size_t len)
-{
-	size_t used = 0;
-
-	list[0] = '\0';
-	for (uint32_t i = 0; i < m->nr_events; i++) {
-		names[i] = m->names[i];
-		used += snprintf(list + used, used < len ? len - used : 0, "%s%.*s", i ? "," : "",
-				 SESSION_NAME_MAX, m->names[i]);
-	}
-}
-
 struct drain_ctx {
-	struct agent *a;
-	struct record_set recs;
+	struct persist_drained *d;
 	int nr_events, max_slots;
 };
 
 static int drain_one(void *ctx, uint64_t key, const void *blob)
 {
-	struct drain_ctx *d = ctx;
+	struct drain_ctx *c = ctx;
 	struct cg_record *r;
 
 	/* Unreadable records are skipped: there is nothing to write for them. */
-	if (record_decode(&d->recs, blob, d->nr_events, &r) < 0)
+	if (record_decode(&c->d->recs, blob, c->nr_events, &r) < 0)
 		return 0;
-	if (r->slot < 0 || r->slot >= d->max_slots)
-		record_remove(&d->recs, r->id);
+	if (r->slot < 0 || r->slot >= c->max_slots)
+		record_remove(&c->d->recs, r->id);
 	return 0;
 }
 
-/* The pinned session counts something else: read it one last time, write
- * its last rows (with its own events' names), and remove it. */
-static void drain(struct agent *a)
+int persist_drain_begin(struct agent *a, struct persist_drained *d)
 {
-	struct drain_ctx d = { .a = a };
-	struct session_meta m;
-	struct counter *old;
-	struct reading *vals = NULL;
-	const char *names[READINGS_MAX_EVENTS];
-	char list[600];
-	int fd, r = counter_open_pinned(a->pin_dir, &old, &m);
+	struct drain_ctx c = { .d = d };
+	int fd, r;
 
+	*d = (struct persist_drained){ 0 };
+	r = counter_open_pinned(a->pin_dir, &d->old, &d->meta);
 	if (r < 0) {
 		log_warn("instance '%s': the counting state pinned in %s is of another cgperf "
 			 "(layout) and cannot be read (%s): its counts since its last rows are "
 			 "lost; replacing it", a->cfg.instance, a->pin_dir, strerror(-r));
 		session_unpin(a->pin_dir);
-		return;
+		return r;
 	}
-	drain_names(&m, names, list, sizeof(list));
-	d.nr_events = m.nr_events;
-	d.max_slots = m.max_slots;
+	for (uint32_t i = 0; i < d->meta.nr_events; i++)
+		d->names[i] = d->meta.names[i];
+	c.nr_events = d->meta.nr_events;
+	c.max_slots = d->meta.max_slots;
 	if (session_state_open(a->pin_dir, RECORD_BLOB_SIZE, 1, &fd) == 0) {
-		session_state_for_each(fd, RECORD_BLOB_SIZE, drain_one, &d);
+		session_state_for_each(fd, RECORD_BLOB_SIZE, drain_one, &c);
 		close(fd);
 	}
-	vals = calloc((size_t)m.max_slots * m.nr_events, sizeof(*vals));
-	if (vals && counter_read_all(old, m.max_slots, vals) == 0)
-		agent_emit_final(a, &d.recs, m.nr_events, names, vals);
+	d->vals = calloc((size_t)d->meta.max_slots * d->meta.nr_events, sizeof(*d->vals));
+	if (!d->vals || counter_read_all(d->old, d->meta.max_slots, d->vals) < 0)
+		record_clear(&d->recs); /* nothing readable to write */
+	return 0;
+}
+
+void persist_drain_end(struct agent *a, struct persist_drained *d)
+{
+	char list[600];
+	size_t used = 0;
+
+	list[0] = '\0';
+	for (uint32_t i = 0; i < d->meta.nr_events; i++)
+		used += snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0, "%s%.*s",
+				 i ? "," : "", SESSION_NAME_MAX, d->meta.names[i]);
 	log_info("instance '%s': the pinned session counted other events (%s) or other slots: "
 		 "wrote the last rows of its %d cgroups and replaced it",
-		 a->cfg.instance, list, d.recs.nr);
-	free(vals);
-	record_clear(&d.recs);
-	counter_unpin(old);
-	counter_close(old);
+		 a->cfg.instance, list, d->recs.nr);
+	free(d->vals);
+	record_clear(&d->recs);
+	counter_unpin(d->old);
+	counter_close(d->old);
+	*d = (struct persist_drained){ 0 };
 }
 
 static int open_counter(struct agent *a)
@@ -126,15 +122,7 @@ static int open_counter(struct agent *a)
 
 	counter_opts_of(a, &co);
 	r = counter_open(&co, &a->counter);
-	if (r == -ESTALE) {
-		drain(a);
-		if (a->release)
-			return -ENOENT; /* drained is released: nothing new to pin */
-		r = lock_instance(a); /* the drained session's directory is gone */
-		if (r == 0)
-			r = counter_open(&co, &a->counter);
-	}
-	if (r < 0 && r != -EPERM)
+	if (r < 0 && r != -EPERM && r != -ESTALE)
 		log_error("cannot set up counting: %s", strerror(-r));
 	return r;
 }

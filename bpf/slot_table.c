@@ -1,4 +1,5 @@
 #include "bpf/slot_table.h"
+#include "util/hash.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,7 @@ void slot_table_set_reset(struct slot_table *t, slot_reset_fn reset)
 
 static unsigned hash_key(uint64_t key)
 {
-	key ^= key >> 33;
-	key *= 0xff51afd7ed558ccdULL;
-	key ^= key >> 33;
-	return (unsigned)key;
+	return (unsigned)hash_u64(key);
 }
 
 int slot_table_lookup(const struct slot_table *t, uint64_t key)
