@@ -5,7 +5,8 @@
 # restart need no manual cleanup.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
-hex() { printf '%064x' "$1"; }
+# Distinct short ids (the first 12 characters), as real containers have.
+hex() { printf '%012x%052x' "$1" 0; }
 c1_rel="system.slice/docker-$(hex 1).scope"
 c2_rel="system.slice/docker-$(hex 2).scope"
 mkcg system.slice >/dev/null
