@@ -2,6 +2,7 @@
  * BPF counters. See docs/STAT.md for the options and output formats. */
 #include "agent/stat_cmd.h"
 #include "agent/cli_util.h"
+#include "agent/stat_bpf.h"
 #include "agent/stat_output.h"
 #include "agent/stat_targets.h"
 #include "agent/workload.h"
@@ -29,6 +30,7 @@ struct stat_opts {
 	char events_arg[4096];
 	bool system_wide, strict;
 	const char *cpu_list, *pid_list, *tid_list, *for_each_pattern;
+	const char *bpf_ids, *bpf_glob; /* -b, --bpf-prog: BPF programs' statistics */
 	char **cgroup_args;
 	int nr_cgroup_args;
 	uint64_t interval_ms;
@@ -41,7 +43,8 @@ struct stat_opts {
 static void usage(FILE *f)
 {
 	fputs("usage: cgperf stat [-e EV,...] [-a | -C CPUS | -p PID | -t TID | -G CG,... |\n"
-	      "                    --for-each-cgroup PATTERN] [-I MS] [-x SEP] [-o FILE]\n"
+	      "                    --for-each-cgroup PATTERN | -b ID,... | --bpf-prog GLOB]\n"
+	      "                    [-I MS] [-x SEP] [-o FILE]\n"
 	      "                    [--strict] [-v] [--duration SEC | -- CMD ARGS...]\n"
 	      "\n"
 	      "  -e, --event EV,...        events (default " DEFAULT_EVENTS ")\n"
@@ -51,7 +54,9 @@ static void usage(FILE *f)
 	      "  -t, --tid TID,...         count these threads\n"
 	      "  -G, --cgroup CG,...       count these cgroups (paths relative to the cgroup2 root);\n"
 	      "                            each includes its descendants\n"
-	      "      --for-each-cgroup PAT count every cgroup matching the glob PAT\n"
+	      "      --for-each-cgroup P,...  count every cgroup matching each name or glob P\n"
+	      "  -b, --bpf-prog-id ID,...  BPF programs: runs, run time, ns per run, % of a CPU\n"
+	      "      --bpf-prog GLOB       the BPF programs whose names match GLOB (at start)\n"
 	      "  -I, --interval-print MS   print deltas every MS milliseconds\n"
 	      "  -x, --field-separator SEP CSV: value,unit,event,cgroup,running ns,percent running\n"
 	      "  -o, --output FILE         write counts to FILE\n"
@@ -85,7 +90,7 @@ static int append_events(struct stat_opts *o, const char *arg)
 /* Returns 0, 1 for --help, or -EINVAL after printing a usage error. */
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
-	enum { OPT_FOR_EACH = 256, OPT_DURATION, OPT_STRICT, OPT_FOLLOWER };
+	enum { OPT_FOR_EACH = 256, OPT_DURATION, OPT_STRICT, OPT_FOLLOWER, OPT_BPF_PROG };
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -94,6 +99,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "tid", required_argument, NULL, 't' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "for-each-cgroup", required_argument, NULL, OPT_FOR_EACH },
+		{ "bpf-prog-id", required_argument, NULL, 'b' },
+		{ "bpf-prog", required_argument, NULL, OPT_BPF_PROG },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "output", required_argument, NULL, 'o' },
@@ -108,7 +115,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:G:I:x:o:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:G:I:x:o:b:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (!*optarg)
@@ -136,6 +143,14 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_FOR_EACH:
 			o->for_each_pattern = optarg;
+			break;
+		case 'b':
+			o->bpf_ids = optarg;
+			break;
+		case OPT_BPF_PROG:
+			if (!*optarg)
+				return usage_error("empty program name glob '%s'", optarg);
+			o->bpf_glob = optarg;
 			break;
 		case 'I':
 			if (parse_u64(optarg, 3600 * 1000, &o->interval_ms) < 0 || o->interval_ms < 10)
@@ -183,6 +198,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		o->cmd = &argv[optind];
 	int nr_targets = o->system_wide + !!o->cpu_list + !!o->pid_list + !!o->tid_list +
 			 (o->nr_cgroup_args || o->for_each_pattern);
+	if (o->bpf_ids || o->bpf_glob)
+		return 0; /* run_bpf() checks its own */
 	if (nr_targets > 1)
 		return usage_error("choose one target: -a, -C, -p, -t or -G/--for-each-cgroup%s", "");
 	if (nr_targets == 0 && !o->cmd)
@@ -431,18 +448,63 @@ static void run_free(struct stat_run *s)
 		fclose(s->out);
 }
 
+/* Signals through a signalfd, so the loop sees them in order. */
+static int block_signals(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	return signalfd(-1, &mask, SFD_CLOEXEC);
+}
+
+/* -b / --bpf-prog: BPF programs are the targets, nothing else is. */
+static int run_bpf(const struct stat_opts *o)
+{
+	struct stat_bpf_opts bo = {
+		.ids = o->bpf_ids,
+		.glob = o->bpf_glob,
+		.events_given = o->events_arg[0] != '\0',
+		.interval_ms = o->interval_ms,
+		.duration_s = o->duration_s,
+		.sep = o->sep,
+		.out = stdout,
+	};
+	int sig_fd, rc;
+
+	if (o->system_wide || o->cpu_list || o->pid_list || o->tid_list || o->nr_cgroup_args ||
+	    o->for_each_pattern || o->cmd) {
+		fputs("cgperf stat: -b/--bpf-prog count BPF programs; they take no other target "
+		      "(see 'cgperf stat --help')\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (o->output_path && !(bo.out = fopen(o->output_path, "we"))) {
+		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", o->output_path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	sig_fd = block_signals();
+	rc = sig_fd < 0 ? EXIT_RUNTIME : stat_bpf_run(&bo, sig_fd);
+	if (sig_fd >= 0)
+		close(sig_fd);
+	if (bo.out != stdout)
+		fclose(bo.out);
+	return rc;
+}
+
 int do_stat(int argc, char **argv)
 {
 	struct stat_opts o = { 0 };
 	struct stat_run s = { 0 };
 	struct workload w = { .pid = -1, .gate_fd = -1 };
-	sigset_t mask;
 	int sig_fd = -1, status = 0, rc = EXIT_RUNTIME, r;
 
 	r = parse_opts(argc, argv, &o);
-	if (r != 0) {
+	if (r != 0 || o.bpf_ids || o.bpf_glob) {
 		free(o.cgroup_args);
-		return r > 0 ? EXIT_OK : EXIT_USAGE;
+		return r > 0 ? EXIT_OK : r < 0 ? EXIT_USAGE : run_bpf(&o);
 	}
 	r = resolve_events(&o, s.events, CGPERF_MAX_EVENTS);
 	if (r < 0) {
@@ -463,13 +525,7 @@ int do_stat(int argc, char **argv)
 	s.fmt.sep = o.sep;
 	s.fmt.interval = o.interval_ms > 0;
 
-	/* Signals through a signalfd, so the loop sees them in order. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sig_fd = signalfd(-1, &mask, SFD_CLOEXEC);
+	sig_fd = block_signals();
 
 	if (o.cmd && (r = workload_prepare(o.cmd, &w)) < 0) {
 		fprintf(stderr, "cgperf stat: cannot start '%s': %s\n", o.cmd[0], strerror(-r));

@@ -204,15 +204,35 @@ static int add_matching(const char *rel_path, uint64_t id, void *data)
 	return stat_targets_add_cgroup(data, rel_path);
 }
 
-int stat_targets_for_each_cgroup(struct stat_targets *t, const char *pattern)
+static int for_each_one(struct stat_targets *t, const char *pattern)
 {
 	int r = cgroup2_for_each_matching(pattern, add_matching, t);
 
-	if (r < 0)
-		return r;
 	if (r == 0) {
 		log_error("no cgroup matches '%s'", pattern);
 		return -ENOENT;
 	}
-	return 0;
+	return r < 0 ? r : 0;
+}
+
+/* perf's form: a comma list, each item a name or a glob. A name that itself
+ * holds a comma stays usable: the whole argument is tried first. */
+int stat_targets_for_each_cgroup(struct stat_targets *t, const char *arg)
+{
+	char *copy, *save = NULL;
+	int r = cgroup2_for_each_matching(arg, add_matching, t);
+
+	if (r != 0 || !strchr(arg, ','))
+		return r == 0 ? for_each_one(t, arg) : r < 0 ? r : 0;
+	copy = strdup(arg);
+	if (!copy)
+		return -ENOMEM;
+	for (char *tok = strtok_r(copy, ",", &save); tok && r == 0; tok = strtok_r(NULL, ",", &save))
+		r = for_each_one(t, tok);
+	if (r == 0 && t->nr_keys == 0) {
+		log_error("empty cgroup list");
+		r = -EINVAL;
+	}
+	free(copy);
+	return r;
 }

@@ -1,0 +1,90 @@
+# cgperf stat -b / --bpf-prog: BPF programs' run counts and run time from
+# the kernel's BPF statistics. A program loaded here and run a known number
+# of times (BPF_PROG_TEST_RUN) is counted exactly, with run time > 0, and gets
+# a final line when it goes away; the statistics are off again afterwards;
+# a program on sched_switch (another cgperf session's follower) runs once
+# per context switch, as `cgperf stat -a -e cs` counts them; bad ids and
+# globs are usage errors naming them.
+source "$CGPERF_SRC/tests/lib/common.sh"
+RUNNER="$CGPERF_BUILD/tests/prog_runner"
+stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
+
+coproc RUN { exec "$RUNNER"; }
+STARTED_PIDS+=("$RUN_PID")
+read -r -u "${RUN[0]}" id || fail "prog_runner did not start"
+log "test program id $id"
+
+runner() { # runner N: run the test program N times
+	echo "run $1" >&"${RUN[1]}"
+	read -r -u "${RUN[0]}" reply; [ "$reply" = "ran $1" ] || fail "prog_runner: $reply"
+}
+run_cnt() { bpftool prog show id "$id" -j | python3 -c 'import json,sys; print(json.load(sys.stdin).get("run_cnt", 0))'; }
+
+# ---- exact run counts; the statistics are off again afterwards -----------------
+start_bg "$CGPERF" stat -v -b "$id" -I 200 -x, -o "$TMP/b.csv" 2>"$TMP/b.log"
+wait_for_line "$TMP/b.log" "counting started" 10
+grep -q "need BPF trampolines\|not built yet" "$TMP/b.log" || fail "no line on event counts: $(cat "$TMP/b.log")"
+runner 1000; sleep 0.3; runner 234; sleep 0.3
+kill -INT "$LAST_PID"; wait "$LAST_PID" || fail "cgperf stat -b failed: $(cat "$TMP/b.log")"
+sum_runs() { # sum_runs FILE: runs and run_ns of the test program, and its gone lines
+	python3 - "$1" "$id" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['prog_id'] == sys.argv[2]]
+assert all(r['prog_name'] == 'cgperf_tprog' and r['prog_type'] == 'socket_filter' for r in rows), rows
+gone = [i for i, r in enumerate(rows) if r['state'] == 'gone']
+assert gone in ([], [len(rows) - 1]), "a gone line must be the last one"
+print(sum(int(r['runs']) for r in rows), sum(int(r['run_ns']) for r in rows), len(gone))
+PY
+}
+read -r runs ns gone < <(sum_runs "$TMP/b.csv")
+log "$runs runs, $ns ns"
+[ "$runs" = 1234 ] || fail "counted $runs runs of 1234"
+[ "$ns" -gt 0 ] || fail "no run time"
+if [ "$stats_before" = 0 ]; then
+	cnt=$(run_cnt); runner 100
+	[ "$(run_cnt)" = "$cnt" ] || fail "BPF statistics still on after cgperf exited ($cnt -> $(run_cnt))"
+fi
+
+# ---- a program that goes away gets its final line -----------------------------
+start_bg "$CGPERF" stat -v -b "$id" -I 200 -x, -o "$TMP/g.csv" 2>"$TMP/g.log"
+wait_for_line "$TMP/g.log" "counting started" 10
+runner 50; sleep 0.3
+echo exit >&"${RUN[1]}"; wait "$RUN_PID" || fail "prog_runner failed"
+sleep 0.5
+kill -INT "$LAST_PID"; wait "$LAST_PID" || fail "cgperf stat -b failed: $(cat "$TMP/g.log")"
+read -r runs ns gone < <(sum_runs "$TMP/g.csv")
+[ "$runs" = 50 ] && [ "$gone" = 1 ] || fail "program gone: $runs runs, $gone final lines (want 50, 1)"
+
+# ---- a sched_switch program: one run per context switch ----------------------
+before=$(bpftool prog show -j | python3 -c 'import json,sys; print(max([p["id"] for p in json.load(sys.stdin)] + [0]))')
+start_cgperf cs -a -e cs --duration 4
+prog=$(bpftool prog show -j | python3 -c '
+import json, sys
+ids = [p["id"] for p in json.load(sys.stdin) if p["id"] > '"$before"' and p.get("name") == "on_switch"]
+print(max(ids) if ids else "")')
+[ -n "$prog" ] || fail "no on_switch program of the cgperf stat session"
+# The same 2 s window for both (started together).
+start_cgperf cs2 -a -e cs --duration 2
+"$CGPERF" stat -b "$prog" -x, --duration 2 -o "$TMP/sw.csv" 2>"$TMP/sw.log" ||
+	fail "$(cat "$TMP/sw.log")"
+wait "$CGPERF_PID"
+runs=$(python3 -c "import csv; print(sum(int(r['runs']) for r in csv.DictReader(open('$TMP/sw.csv'))))")
+cs=$(stat_csv_value "$TMP/cs2.csv" cs)
+log "on_switch ran $runs times in 2 s; cgperf stat -a -e cs counted $cs context switches"
+# One run per switch (plus the sessions' syncs); the windows start a few ms apart.
+python3 -c "import sys; r, c = $runs, float('$cs'); sys.exit(0 if r > 0 and abs(r - c) <= 0.1 * c + 20 else 1)" ||
+	fail "run count $runs vs context switches $cs"
+
+# ---- bad input -------------------------------------------------------------
+for args in "-b 4294967295" "-b 12x" "--bpf-prog no-such-program-*" "-b $prog -a"; do
+	rc=0; "$CGPERF" stat $args --duration 0.1 >/dev/null 2>"$TMP/err" || rc=$?
+	[ "$rc" = 2 ] || fail "cgperf stat $args: exit $rc, want 2"
+	log "cgperf stat $args: $(head -1 "$TMP/err")"
+	case $args in
+	"-b 4294967295") grep -q "no BPF program with id 4294967295" "$TMP/err" ;;
+	"-b 12x") grep -q "'12x' is not a BPF program id" "$TMP/err" ;;
+	--bpf-prog*) grep -q "no BPF program is named like 'no-such-program-\*'" "$TMP/err" ;;
+	*) grep -q "take no other target" "$TMP/err" ;;
+	esac || fail "cgperf stat $args did not say why: $(cat "$TMP/err")"
+done
+log "ok: exact run counts, a final line for a program gone, statistics off again"
