@@ -5,14 +5,13 @@
  * built here yet (this machine refuses trampolines): one line says so. */
 #include "agent/stat_bpf.h"
 #include "agent/cli_util.h"
+#include "agent/cli_wait.h"
 #include "bpf/probe.h"
 #include "bpf/prog_stats.h"
 #include "util/log.h"
-#include "util/timer.h"
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,35 +168,14 @@ static void print_counts(struct bpf_run *b)
 	fflush(b->o->out);
 }
 
-/* Until the duration, a signal or the end of every target. */
-static void wait_loop(struct bpf_run *b, int sig_fd)
+static void tick(void *ctx)
 {
-	const struct stat_bpf_opts *o = b->o;
-	int interval_fd = o->interval_ms ? timer_relative(o->interval_ms / 1000.0, true) : -1;
-	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
+	print_counts(ctx);
+}
 
-	for (;;) {
-		struct pollfd p[3] = { { sig_fd, POLLIN, 0 }, { interval_fd, POLLIN, 0 },
-				       { end_fd, POLLIN, 0 } };
-		uint64_t ticks;
-
-		if (poll(p, 3, -1) < 0 && errno != EINTR)
-			break;
-		if (p[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sig_fd, &si, sizeof(si)) == sizeof(si) && si.ssi_signo != SIGCHLD)
-				break;
-		}
-		if (p[1].revents & POLLIN && read(interval_fd, &ticks, sizeof(ticks)) > 0)
-			print_counts(b);
-		if (p[2].revents & POLLIN)
-			break;
-	}
-	if (interval_fd >= 0)
-		close(interval_fd);
-	if (end_fd >= 0)
-		close(end_fd);
+static bool on_signal(void *ctx, const struct signalfd_siginfo *si)
+{
+	return si->ssi_signo != SIGCHLD;
 }
 
 static void say_what_is_counted(const struct stat_bpf_opts *o)
@@ -245,7 +223,8 @@ int stat_bpf_run(const struct stat_bpf_opts *o, int sig_fd)
 	b->start_s = b->last_s = now_s();
 	log_info("counting started (BPF statistics of %d programs)", b->nr);
 	print_header(b);
-	wait_loop(b, sig_fd);
+	cli_wait(sig_fd, o->interval_ms, o->duration_s,
+		 &(const struct cli_wait_ops){ .tick = tick, .on_signal = on_signal }, b);
 	print_counts(b);
 	if (stats_fd >= 0)
 		close(stats_fd); /* collection stops with the last holder */

@@ -2,6 +2,7 @@
  * BPF counters. See docs/STAT.md for the options and output formats. */
 #include "agent/stat_cmd.h"
 #include "agent/cli_util.h"
+#include "agent/cli_wait.h"
 #include "agent/stat_bpf.h"
 #include "agent/stat_output.h"
 #include "agent/stat_targets.h"
@@ -394,47 +395,39 @@ static int open_counter(struct stat_run *s, const struct stat_opts *o, pid_t wor
 	return 0;
 }
 
+struct waiting {
+	struct stat_run *s;
+	pid_t workload;
+	int status;
+};
+
+static void tick(void *ctx)
+{
+	struct waiting *w = ctx;
+
+	w->s->fmt.timestamp = seconds_since(&w->s->start);
+	print_counts(w->s, true);
+}
+
+/* SIGCHLD ends the wait when the workload exited; SIGINT/SIGTERM always. */
+static bool on_signal(void *ctx, const struct signalfd_siginfo *si)
+{
+	struct waiting *w = ctx;
+
+	if (si->ssi_signo != SIGCHLD)
+		return true;
+	return w->workload > 0 && waitpid(w->workload, &w->status, WNOHANG) == w->workload;
+}
+
 /* Wait for the end (duration, signal, workload exit), printing intervals.
  * Returns the workload's exit status (or 0). */
 static int run_loop(struct stat_run *s, const struct stat_opts *o, int sig_fd, pid_t workload)
 {
-	int interval_fd = o->interval_ms ? timer_relative(o->interval_ms / 1000.0, true) : -1;
-	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
-	int status = 0;
+	struct waiting w = { .s = s, .workload = workload };
 
-	for (;;) {
-		struct pollfd p[3] = { { sig_fd, POLLIN, 0 }, { interval_fd, POLLIN, 0 },
-				       { end_fd, POLLIN, 0 } };
-		uint64_t ticks;
-
-		if (poll(p, 3, -1) < 0 && errno != EINTR)
-			break;
-		if (p[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			bool done = false;
-			if (read(sig_fd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD && workload > 0) {
-					if (waitpid(workload, &status, WNOHANG) == workload)
-						done = true;
-				} else if (si.ssi_signo != SIGCHLD) {
-					done = true;
-				}
-			}
-			if (done)
-				break;
-		}
-		if (p[1].revents & POLLIN && read(interval_fd, &ticks, sizeof(ticks)) > 0) {
-			s->fmt.timestamp = seconds_since(&s->start);
-			print_counts(s, true);
-		}
-		if (p[2].revents & POLLIN)
-			break;
-	}
-	if (interval_fd >= 0)
-		close(interval_fd);
-	if (end_fd >= 0)
-		close(end_fd);
-	return status;
+	cli_wait(sig_fd, o->interval_ms, o->duration_s,
+		 &(const struct cli_wait_ops){ .tick = tick, .on_signal = on_signal }, &w);
+	return w.status;
 }
 
 static void run_free(struct stat_run *s)
