@@ -7,6 +7,7 @@
 #include "cgroup/identity.h"
 #include "util/text.h"
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -33,7 +34,7 @@ static uint32_t outputs_mask(const struct agent *a)
 
 static void give_up_final(struct agent *a, struct cg_record *r, const struct agent_output *o)
 {
-	char path[1024];
+	char path[4 * PATH_MAX + 1];
 
 	a->finals_lost++;
 	text_escape_control(r->path, path, sizeof(path));
@@ -208,7 +209,7 @@ static void admit(struct agent *a, struct cg_record *r, const struct cg_watch *w
 		  uint64_t id, const struct cg_identity *ident, const struct cg_metadata *meta)
 {
 	uint64_t anc[CGPERF_MAX_CGROUP_DEPTH];
-	char shown[1024];
+	char shown[4 * PATH_MAX + 1];
 	int nr_anc = ancestors_of(w, id, path, anc), err;
 
 	if (nr_anc < 0)
@@ -277,7 +278,7 @@ static void on_removed(void *ctx, const struct cg_watch *w, const char *path, ui
 	struct cg_record *r = record_find(&a->recs, id);
 	struct collection col;
 	struct reading final[READINGS_MAX_EVENTS];
-	char shown[1024];
+	char shown[4 * PATH_MAX + 1];
 	int slot;
 
 	if (!r || r->removed || r->adopted)

@@ -217,6 +217,11 @@ static int load_one(void *ctx, uint64_t key, const void *blob)
 	return 0;
 }
 
+static bool has_record(void *ctx, uint64_t key)
+{
+	return record_find(&((struct agent *)ctx)->recs, key) != NULL;
+}
+
 int persist_load(struct agent *a)
 {
 	struct load_ctx l = { .a = a };
@@ -225,6 +230,13 @@ int persist_load(struct agent *a)
 	if (l.dropped)
 		log_warn("instance '%s': %u pinned records could not be used (another layout, or a "
 			 "slot claimed twice) and were dropped", a->cfg.instance, l.dropped);
+	/* Counts without a record (one that could not be saved or read) have
+	 * no owner: their keys go now, before the scan hands out slots, and
+	 * their slots are cleared so no new cgroup inherits them. */
+	if (r == 0)
+		r = counter_prune_keys(a->counter, has_record, a);
+	if (r == 0)
+		r = counter_zero_free_slots(a->counter);
 	return r;
 }
 
@@ -244,7 +256,7 @@ void persist_reconcile(struct agent *a)
 		a->gone_while_down++;
 		persist_put(a, r);
 	}
-	if (counter_prune_keys(a->counter) < 0)
+	if (counter_prune_keys(a->counter, NULL, NULL) < 0)
 		log_warn("instance '%s': stale filter entries could not all be removed",
 			 a->cfg.instance);
 	log_info("instance '%s': adopted the pinned counting session: %llu cgroups resumed, %llu "

@@ -215,7 +215,7 @@ void record_commit(struct cg_record *r, enum record_output_id out, const struct 
 }
 
 /* ---- persisted form ----
- * header | per output: last_ns, seq, readings | final readings | strings
+ * header | per output: last_ns, seq, readings | strings
  * (path, container name, image, pod, namespace, runtime: NUL-terminated). */
 
 struct blob_header {
@@ -275,7 +275,6 @@ int record_encode(const struct cg_record *r, int nr_events, void *blob)
 		err = err ?: put(&c, &o, sizeof(o));
 		err = err ?: put(&c, r->out[i].last, nr);
 	}
-	err = err ?: put(&c, r->final, nr);
 	err = err ?: put_str(&c, r->path);
 	err = err ?: put_str(&c, r->meta.container_name);
 	err = err ?: put_str(&c, r->meta.image);
@@ -339,7 +338,6 @@ int record_decode(struct record_set *set, const void *blob, int nr_events,
 		tmp.out[i].last_ns = o.last_ns;
 		tmp.out[i].seq = o.seq;
 	}
-	err = err ?: get(&c, tmp.final, nr);
 	err = err ?: decode_strings(&c, path, sizeof(path), &tmp.meta);
 	if (err || !path[0] || record_find(set, h.id))
 		return -EINVAL;
@@ -348,7 +346,6 @@ int record_decode(struct record_set *set, const void *blob, int nr_events,
 	if (!r)
 		return -ENOMEM;
 	memcpy(r->out, tmp.out, sizeof(tmp.out));
-	memcpy(r->final, tmp.final, sizeof(tmp.final));
 	r->ident = tmp.ident;
 	r->meta = tmp.meta;
 	r->slot = h.slot;

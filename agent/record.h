@@ -40,8 +40,7 @@ struct cg_record {
 	uint64_t created_ns;      /* CLOCK_BOOTTIME when counting started */
 	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
 	bool adopted;             /* decoded from a persisted session, not seen live yet */
-	bool removed;             /* gone: `final` holds its last totals */
-	struct reading final[READINGS_MAX_EVENTS];
+	bool removed;             /* gone: its slot holds its last totals */
 	uint32_t outputs_done;    /* removed: bit n set once output n wrote (or lost) the final row */
 	struct record_output out[RECORD_MAX_OUTPUTS];
 };

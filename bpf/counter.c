@@ -521,7 +521,7 @@ int counter_add_cgroup_at(struct counter *c, uint64_t id, const uint64_t *ancest
 	return slot_table_add_at(c->slots, id, ancestors, nr, slot);
 }
 
-int counter_prune_keys(struct counter *c)
+int counter_prune_keys(struct counter *c, bool (*keep)(void *ctx, uint64_t key), void *ctx)
 {
 	__u64 key, *stale = NULL;
 	size_t nr = 0, cap = 0;
@@ -531,7 +531,7 @@ int counter_prune_keys(struct counter *c)
 	/* Collect first: deleting while walking restarts the kernel's walk. */
 	while (bpf_map_get_next_key(c->filter_fd, prev, &key) == 0) {
 		prev = &key;
-		if (slot_table_lookup(c->slots, key) >= 0)
+		if (keep ? keep(ctx, key) : slot_table_lookup(c->slots, key) >= 0)
 			continue;
 		if (nr == cap) {
 			__u64 *more = realloc(stale, sizeof(*stale) * (cap = cap ? cap * 2 : 64));
@@ -548,6 +548,16 @@ int counter_prune_keys(struct counter *c)
 		if (bpf_map_delete_elem(c->filter_fd, &stale[i]) < 0 && errno != ENOENT && !r)
 			r = -errno;
 	free(stale);
+	return r;
+}
+
+int counter_zero_free_slots(struct counter *c)
+{
+	int r = 0;
+
+	for (int slot = 0; slot < c->max_slots; slot++)
+		if (slot_table_is_free(c->slots, slot) && zero_slot(c, slot) < 0 && !r)
+			r = -errno;
 	return r;
 }
 

@@ -63,8 +63,12 @@ int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors
 int counter_reserve_slot(struct counter *c, int slot);
 int counter_add_cgroup_at(struct counter *c, uint64_t id, const uint64_t *ancestors, int nr,
 			  int slot);
-/* Adopting: delete filter entries of keys this process did not add (again). */
-int counter_prune_keys(struct counter *c);
+/* Adopting: delete the filter entries of keys keep() says no to (NULL:
+ * those this process did not add again). */
+int counter_prune_keys(struct counter *c, bool (*keep)(void *ctx, uint64_t key), void *ctx);
+/* Adopting: zero every slot no record reserved (a cgroup whose record could
+ * not be kept left counts there, which must not reach a new owner). */
+int counter_zero_free_slots(struct counter *c);
 /* Stop counting key: its filter entry goes. The slot stays reserved, its
  * counts intact, until counter_release_slot(); after the next successful
  * counter_sync() nothing is added to it any more, and a read then gives the

@@ -279,6 +279,11 @@ void slot_table_release_slot(struct slot_table *t, int slot)
 		t->slots[slot].state = SLOT_FREE;
 }
 
+bool slot_table_is_free(const struct slot_table *t, int slot)
+{
+	return slot >= 0 && slot < t->max_slots && t->slots[slot].state == SLOT_FREE;
+}
+
 int slot_table_count(const struct slot_table *t)
 {
 	return t->used;

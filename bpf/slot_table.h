@@ -47,5 +47,6 @@ void slot_table_set_reset(struct slot_table *t, slot_reset_fn reset);
 
 int slot_table_lookup(const struct slot_table *t, uint64_t key); /* slot or -ENOENT */
 int slot_table_count(const struct slot_table *t);
+bool slot_table_is_free(const struct slot_table *t, int slot);
 /* One past the highest slot in use (0 if none): reads need not look further. */
 int slot_table_bound(const struct slot_table *t);

@@ -20,8 +20,9 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 
 	if (lvl > max_level)
 		return;
-	/* One fprintf per line so concurrent writers do not interleave mid-line. */
-	char line[1024];
+	/* One fprintf per line so concurrent writers do not interleave mid-line.
+	 * Room for an escaped cgroup path of PATH_MAX bytes (4 per byte). */
+	char line[LOG_LINE_MAX];
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
@@ -34,7 +35,7 @@ void log_ratelimited(struct log_ratelimit *rl, int interval_s, enum log_level lv
 		     ...)
 {
 	struct timespec now;
-	char line[900];
+	char line[LOG_LINE_MAX - 128];
 	va_list ap;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -1,6 +1,9 @@
 /* The program's own diagnostics: one line each, to stderr, "cgperf: " prefixed.
  * Levels: error and warning always, info with -v, debug with -vv. */
 #pragma once
+
+/* A line, an escaped cgroup path of PATH_MAX bytes included. */
+#define LOG_LINE_MAX (4 * 4096 + 1024)
 #include <stdarg.h>
 
 enum log_level { LOG_LVL_ERROR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };

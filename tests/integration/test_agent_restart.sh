@@ -194,6 +194,40 @@ bpftool map create "$bogus/session" type array key 4 value 8 entries 1 name cgpe
 grep -q "of another cgperf (layout) and cannot be read" "$TMP/bogus.log" || fail "$(cat "$TMP/bogus.log")"
 "$CGPERF" release -c "$TMP/main.yaml" --instance bogus 2>/dev/null
 
+# ---- a record too long to keep: its cgroup starts over, it is never counted twice
+long=long; for i in 1 2 3 4 5 6 7 8; do long="$long/$(printf 'l%.0s' $(seq 249))$i"; done
+lcg=$(mkcg "$long")
+cat >"$TMP/long.yaml" <<YAML
+interval: 1s
+instance: long
+events: [cpu-clock]
+cgroups:
+  include: ["$TEST_CG_REL/long/**/*8"]
+outputs:
+  csv:
+    directory: $TMP/csv-long
+YAML
+start_agent l1 "$TMP/long.yaml"
+wait_counted "$TMP/l1.log" "$lcg"
+grep -q "cannot persist a cgroup's record" "$TMP/l1.log" || fail "no line about the record not kept"
+run_in_cg "$long" "$BURN" 0.4; wait "$LAST_PID"
+sleep 1.5
+kill -KILL "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
+start_agent l2 "$TMP/long.yaml"
+run_in_cg "$long" "$BURN" 0.2; wait "$LAST_PID"
+sleep 1.5
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+"$CGPERF" release -c "$TMP/long.yaml" 2>/dev/null
+python3 - "$TMP/csv-long" "$lcg" "$(usage_ms "$long")" "$(($(steal_ms) - steal0))" <<'PY' ||
+import csv, glob, sys
+d, cg, usage, steal = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+got = sum(float(r['cpu-clock']) for p in glob.glob(d + '/*.csv*') for r in csv.DictReader(open(p))
+          if r['cgroup'] == cg and r['cpu-clock']) / 1e6
+print("# a cgroup whose record was not kept: %.1f ms in its rows, %.1f ms used" % (got, usage))
+sys.exit(0 if 0.2 * usage < got <= usage * 1.01 + steal else 1)
+PY
+	fail "a cgroup whose record was not kept was counted twice (or not at all)"
+
 # ---- a directory owned by another user, a symlink: refused -------------------
 evil="$CGPERF_BPFFS_DIR/instances/evil"
 mkdir -p "$evil"; chown 65534:65534 "$evil"
