@@ -8,6 +8,7 @@
 #include "agent/stat_targets.h"
 #include "agent/workload.h"
 #include "bpf/counter.h"
+#include "events/derived.h"
 #include "events/event_parse.h"
 #include "events/event_probe.h"
 #include "util/log.h"
@@ -303,6 +304,8 @@ struct stat_run {
 	FILE *out;
 	struct stat_format fmt;
 	struct timespec start;
+	double last_print_s;            /* seconds since start at the last print */
+	struct derived_map derived;     /* which events feed IPC, CPUs utilized, ... */
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -313,38 +316,69 @@ static double seconds_since(const struct timespec *t0)
 }
 
 /* Print totals (or deltas since the last print when `delta`). */
+/* The readings of group g (a target key, or all of them), each event's
+ * change since the last print (delta) or total. */
+static void group_readings(const struct stat_run *s, int g, bool delta, struct reading *ret)
+{
+	int first = s->targets.per_key_output ? g : 0;
+	int last = s->targets.per_key_output ? g + 1 : s->nr_slots;
+
+	memset(ret, 0, sizeof(*ret) * s->nr_events);
+	for (int k = first; k < last; k++)
+		for (int e = 0; e < s->nr_events; e++) {
+			size_t i = (size_t)s->slot_of_key[k] * s->nr_events + e;
+			struct reading d = s->now[i];
+
+			if (delta)
+				reading_delta(&s->now[i], &s->last[i], &d);
+			reading_add(&ret[e], &d);
+		}
+}
+
+/* The derived metric that rides on event e's row, if defined. */
+static void add_metric(const struct stat_run *s, int e, const struct reading *d,
+		       uint64_t interval_ns, struct stat_row *row)
+{
+	for (int m = 0; m < NR_DERIVED; m++)
+		if (derived_row(m, &s->derived) == e &&
+		    derived_compute(m, &s->derived, d, interval_ns, &row->metric)) {
+			row->has_metric = true;
+			row->metric_unit = derived_annotation(m);
+		}
+}
+
+/* Print totals (or deltas since the last print when `delta`). */
 static int print_counts(struct stat_run *s, bool delta)
 {
 	int r, groups = s->targets.per_key_output ? s->targets.nr_keys : 1;
+	double now = seconds_since(&s->start), since = delta ? s->last_print_s : 0;
+	struct reading *d = calloc((size_t)groups * s->nr_events, sizeof(*d));
 
-	r = counter_sync(s->counter);
+	r = d ? counter_sync(s->counter) : -ENOMEM;
 	if (r == 0)
 		r = counter_read_all(s->counter, s->nr_slots, s->now);
 	if (r < 0) {
 		log_error("reading the counters failed: %s", strerror(-r));
+		free(d);
 		return r;
 	}
+	for (int g = 0; g < groups; g++)
+		group_readings(s, g, delta, &d[(size_t)g * s->nr_events]);
 	for (int e = 0; e < s->nr_events; e++) {
 		for (int g = 0; g < groups; g++) {
-			struct stat_row row = { .event = &s->events[e] };
-			int first = s->targets.per_key_output ? g : 0;
-			int last = s->targets.per_key_output ? g + 1 : s->nr_slots;
+			const struct reading *gd = &d[(size_t)g * s->nr_events];
+			struct stat_row row = { .event = &s->events[e], .reading = gd[e] };
 
-			for (int k = first; k < last; k++) {
-				size_t i = (size_t)s->slot_of_key[k] * s->nr_events + e;
-				struct reading d = s->now[i];
-
-				if (delta)
-					reading_delta(&s->now[i], &s->last[i], &d);
-				reading_add(&row.reading, &d);
-			}
+			add_metric(s, e, gd, (uint64_t)((now - since) * 1e9), &row);
 			if (s->targets.per_key_output)
 				row.cgroup = s->targets.keys[g].label;
 			stat_print_row(s->out, &s->fmt, &row);
 		}
 	}
 	memcpy(s->last, s->now, sizeof(*s->now) * s->nr_slots * s->nr_events);
+	s->last_print_s = now;
 	fflush(s->out);
+	free(d);
 	return 0;
 }
 
@@ -505,6 +539,7 @@ int do_stat(int argc, char **argv)
 		goto out;
 	}
 	s.nr_events = r;
+	derived_map_events(s.events, s.nr_events, &s.derived);
 	r = resolve_targets(&o, &s.targets);
 	if (r < 0) {
 		rc = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;

@@ -10,6 +10,9 @@ struct stat_row {
 	const struct event_spec *event;
 	const char *cgroup;             /* NULL when not counting per cgroup */
 	struct reading reading;  /* raw sums: counter, enabled, running */
+	bool has_metric;         /* a derived metric rides on this row (perf's "# ...") */
+	double metric;
+	const char *metric_unit; /* "insn per cycle", "CPUs utilized", ... */
 };
 
 struct stat_format {
