@@ -59,12 +59,7 @@ static void print_csv(FILE *out, const struct stat_format *f, const struct stat_
 	csv_write_field(out, row->event->name, f->sep);
 	fputs(f->sep, out);
 	csv_write_field(out, row->cgroup ? row->cgroup : "", f->sep);
-	fprintf(out, "%s%llu%s%.2f", f->sep, (unsigned long long)row->reading.running, f->sep, pct);
-	/* perf's trailing metric fields, empty when there is none. */
-	if (row->has_metric)
-		fprintf(out, "%s%.2f%s%s\n", f->sep, row->metric, f->sep, row->metric_unit);
-	else
-		fprintf(out, "%s%s\n", f->sep, f->sep);
+	fprintf(out, "%s%llu%s%.2f\n", f->sep, (unsigned long long)row->reading.running, f->sep, pct);
 }
 
 static void print_table(FILE *out, const struct stat_format *f, const struct stat_row *row)
