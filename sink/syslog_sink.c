@@ -233,6 +233,8 @@ int syslog_sink_get_stats(struct sink *s, struct syslog_sink_stats *ret)
 		.connect_failures = c.connect_failures,
 		.refused = c.refused,
 		.partial_writes = c.partial_writes,
+		.dns_lookups = c.dns_lookups,
+		.dns_failures = c.dns_failures,
 		.queued = c.queued,
 		.head_written = c.head_written,
 		.connected = c.connected,

@@ -33,6 +33,8 @@ struct syslog_sink_stats {
 	uint64_t connect_failures; /* failed attempts and lost connections */
 	uint64_t refused;          /* UDP port-unreachable reports */
 	uint64_t partial_writes;   /* TCP writes that took part of a message */
+	uint64_t dns_lookups;      /* host name lookups started */
+	uint64_t dns_failures;     /* lookups failed or unanswered */
 	size_t queued;             /* messages waiting now */
 	size_t head_written;       /* bytes of the oldest queued message already written (TCP) */
 	bool connected;

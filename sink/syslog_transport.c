@@ -1,8 +1,9 @@
 #include "sink/syslog_transport.h"
+#include "sink/syslog_resolve.h"
 #include "util/log.h"
+#include "util/timer.h"
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -23,8 +24,9 @@
 /* Bytes a receiver might send us (none expected) read per check. */
 #define DISCARD_MAX 4096
 
-enum conn_state { CONN_DOWN, CONN_CONNECTING, CONN_UP };
-enum { TAG_TIMER = 1, TAG_SOCKET = 2 };
+/* RESOLVING: no address known yet, the lookup runs (messages queue). */
+enum conn_state { CONN_DOWN, CONN_RESOLVING, CONN_CONNECTING, CONN_UP };
+enum { TAG_TIMER = 1, TAG_SOCKET = 2, TAG_RESOLVER = 3 };
 
 struct queued_msg {
 	char *data; /* TCP: with the "LEN " frame prefix */
@@ -37,7 +39,9 @@ struct syslog_conn {
 	char host[sizeof(((struct syslog_config *)NULL)->host)];
 	char port[sizeof(((struct syslog_config *)NULL)->port)];
 	struct sockaddr_un unix_addr;
-	struct addrinfo *addrs, *next_addr;
+	struct syslog_resolver *resolver; /* udp, tcp */
+	size_t next_addr;                 /* index of the address the next attempt takes */
+	struct syslog_addr cur_addr;      /* the one of the current socket */
 
 	int epoll_fd, timer_fd, sock_fd;
 	enum conn_state state;
@@ -59,7 +63,7 @@ struct syslog_conn {
 	uint64_t dropped_at_down;
 
 	struct syslog_conn_stats stats;
-	struct log_ratelimit rl_down, rl_up, rl_drop;
+	struct log_ratelimit rl_down, rl_up, rl_drop, rl_dns;
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -68,24 +72,6 @@ static double seconds_since(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static void arm_timer(struct syslog_conn *t, unsigned ms)
-{
-	struct itimerspec its = { 0 };
-
-	/* A zero it_value would disarm: fire "now" as 1 ns. */
-	its.it_value.tv_sec = ms / 1000;
-	its.it_value.tv_nsec = ms % 1000 * 1000000L + (ms == 0);
-	timerfd_settime(t->timer_fd, 0, &its, NULL);
-}
-
-static void disarm_timer(struct syslog_conn *t)
-{
-	struct itimerspec its = { 0 };
-
-	/* Setting the timer also clears expirations not read yet. */
-	timerfd_settime(t->timer_fd, 0, &its, NULL);
 }
 
 static void update_events(struct syslog_conn *t)
@@ -155,14 +141,18 @@ static void attempt_failed(struct syslog_conn *t, const char *why)
 	note_down(t);
 	snprintf(next, sizeof(next), "next attempt in %.1f s", t->backoff_ms / 1000.0);
 	report_down(t, why, next);
-	arm_timer(t, t->backoff_ms);
-	t->backoff_ms = t->backoff_ms >= SYSLOG_BACKOFF_MAX_MS / 2 ? SYSLOG_BACKOFF_MAX_MS : t->backoff_ms * 2;
+	timer_arm_ms(t->timer_fd, t->backoff_ms);
+	t->backoff_ms = syslog_backoff_next(t->backoff_ms);
 }
 
-/* The receiver is known to be there: reset the backoff, say so if it was not. */
+unsigned syslog_backoff_next(unsigned ms)
+{
+	return ms >= SYSLOG_BACKOFF_MAX_MS / 2 ? SYSLOG_BACKOFF_MAX_MS : ms < SYSLOG_BACKOFF_MIN_MS ? SYSLOG_BACKOFF_MIN_MS : ms * 2;
+}
+
+/* The receiver is known to be there: say so if it was not. */
 static void receiver_ok(struct syslog_conn *t)
 {
-	t->backoff_ms = SYSLOG_BACKOFF_MIN_MS;
 	if (!t->down)
 		return;
 	t->down = false;
@@ -176,7 +166,7 @@ static void receiver_ok(struct syslog_conn *t)
 static void established(struct syslog_conn *t)
 {
 	t->state = CONN_UP;
-	disarm_timer(t);
+	timer_disarm(t->timer_fd);
 	if (t->ever_connected)
 		t->stats.reconnects++;
 	t->ever_connected = true;
@@ -184,24 +174,6 @@ static void established(struct syslog_conn *t)
 	if (t->kind != SYSLOG_UDP)
 		receiver_ok(t);
 	update_events(t);
-}
-
-static int resolve(struct syslog_conn *t, char *why, size_t why_len)
-{
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = t->kind == SYSLOG_TCP ? SOCK_STREAM : SOCK_DGRAM,
-	};
-	int r = getaddrinfo(t->host, t->port, &hints, &t->addrs);
-
-	if (r != 0) {
-		t->addrs = NULL;
-		snprintf(why, why_len, "cannot resolve %s: %s", t->host,
-			 r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
-		return -EHOSTUNREACH;
-	}
-	t->next_addr = t->addrs;
-	return 0;
 }
 
 static void try_connect(struct syslog_conn *t)
@@ -213,26 +185,33 @@ static void try_connect(struct syslog_conn *t)
 	char why[512];
 
 	close_socket(t);
-	disarm_timer(t);
+	timer_disarm(t->timer_fd);
 	if (t->kind == SYSLOG_UNIX) {
 		family = AF_UNIX;
 		type = SOCK_DGRAM;
 		addr = (const struct sockaddr *)&t->unix_addr;
 		addr_len = sizeof(t->unix_addr);
 	} else {
-		const struct addrinfo *ai;
+		const struct syslog_addr *addrs;
+		size_t n = syslog_resolver_addrs(t->resolver, &addrs);
 
-		if (!t->addrs && resolve(t, why, sizeof(why)) < 0) {
-			attempt_failed(t, why);
+		if (n == 0) {
+			/* Messages queue meanwhile; on_resolved() goes on from here. */
+			r = syslog_resolver_start(t->resolver);
+			if (r < 0) {
+				snprintf(why, sizeof(why), "cannot resolve %s: %s", t->host, strerror(-r));
+				attempt_failed(t, why);
+				return;
+			}
+			t->state = CONN_RESOLVING;
 			return;
 		}
 		/* Each attempt takes the next address of the name. */
-		ai = t->next_addr ? t->next_addr : t->addrs;
-		t->next_addr = ai->ai_next;
-		family = ai->ai_family;
-		type = ai->ai_socktype;
-		addr = ai->ai_addr;
-		addr_len = ai->ai_addrlen;
+		t->cur_addr = addrs[t->next_addr++ % n];
+		family = t->cur_addr.sa.ss_family;
+		type = t->kind == SYSLOG_TCP ? SOCK_STREAM : SOCK_DGRAM;
+		addr = (const struct sockaddr *)&t->cur_addr.sa;
+		addr_len = t->cur_addr.len;
 	}
 
 	t->sock_fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -258,11 +237,38 @@ static void try_connect(struct syslog_conn *t)
 	if (errno == EINPROGRESS && t->kind == SYSLOG_TCP) {
 		t->state = CONN_CONNECTING;
 		update_events(t);
-		arm_timer(t, SYSLOG_CONNECT_TIMEOUT_MS);
+		timer_arm_ms(t->timer_fd, SYSLOG_CONNECT_TIMEOUT_MS);
 		return;
 	}
 	snprintf(why, sizeof(why), "connect: %s", strerror(errno));
 	attempt_failed(t, why);
+}
+
+/* A lookup ended. The first one lets the waiting attempt go on; a
+ * background refresh that moved the name elsewhere moves the connection. */
+static void on_resolved(void *ctx, int err, const char *why, bool changed)
+{
+	struct syslog_conn *t = ctx;
+
+	if (t->state == CONN_RESOLVING) {
+		if (err < 0)
+			attempt_failed(t, why);
+		else
+			try_connect(t);
+		return;
+	}
+	if (err < 0) {
+		log_ratelimited(&t->rl_dns, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
+				"syslog %s: %s; still using the addresses it had before", t->label, why);
+		return;
+	}
+	if (!changed)
+		return;
+	t->next_addr = 0;
+	if ((t->state == CONN_UP || t->state == CONN_CONNECTING) && !syslog_resolver_has(t->resolver, &t->cur_addr)) {
+		log_info("syslog %s: %s resolves to other addresses now; reconnecting", t->label, t->host);
+		try_connect(t);
+	}
 }
 
 /* A working connection broke. If it delivered something, the receiver was
@@ -373,8 +379,13 @@ static void send_queue(struct syslog_conn *t)
 		pop_head(t);
 		t->stats.sent++;
 		t->sends_on_socket++;
-		/* UDP: a second datagram sent without a refusal in between means
+		/* A message got through: the next failure starts the backoff
+		 * over. Not at connect: a receiver that accepts and closes at
+		 * once (a balancer without backends) would be tried every 0.5 s.
+		 * UDP: a second datagram sent without a refusal in between means
 		 * the port answers again. */
+		if (t->kind != SYSLOG_UDP || t->sends_on_socket >= 2)
+			t->backoff_ms = SYSLOG_BACKOFF_MIN_MS;
 		if (t->kind == SYSLOG_UDP && t->sends_on_socket >= 2)
 			receiver_ok(t);
 	}
@@ -437,7 +448,7 @@ int syslog_conn_process(struct syslog_conn *t)
 {
 	struct epoll_event ev[4];
 	uint32_t sock_events = 0;
-	bool timer = false;
+	bool timer = false, resolver = false;
 	int n;
 
 	if (!t)
@@ -448,9 +459,13 @@ int syslog_conn_process(struct syslog_conn *t)
 	for (int i = 0; i < n; i++) {
 		if (ev[i].data.u32 == TAG_TIMER)
 			timer = true;
+		else if (ev[i].data.u32 == TAG_RESOLVER)
+			resolver = true;
 		else
 			sock_events |= ev[i].events;
 	}
+	if (resolver)
+		syslog_resolver_process(t->resolver);
 	if (sock_events && t->sock_fd >= 0)
 		handle_socket_events(t, sock_events);
 	if (timer) {
@@ -569,10 +584,7 @@ int syslog_conn_reconnect(struct syslog_conn *t)
 {
 	if (!t)
 		return -EINVAL;
-	if (t->kind != SYSLOG_UNIX) {
-		freeaddrinfo(t->addrs);
-		t->addrs = t->next_addr = NULL;
-	}
+	/* The addresses are kept: they are refreshed when their TTL ends. */
 	t->backoff_ms = SYSLOG_BACKOFF_MIN_MS;
 	try_connect(t);
 	if (t->state == CONN_UP)
@@ -608,6 +620,8 @@ int syslog_conn_drain(struct syslog_conn *t, int timeout_ms)
 void syslog_conn_get_stats(const struct syslog_conn *t, struct syslog_conn_stats *ret)
 {
 	*ret = t->stats;
+	if (t->resolver)
+		syslog_resolver_counts(t->resolver, &ret->dns_lookups, &ret->dns_failures);
 	ret->queued = t->count;
 	ret->head_written = t->head_written;
 	ret->connected = t->state == CONN_UP;
@@ -626,8 +640,7 @@ void syslog_conn_free(struct syslog_conn *t)
 	free(t->ring);
 	syslog_conn_discard(t);
 	free(t->staged);
-	if (t->addrs)
-		freeaddrinfo(t->addrs);
+	syslog_resolver_free(t->resolver);
 	if (t->timer_fd >= 0)
 		close(t->timer_fd);
 	if (t->epoll_fd >= 0)
@@ -683,6 +696,17 @@ int syslog_conn_new(const struct syslog_config *cfg, struct syslog_conn **ret)
 	    epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, t->timer_fd, &ev) < 0) {
 		r = -errno;
 		goto fail;
+	}
+	if (t->kind != SYSLOG_UNIX) {
+		r = syslog_resolver_new(t->host, t->port, t->kind == SYSLOG_TCP ? SOCK_STREAM : SOCK_DGRAM,
+					on_resolved, t, &t->resolver);
+		if (r < 0)
+			goto fail;
+		ev.data.u32 = TAG_RESOLVER;
+		if (epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, syslog_resolver_fd(t->resolver), &ev) < 0) {
+			r = -errno;
+			goto fail;
+		}
 	}
 	try_connect(t);
 	*ret = t;

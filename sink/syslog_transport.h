@@ -32,6 +32,12 @@
 
 struct syslog_conn;
 
+/* The delay after a failed attempt that followed one of `ms`: doubling from
+ * SYSLOG_BACKOFF_MIN_MS up to SYSLOG_BACKOFF_MAX_MS. It starts over once a
+ * message got through (not at connect: a receiver that accepts and closes
+ * at once is retried on this schedule too). */
+unsigned syslog_backoff_next(unsigned ms);
+
 struct syslog_conn_stats {
 	uint64_t sent;             /* messages handed to the kernel in full */
 	uint64_t dropped;          /* oldest dropped from a full queue, or refused by the
@@ -41,6 +47,8 @@ struct syslog_conn_stats {
 	uint64_t refused;          /* UDP: port-unreachable reports. Each means at least
 	                            * one datagram sent earlier was not received */
 	uint64_t partial_writes;   /* TCP: writes that took only part of a message */
+	uint64_t dns_lookups;      /* host name lookups started (first, refreshes, retries) */
+	uint64_t dns_failures;     /* lookups that failed or got no answer in time */
 	size_t queued;             /* waiting now, a partly written one included */
 	size_t head_written;       /* bytes of the first queued message already written */
 	bool connected;            /* a socket is connected (UDP: no receiver check) */
@@ -48,8 +56,9 @@ struct syslog_conn_stats {
 
 /* Creates the transport and makes a first connection attempt; a receiver
  * that is down is not an error (messages queue, retries follow). The host
- * name of udp:// and tcp:// targets is resolved (blocking, getaddrinfo) at
- * the first attempt and again after syslog_conn_reconnect().
+ * name of udp:// and tcp:// targets is resolved without blocking
+ * (sink/syslog_resolve.h): messages queue until its address is known, and
+ * the addresses are kept for the DNS TTL, across reconnects.
  * -EINVAL: bad config (queue_max 0, unknown transport, bad unix path). */
 int syslog_conn_new(const struct syslog_config *cfg, struct syslog_conn **ret);
 /* Messages still queued are reported as not delivered. NULL is fine. */
@@ -75,8 +84,8 @@ void syslog_conn_discard(struct syslog_conn *t);
 int syslog_conn_fd(const struct syslog_conn *t);
 int syslog_conn_process(struct syslog_conn *t);
 
-/* Close the connection and connect again now, resolving the host again
- * (SIGHUP). The queue is kept; a partly written TCP message is sent again
+/* Close the connection and connect again now (SIGHUP), to the addresses
+ * known (looked up again only when their TTL is over). The queue is kept; a partly written TCP message is sent again
  * whole on the new connection. */
 int syslog_conn_reconnect(struct syslog_conn *t);
 

@@ -20,3 +20,21 @@ int timer_relative(double seconds, bool periodic)
 	timerfd_settime(fd, 0, &its, NULL);
 	return fd;
 }
+
+void timer_arm_ms(int fd, long long ms)
+{
+	struct itimerspec its = { 0 };
+
+	if (ms < 0)
+		ms = 0;
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = ms % 1000 * 1000000L + (ms == 0);
+	timerfd_settime(fd, 0, &its, NULL);
+}
+
+void timer_disarm(int fd)
+{
+	struct itimerspec its = { 0 };
+
+	timerfd_settime(fd, 0, &its, NULL);
+}

@@ -2,7 +2,11 @@
 # test (loopback TCP with octet counting, and UDP): every interval's message
 # arrives, the RFC 5424 structured data parses, and its counter values equal
 # the CSV rows'. rsyslogd stopped for a few intervals, then restarted:
-# delivery resumes and the agent reports what it queued and dropped.
+# delivery resumes and the agent reports what it queued and dropped. Then
+# the agent with only `--syslog unix:PATH` on its command line (the config
+# file has no syslog output) to rsyslogd's imuxsock on a private socket, as
+# local programs log: imuxsock parses the tag and pid, the values equal the
+# CSV's.
 source "$CGPERF_SRC/tests/lib/common.sh"
 RSYSLOGD=/usr/sbin/rsyslogd
 [ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
@@ -16,7 +20,11 @@ module(load="imtcp")
 input(type="imtcp" address="127.0.0.1" port="$TCP_PORT")
 module(load="imudp")
 input(type="imudp" address="127.0.0.1" port="$UDP_PORT")
+module(load="imuxsock" SysSock.Use="off")
+input(type="imuxsock" Socket="$TMP/rs/log.sock")
 template(name="raw" type="string" string="%inputname%\t%rawmsg%\n")
+template(name="parsed" type="string" string="%syslogtag%\t%programname%\t%msg%\n")
+if \$inputname == "imuxsock" then action(type="omfile" file="$TMP/rs/unix.log" template="parsed")
 *.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
 CONF
 "$RSYSLOGD" -N1 -f "$TMP/rs/rsyslog.conf" >"$TMP/rs/check.log" 2>&1 || fail "rsyslogd refused the config: $(cat "$TMP/rs/check.log")"
@@ -39,21 +47,7 @@ c_rel="system.slice/docker-$(printf '%064x' 5).scope"
 mkcg system.slice >/dev/null
 for transport in tcp udp; do
 	port=$TCP_PORT; [ $transport = udp ] && port=$UDP_PORT
-	cat >"$TMP/$transport.yaml" <<YAML
-interval: 1s
-events: [cpu-clock, context-switches]
-cgroups:
-  root: "$TEST_CG_REL"
-  include: ["$TEST_CG_REL/system.slice/*"]
-outputs:
-  csv:
-    directory: $TMP/csv-$transport
-  syslog:
-    target: $transport://127.0.0.1:$port
-    format: rfc5424
-    app_name: cgperf-test
-    queue_max: 3
-YAML
+	agent_yaml "$TMP/$transport.yaml" "$TMP/csv-$transport" "$transport://127.0.0.1:$port" cgperf-test 3
 done
 
 # TCP first, with an outage in the middle.
@@ -119,4 +113,34 @@ for transport, inp in (('udp', 'imudp'), ('tcp', 'imtcp')):
         assert sys_total <= csv_total
         assert got[-1]['cpu-clock'] == rows[-1]['cpu-clock'], (got[-1], rows[-1])
 print("# ok: syslog values equal the CSV's")
+PY
+
+# unix: from the command line only, to imuxsock's own parser (RFC 3164
+# without a hostname, the default for unix: targets).
+agent_yaml "$TMP/unix.yaml" "$TMP/csv-unix"
+[ -S "$TMP/rs/log.sock" ] || fail "rsyslogd made no socket at $TMP/rs/log.sock"
+start_agent unix "$TMP/unix.yaml" --syslog "unix:$TMP/rs/log.sock"
+run_in_cg "$c_rel" "$BURN" 0.4; wait "$LAST_PID"
+sleep 2.5
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/unix.log")"
+sleep 0.5
+python3 - "$TMP" "$c" "$AGENT_PID" <<'PY' || fail "the unix: messages are wrong (see above)"
+import csv, glob, re, sys
+tmp, cg, pid = sys.argv[1:4]
+PARAM = re.compile(r' ([^ =\]]+)="((?:[^"\\\]]|\\.)*)"')
+got = []
+for line in open(tmp + '/rs/unix.log', encoding='utf-8', errors='replace'):
+    tag, prog, msg = line.rstrip('\n').split('\t', 2)
+    # imuxsock read the tag and the pid, not a hostname, in front.
+    assert tag == 'cgperf[%s]:' % pid and prog == 'cgperf', (tag, prog)
+    params = dict(PARAM.findall(' ' + msg.lstrip(' ')))
+    if params.get('cgroup') == cg:
+        got.append(params)
+rows = []
+for p in glob.glob(tmp + '/csv-unix/*.csv'):
+    rows += [r for r in csv.DictReader(open(p, newline='')) if r['cgroup'] == cg]
+print('# unix: %d CSV rows, %d messages' % (len(rows), len(got)))
+assert len(rows) >= 3 and len(got) == len(rows), (len(got), len(rows))
+for r, m in zip(rows, got):
+    assert r['cpu-clock'] == m['cpu-clock'] and r['context-switches'] == m['context-switches'], (r, m)
 PY

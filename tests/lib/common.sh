@@ -190,3 +190,19 @@ start_agent() {
 wait_counted() {
 	wait_for_line "$1" "counting $2 (" 10
 }
+
+# agent_yaml FILE CSV_DIR [SYSLOG_TARGET [APP [QUEUE_MAX]]]: an agent config
+# with 1 s intervals, cpu-clock and context-switches of the cgroups under
+# $TEST_CG_REL/system.slice/ (the test's tree as cgroups.root, so runtime
+# layouts are recognised in it), CSV files in CSV_DIR (none if empty) and RFC 5424
+# syslog to SYSLOG_TARGET as APP (none if no target).
+agent_yaml() {
+	local file=$1 csv_dir=$2 target=${3:-} app=${4:-cgperf} queue=${5:-1000}
+	{
+		printf 'interval: 1s\nevents: [cpu-clock, context-switches]\n'
+		printf 'cgroups:\n  root: "%s"\n  include: ["%s/system.slice/*"]\noutputs:\n' "$TEST_CG_REL" "$TEST_CG_REL"
+		[ -z "$csv_dir" ] || printf '  csv:\n    directory: %s\n' "$csv_dir"
+		[ -z "$target" ] || printf '  syslog:\n    target: %s\n    format: rfc5424\n    app_name: %s\n    queue_max: %s\n' \
+			"$target" "$app" "$queue"
+	} >"$file"
+}

@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "sink/syslog_sink.h"
 #include "agent/record.h"
+#include "sink/syslog_transport.h"
 
 #define RSYSLOGD "/usr/sbin/rsyslogd"
 #define FFFD "\xEF\xBF\xBD"
@@ -1259,6 +1260,21 @@ static void test_no_receiver(void **state)
 	assert_int_equal(syslog_sink_fd(NULL), -EINVAL);
 }
 
+/* The delays between failed attempts: 0.5 s doubling up to 30 s, then 30 s
+ * for good (the order of attempts is checked against a real listener in
+ * tests/integration/test_agent_syslog_reconnect.sh). */
+static void test_backoff_schedule(void **state)
+{
+	const unsigned want[] = { 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000 };
+	unsigned ms = SYSLOG_BACKOFF_MIN_MS;
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_int_equal(ms, want[i]);
+		ms = syslog_backoff_next(ms);
+	}
+	assert_int_equal(syslog_backoff_next(0), SYSLOG_BACKOFF_MIN_MS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1267,6 +1283,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_partial_writes_and_reconnect),
 		cmocka_unit_test(test_tcp_full_queue_keeps_partial_message),
 		cmocka_unit_test(test_split_record_failing_half_way),
+		cmocka_unit_test(test_backoff_schedule),
 		cmocka_unit_test(test_no_receiver),
 	};
 
