@@ -10,7 +10,10 @@
 #  3. a short TTL, then the name moves to another address: the agent looks
 #     it up again once the TTL is over (not before: TTLs are clamped to 5 s)
 #     and its messages follow the name to rsyslogd's other address, with no
-#     message lost or sent twice.
+#     message lost or sent twice;
+#  4. a short TTL, then the DNS server stops answering: the refresh fails
+#     (reported), the agent goes on with the address it had, every message
+#     arrives.
 # Every message goes to a real rsyslogd listening on 127.0.0.2 and 127.0.0.3.
 source "$CGPERF_SRC/tests/lib/common.sh"
 RSYSLOGD=/usr/sbin/rsyslogd
@@ -197,3 +200,19 @@ both = seqs['at-2'] + seqs['at-3']
 assert sorted(both) == list(range(1, len(both) + 1)), 'a message lost or sent twice'
 assert max(seqs['at-2']) < min(seqs['at-3'])
 PY
+
+# ---- 4. the DNS server goes silent after the first answer ----
+answering_run outage 1
+wait_messages cgperf-outage at-2 1
+echo IGNORE >>"$TMP/zone-outage"
+n=$(messages cgperf-outage at-2)
+wait_for_line "$TMP/outage.log" "still using the addresses it had before" 30
+wait_messages cgperf-outage at-2 $((n + 10)) # delivery went on through the silent lookup
+stop_agent outage
+[ "$(a_queries "$TMP/outage.queries")" -ge 2 ] || fail "no refresh was asked: the test proves nothing"
+grep -q "cannot resolve $NAME: no answer from the DNS servers within 10 s; still using" "$TMP/outage.log" ||
+	fail "the failed refresh was not reported clearly: $(grep -i syslog "$TMP/outage.log")"
+awk -F'\t' '$1 == "at-2" && index($2, " cgperf-outage ")' "$TMP/rs/out.log" |
+	sed -n 's/.* seq="\([0-9]*\)".*/\1/p' >"$TMP/outage.seqs"
+seq 1 "$(wc -l <"$TMP/outage.seqs")" | cmp -s - "$TMP/outage.seqs" ||
+	fail "messages lost or repeated during the DNS outage: $(tr '\n' ' ' <"$TMP/outage.seqs")"

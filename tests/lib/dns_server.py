@@ -4,7 +4,7 @@
 #   dns_server.py READY_FILE LOG_FILE --ignore    reads queries, never answers
 # ZONE_FILE is read again for every query: lines "NAME A ADDRESS TTL". A name
 # it has gets its A records (no AAAA: an empty NOERROR answer); any other
-# name gets NXDOMAIN. Each query is logged as "WALLCLOCK NAME TYPE ID".
+# name gets NXDOMAIN. A line "IGNORE" makes it stop answering. Each query is logged as "WALLCLOCK NAME TYPE ID".
 import os
 import random
 import socket
@@ -48,6 +48,11 @@ def records(name):
     return out
 
 
+def ignoring():
+    with open(zone) as f:
+        return any(line.strip() == 'IGNORE' for line in f)
+
+
 def answer(pkt, name, qtype, qend):
     rrs = records(name)
     known = bool(rrs)
@@ -72,5 +77,5 @@ while True:
     except (IndexError, struct.error):
         continue
     log.write('%.3f %s %s %d\n' % (time.time(), name, TYPES.get(qtype, qtype), struct.unpack('!H', pkt[:2])[0]))
-    if zone != '--ignore':
+    if zone != '--ignore' and not ignoring():
         sock.sendto(answer(pkt, name, qtype, qend), peer)

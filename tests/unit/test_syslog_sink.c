@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "sink/syslog_sink.h"
-#include "agent/record.h"
 #include "sink/syslog_transport.h"
+#include "agent/record.h"
 
 #define RSYSLOGD "/usr/sbin/rsyslogd"
 #define FFFD "\xEF\xBF\xBD"
