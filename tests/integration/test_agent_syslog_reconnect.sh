@@ -29,6 +29,7 @@ for _ in $(seq 100); do [ -s "$TMP/listener.port" ] && break; sleep 0.1; done
 LPORT=$(cat "$TMP/listener.port") || fail "the listener did not start"
 # Nothing to count: no message is ever sent, so nothing can reset the backoff.
 cat >"$TMP/backoff.yaml" <<YAML
+instance: backoff
 interval: 1s
 events: [cpu-clock]
 cgroups:

@@ -195,11 +195,13 @@ wait_counted() {
 # with 1 s intervals, cpu-clock and context-switches of the cgroups under
 # $TEST_CG_REL/system.slice/ (the test's tree as cgroups.root, so runtime
 # layouts are recognised in it), CSV files in CSV_DIR (none if empty) and RFC 5424
-# syslog to SYSLOG_TARGET as APP (none if no target).
+# syslog to SYSLOG_TARGET as APP (none if no target). The instance is the
+# file's name: each config counts in a session of its own, none adopts
+# another's.
 agent_yaml() {
 	local file=$1 csv_dir=$2 target=${3:-} app=${4:-cgperf} queue=${5:-1000}
 	{
-		printf 'interval: 1s\nevents: [cpu-clock, context-switches]\n'
+		printf 'instance: %s\ninterval: 1s\nevents: [cpu-clock, context-switches]\n' "$(basename "$file" .yaml)"
 		printf 'cgroups:\n  root: "%s"\n  include: ["%s/system.slice/*"]\noutputs:\n' "$TEST_CG_REL" "$TEST_CG_REL"
 		[ -z "$csv_dir" ] || printf '  csv:\n    directory: %s\n' "$csv_dir"
 		[ -z "$target" ] || printf '  syslog:\n    target: %s\n    format: rfc5424\n    app_name: %s\n    queue_max: %s\n' \
