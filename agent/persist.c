@@ -351,6 +351,22 @@ static int release_other(const char *bpffs_dir, const char *name)
 	return r;
 }
 
+/* Nothing of cgperf's is left in bpffs: the attr map (ids of the shared
+ * leaders only; a running `cgperf stat` keeps its own fds and goes on, a
+ * new one makes a new map) and the empty directories. */
+static void remove_leftovers(const char *dir, const char *instances)
+{
+	char attr_map[320];
+
+	snprintf(attr_map, sizeof(attr_map), "%s/attr_map", dir);
+	if (unlink(attr_map) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", attr_map, strerror(errno));
+	if (rmdir(instances) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", instances, strerror(errno));
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s: %s", dir, strerror(errno));
+}
+
 int persist_release_all(const char *except)
 {
 	char dir[256], instances[300];
@@ -362,9 +378,9 @@ int persist_release_all(const char *except)
 		return r;
 	snprintf(instances, sizeof(instances), "%s/instances", dir);
 	d = opendir(instances);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((e = readdir(d))) {
+	if (!d && errno != ENOENT)
+		return -errno;
+	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, except) ||
 		    !config_instance_name_ok(e->d_name))
 			continue;
@@ -372,6 +388,9 @@ int persist_release_all(const char *except)
 		if (r < 0 && !ret)
 			ret = r;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	if (ret == 0)
+		remove_leftovers(dir, instances);
 	return ret;
 }

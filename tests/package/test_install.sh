@@ -12,7 +12,9 @@ env_file="$CGPERF_BUILD/package/deb.env"
 if dpkg-query -W -f='${Status}' cgperf 2>/dev/null | grep -q "installed"; then
 	skip "a cgperf package is already installed on this host; not replacing it"
 fi
-PINS=/sys/fs/bpf/cgperf
+# cgperf's bpffs directory of this test (common.sh exports it; the installed
+# agent and the maintainer scripts run by dpkg inherit it).
+PINS=$CGPERF_BPFFS_DIR
 test_cleanup() {
 	[ -z "${AGENT_PID:-}" ] || kill -TERM "$AGENT_PID" 2>/dev/null || true
 	dpkg --purge cgperf >/dev/null 2>&1 || true
