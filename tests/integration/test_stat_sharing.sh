@@ -35,14 +35,12 @@ log "perf_event arrays on the host: $arrays (cpu-clock $id_a, context-switches $
 # Kill a without warning; b keeps counting the burn correctly.
 kill -KILL "$pid_a"; wait "$pid_a" 2>/dev/null || true
 before=$(usage_usec c)
-run_in_cg c "$BURN" 1; wait "$LAST_PID"
+burn_pinned c 1 c
 after=$(usage_usec c)
 kill -INT "$pid_b"; wait "$pid_b" || fail "session b failed after a was killed"
 b_ms=$(stat_csv_value "$TMP/b.csv" cpu-clock "$cg")
-# b started before the burn, so its total covers [before, after] and a bit more.
-awk -v b="$b_ms" -v k="$(( (after - before) / 1000 ))" 'BEGIN { exit !(b >= k * 0.97 && b <= k * 1.10 + 20) }' ||
-	fail "after SIGKILL of a, b counted $b_ms ms for a burn of $(( (after - before) / 1000 )) ms"
-log "ok: b counted $b_ms ms for a $(( (after - before) / 1000 )) ms burn after a was killed"
+# b started before the burn; the cgroup ran nothing else.
+assert_cpu_clock "after SIGKILL of a, b's count of the burn" "$b_ms" "$(( (after - before) / 1000 ))" 3 c
 
 # Both gone: the leaders are freed (and with them the perf_events).
 wait_map_gone "$id_a"

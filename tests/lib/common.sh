@@ -85,6 +85,46 @@ assert_within_pct() {
 	fi
 }
 
+# cpu.stat as the oracle for cpu-clock. cpu-clock (cgperf's and perf's) is
+# wall time on the CPU and includes hypervisor steal time; cpu.stat's
+# usage_usec excludes it. So a cpu-clock reading must lie in
+#   [usage * (1 - tol), usage * (1 + tol) + steal]
+# where steal bounds what /proc/stat shows stolen, during the windows in which
+# the workload ran, on the CPUs it could run on (one implementation:
+# tests/lib/cpu_oracle.c; the reasoning is in docs/ARCHITECTURE.md). On a
+# host without steal this is the plain +-tol. Burners pinned to $BURN_CPU
+# (burn_pinned) widen the bound by that CPU's steal only.
+CPU_ORACLE="$CGPERF_BUILD/tests/cpu_oracle"
+BURN_CPU=$(awk -F'[-,]' '{ print $NF }' /sys/devices/system/cpu/online)
+declare -A STEAL_OPEN STEAL_MS
+# steal_begin NAME / steal_end NAME [CPUS]: a window in which NAME's workload
+# runs (on CPUS, default all); the windows' steal adds up in STEAL_MS[NAME].
+steal_begin() { STEAL_OPEN[$1]=$("$CPU_ORACLE" snap) || fail "cannot read steal time from /proc/stat"; }
+steal_end() {
+	local now ms
+	[ -n "${STEAL_OPEN[$1]:-}" ] || fail "steal_end $1 without steal_begin"
+	now=$("$CPU_ORACLE" snap) || fail "cannot read steal time from /proc/stat"
+	ms=$("$CPU_ORACLE" steal "${STEAL_OPEN[$1]}" "$now" "${2:-}") || fail "cpu_oracle steal failed"
+	STEAL_MS[$1]=$(awk -v a="${STEAL_MS[$1]:-0}" -v b="$ms" 'BEGIN { print a + b }')
+	unset "STEAL_OPEN[$1]"
+}
+# burn_pinned CG SECONDS NAME: burn SECONDS of CPU on $BURN_CPU in cgroup CG
+# (relative to the test subtree), wait for it, count its window for NAME.
+burn_pinned() {
+	steal_begin "$3"
+	run_in_cg "$1" taskset -c "$BURN_CPU" "$BURN" "$2"
+	wait "$LAST_PID" || fail "burner in $1 failed"
+	steal_end "$3" "$BURN_CPU"
+}
+# assert_cpu_clock WHAT GOT_MS USAGE_MS TOL_PCT NAME: GOT_MS (cpu-clock) vs
+# USAGE_MS (cpu.stat), allowing NAME's steal on top.
+assert_cpu_clock() {
+	local out rc=0
+	out=$("$CPU_ORACLE" check "$1" "$2" "$3" "$4" "${STEAL_MS[$5]:-0}") || rc=$?
+	[ "$rc" = 0 ] || fail "$out"
+	log "ok: $out"
+}
+
 cleanup() {
 	local pid
 	# A test may define test_cleanup (unmount what it mounted, ...).
