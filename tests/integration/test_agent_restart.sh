@@ -18,18 +18,11 @@ RSYSLOGD=/usr/sbin/rsyslogd
 [ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
 
 # cpu-clock includes the hypervisor's steal time, cpu.stat does not: the upper
-# bound allows what was stolen on all CPUs over the window.
-steal_ms() { awk '$1 == "cpu" { print int($9 * 1000 / '"$(getconf CLK_TCK)"') }' /proc/stat; }
+# bound allows what was stolen on all CPUs since the test began (the shared
+# cpu.stat oracle of common.sh).
+steal_ms() { "$CPU_ORACLE" steal "$STEAL0" "$("$CPU_ORACLE" snap)"; }
 # assert_usage WHAT CGPERF_MS USAGE_MS STEAL_MS: within 1 % (+ steal above).
-assert_usage() {
-	python3 - "$@" <<'PY' || fail "$1: cgperf $2 ms vs cpu.stat $3 ms (steal $4 ms)"
-import sys
-what, got, want, steal = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-lo, hi = want * 0.99, want * 1.01 + steal
-print("# %s: cgperf %.1f ms, cpu.stat %.1f ms (allowed %.1f..%.1f)" % (what, got, want, lo, hi))
-sys.exit(0 if lo <= got <= hi else 1)
-PY
-}
+assert_usage() { STEAL_MS[restart]=$4; assert_cpu_clock "$1" "$2" "$3" 1 restart; }
 # csv_ms CGROUP [EVENT] [DIR]: sum over the CSV files, rotated ones included.
 csv_ms() {
 	python3 - "$TMP/${3:-csv}" "$1" "${2:-cpu-clock}" <<'PY'
@@ -90,7 +83,7 @@ YAML
 conf main "cpu-clock, context-switches"
 c1_rel=pod/c1; c2_rel=pod/c2
 pod=$(mkcg pod); c1=$(mkcg $c1_rel); c2=$(mkcg $c2_rel)
-steal0=$(steal_ms)
+STEAL0=$("$CPU_ORACLE" snap)
 
 # ---- SIGKILL mid-interval, down 3 s, restart --------------------------------
 start_agent a1 "$TMP/main.yaml"
@@ -124,7 +117,7 @@ start_agent a3 "$TMP/main.yaml"
 sleep 1.5
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -3 "$TMP/a3.log")"
 c1_usage=$(usage_ms $c1_rel); pod_usage=$(usage_ms pod)
-steal=$(($(steal_ms) - steal0))
+steal=$(steal_ms)
 
 assert_usage "c1: kill -9, 3 s down, restart, SIGTERM, burn while down, restart (CSV)" \
 	"$(csv_ms "$c1")" "$c1_usage" "$steal"
@@ -153,7 +146,7 @@ run_in_cg $c1_rel "$BURN" 0.3; wait "$LAST_PID"
 sleep 1.5
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -3 "$TMP/a4.log")"
 assert_usage "c1 across the drained and the new session" "$(csv_ms "$c1")" "$(usage_ms $c1_rel)" \
-	"$(($(steal_ms) - steal0))"
+	"$(steal_ms)"
 
 # ---- release: final rows, pins gone, perf_events closed ---------------------
 leader=$(leader_id "$TMP/a4.log" page-faults)
@@ -164,7 +157,7 @@ grep -q "released" "$TMP/release.log" || fail "release said nothing: $(cat "$TMP
 [ ! -e "$CGPERF_BPFFS_DIR/instances/default" ] || fail "pins left: $(ls "$CGPERF_BPFFS_DIR/instances/default")"
 wait_map_gone "$leader"
 assert_usage "c1 with the final rows of release" "$(csv_ms "$c1")" "$(usage_ms $c1_rel)" \
-	"$(($(steal_ms) - steal0))"
+	"$(steal_ms)"
 "$CGPERF" release -c "$TMP/other.yaml" 2>"$TMP/release2.log" || fail "a second release must be a no-op"
 grep -q "nothing to release" "$TMP/release2.log" || fail "$(cat "$TMP/release2.log")"
 
@@ -181,7 +174,7 @@ kill -TERM "$pa" "$pb"; wait "$pa"; wait "$pb"
 u1=$(usage_ms $c1_rel)
 for i in a b; do
 	"$CGPERF" release -c "$TMP/i$i.yaml" 2>/dev/null || fail "release of $i failed"
-	assert_usage "instance $i" "$(csv_ms "$c1" cpu-clock csv-$i)" "$((u1 - u0))" "$(($(steal_ms) - steal0))"
+	assert_usage "instance $i" "$(csv_ms "$c1" cpu-clock csv-$i)" "$((u1 - u0))" "$(steal_ms)"
 done
 
 # ---- pinned state of another layout: replaced, with one line -----------------
