@@ -72,20 +72,19 @@ False)
 *) fail "cycles: unexpected JSON 'supported' value '$json_cycles'" ;;
 esac
 
-if command -v perf >/dev/null; then
-	perf_out=$(perf stat -x, -e cycles true 2>&1) || true
-	log "perf stat -e cycles: $(echo "$perf_out" | tail -1)"
-	if echo "$perf_out" | grep -q '<not supported>'; then
-		[ "$json_cycles" = False ] || fail "perf says cycles is not supported, cgperf says supported"
-		log "ok: cycles unsupported according to both perf and cgperf"
-	elif echo "$perf_out" | grep -Eq '^[0-9]+,.*,cycles'; then
-		[ "$json_cycles" = True ] || fail "perf counts cycles, cgperf says unsupported"
-		log "ok: cycles supported according to both perf and cgperf"
-	else
-		log "perf gave no verdict on cycles; only checked cgperf's own consistency"
-	fi
+# perf is the oracle (scripts/install-deps installs it): its verdict, captured
+# whole before it is looked at, must exist and agree.
+command -v perf >/dev/null || fail "perf is missing (Debian package linux-perf, scripts/install-deps)"
+perf_out=$(perf stat -x, -e cycles true 2>&1) || true
+log "perf stat -e cycles: $(tail -1 <<<"$perf_out")"
+if grep -q '<not supported>' <<<"$perf_out"; then
+	[ "$json_cycles" = False ] || fail "perf says cycles is not supported, cgperf says supported"
+	log "ok: cycles unsupported according to both perf and cgperf"
+elif grep -Eq '^[0-9]+,.*,cycles' <<<"$perf_out"; then
+	[ "$json_cycles" = True ] || fail "perf counts cycles, cgperf says unsupported"
+	log "ok: cycles supported according to both perf and cgperf"
 else
-	log "perf not installed; only checked cgperf's own consistency for cycles"
+	fail "perf gave no verdict on cycles, so cgperf cannot be checked against it: $perf_out"
 fi
 
 # --- usage -------------------------------------------------------------------

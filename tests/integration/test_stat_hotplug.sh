@@ -1,31 +1,50 @@
-# CPU hotplug under a running session: a CPU that goes offline is skipped,
-# and when it comes back the shared perf_events are reopened for it, so -a
-# counts every CPU again (a per-CPU perf_event does not come back by itself).
+# CPU hotplug under running sessions: a CPU that goes offline is skipped, and
+# when it comes back the shared perf_events are reopened for it (a per-CPU
+# perf_event does not come back by itself): -a counts every CPU's time again,
+# and a task switching on the returned CPU has its context switches (read
+# from the reopened perf_event) counted for its cgroup.
 source "$CGPERF_SRC/tests/lib/common.sh"
 ONLINE=/sys/devices/system/cpu/cpu1/online
 [ -w "$ONLINE" ] || skip "CPU 1 cannot be taken offline on this machine ($ONLINE missing)"
 [ "$(cat "$ONLINE")" = 1 ] || skip "CPU 1 is offline already"
 test_cleanup() { echo 1 >"$ONLINE"; }
 ncpu=$(nproc)
+cg=$(mkcg sw)
 
-start_cgperf hp -a -e cpu-clock,context-switches -I 1000 --duration 8
+start_cgperf hp -a -e cpu-clock,context-switches -I 1000 --duration 7
+hp_pid=$CGPERF_PID
+start_cgperf g -G "$cg" -e context-switches
+g_pid=$CGPERF_PID
 sleep 1.3
 echo 0 >"$ONLINE"
 sleep 2
 echo 1 >"$ONLINE"
-wait "$CGPERF_PID" || fail "cgperf stat failed across hotplug: $(cat "$TMP/hp.log")"
-grep -q "came online; their perf_events were reopened" "$TMP/hp.log" || fail "no reopen: $(cat "$TMP/hp.log")"
+wait_for_line "$TMP/hp.log" "came online; their perf_events were reopened" 5
+# A ping-pong pinned to the returned CPU: every one of its switches happens
+# there, counted by the reopened context-switches perf_event only.
+run_in_cg sw taskset -c 1 "$KNOWN" switches 10000; k=$LAST_PID
+wait_stopped "$k"
+oracle=$(task_switches $(cg_pids sw))
+kill -CONT "$k"; wait "$k" || fail "known switches failed"
+kill -INT "$g_pid"; wait "$g_pid" || fail "cgperf stat -G failed across hotplug: $(cat "$TMP/g.log")"
+wait "$hp_pid" || fail "cgperf stat -a failed across hotplug: $(cat "$TMP/hp.log")"
+assert_count "context-switches on the returned CPU vs the tasks' own counts" \
+	"$(stat_csv_value "$TMP/g.csv" context-switches "$cg")" "$oracle" 1 50
+
+# -a per interval: cpu-clock over the interval's length is the number of
+# CPUs counted (a ratio of cgperf's own clocks, whatever the machine's speed).
 python3 - "$TMP/hp.csv" "$ncpu" <<'PY' || fail "wrong counts across hotplug: $(cat "$TMP/hp.csv")"
 import csv, sys
 n = int(sys.argv[2])
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) == 7 and r[3] == 'cpu-clock']
-vals = [float(r[1]) for r in rows]
-print("# cpu-clock per interval:", vals)
-assert len(vals) >= 8, vals
-# Offline: one CPU fewer (some interval lies fully inside the 2 s outage).
-assert any(abs(v - (n - 1) * 1000) < 60 for v in vals[2:4]), vals
-# Back online and reopened: every CPU counted again in the last intervals.
-for v in vals[-3:-1]:
-    assert abs(v - n * 1000) < 0.03 * n * 1000, vals
+ts = [float(r[0]) for r in rows]
+cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]
+print("# CPUs counted per interval:", ["%.3f" % c for c in cpus])
+assert len(cpus) >= 6 and ts == sorted(ts), (ts, cpus)
+# Offline: one CPU fewer in an interval that lies inside the 2 s outage.
+assert any(abs(c - (n - 1)) < 0.03 * n for c in cpus[1:4]), cpus
+# Back online and reopened: every CPU counted again in the last full intervals.
+for c in cpus[-3:-1]:
+    assert abs(c - n) < 0.03 * n, cpus
 PY
 log "ok: counting resumed on the CPU that came back"

@@ -1,16 +1,19 @@
-# Nested cgroups: a parent with no tasks of its own counts exactly what its
-# children count (within 1%); a task in an unmonitored grandchild counts for
-# its nearest monitored ancestor and everything above it.
+# Nested cgroups, three monitored levels (pod > a > a/x): a parent with no
+# tasks of its own counts exactly what its children count (within 1%); a task
+# in an unmonitored grandchild counts for its nearest monitored ancestor and
+# everything above it.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 pod=$(mkcg pod)
 a=$(mkcg pod/a)
+x=$(mkcg pod/a/x)
 b=$(mkcg pod/b)
 mkcg pod/b/unmonitored >/dev/null
 
-start_cgperf nested -e cpu-clock,context-switches -G "$pod,$a,$b"
+# -G repeated and with a list: the same as one list.
+start_cgperf nested -e cpu-clock,context-switches -G "$pod" -G "$a,$b,$x"
 steal_begin burns
-run_in_cg pod/a "$BURN" 1; pa=$LAST_PID
+run_in_cg pod/a/x "$BURN" 1; pa=$LAST_PID
 run_in_cg pod/b "$BURN" 0.5; pb=$LAST_PID
 run_in_cg pod/b/unmonitored "$BURN" 0.7; pc=$LAST_PID
 wait "$pa" "$pb" "$pc"
@@ -22,9 +25,11 @@ kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "
 pod_ms=$(stat_csv_value "$TMP/nested.csv" cpu-clock "$pod")
 a_ms=$(stat_csv_value "$TMP/nested.csv" cpu-clock "$a")
 b_ms=$(stat_csv_value "$TMP/nested.csv" cpu-clock "$b")
+x_ms=$(stat_csv_value "$TMP/nested.csv" cpu-clock "$x")
 sum=$(awk -v x="$a_ms" -v y="$b_ms" 'BEGIN { printf "%.3f", x + y }')
 log "pod $pod_ms ms, a $a_ms ms, b (with its unmonitored child) $b_ms ms"
 assert_within_pct "parent == sum of children (cpu-clock)" "$pod_ms" "$sum" 1
+assert_within_pct "a == its only child a/x (cpu-clock)" "$a_ms" "$x_ms" 1
 pod_cs=$(stat_csv_value "$TMP/nested.csv" context-switches "$pod")
 a_cs=$(stat_csv_value "$TMP/nested.csv" context-switches "$a")
 b_cs=$(stat_csv_value "$TMP/nested.csv" context-switches "$b")

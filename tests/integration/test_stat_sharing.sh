@@ -6,6 +6,7 @@
 source "$CGPERF_SRC/tests/lib/common.sh"
 command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftool)"
 cg=$(mkcg c)
+mkcg k >/dev/null # not counted by a or b
 
 start_cgperf a -e cpu-clock,context-switches -G "$cg"; pid_a=$CGPERF_PID
 start_cgperf b -e cpu-clock -G "$cg"; pid_b=$CGPERF_PID
@@ -31,6 +32,25 @@ print(sorted(m['id'] for m in json.load(sys.stdin) if m.get('type') == 'perf_eve
 log "perf_event arrays on the host: $arrays (cpu-clock $id_a, context-switches $ctx_id)"
 [ "$arrays" = "[$id_a, $ctx_id]" ] || [ "$arrays" = "[$ctx_id, $id_a]" ] ||
 	fail "expected exactly the two leaders' arrays, found $arrays"
+
+# Every slot of the shared context-switches array holds a live perf_event
+# (bpftool cannot read a perf_event array's values, so count through it): a
+# session sharing it counts a ping-pong pinned to each CPU, whose switches
+# only that CPU's perf_event sees.
+for cpu in $(seq 0 $((ncpu - 1))); do
+	start_cgperf cs$cpu -e context-switches -C "$cpu"; cs_pid=$CGPERF_PID
+	[ "$(leader_id "$TMP/cs$cpu.log" context-switches)" = "$ctx_id" ] ||
+		fail "a -C $cpu session did not share leader $ctx_id: $(cat "$TMP/cs$cpu.log")"
+	run_in_cg k taskset -c "$cpu" "$KNOWN" switches 5000; k=$LAST_PID
+	wait_stopped "$k"
+	oracle=$(task_switches $(cg_pids k))
+	kill -CONT "$k"; wait "$k" || fail "known switches failed"
+	kill -INT "$cs_pid"; wait "$cs_pid" || fail "the -C $cpu session failed"
+	got=$(stat_csv_value "$TMP/cs$cpu.csv" context-switches)
+	awk -v c="$got" -v k="$oracle" 'BEGIN { exit !(c >= k * 0.99 - 50) }' ||
+		fail "slot $cpu of leader $ctx_id: counted $got switches on CPU $cpu, the ping-pong there made $oracle"
+	log "ok: slot $cpu of leader $ctx_id counts (CPU $cpu: $got switches, ping-pong $oracle)"
+done
 
 # Kill a without warning; b keeps counting the burn correctly.
 kill -KILL "$pid_a"; wait "$pid_a" 2>/dev/null || true

@@ -1,5 +1,5 @@
 # `-- CMD` and -p count the process and every child it forks; CPU (-C) and
-# GLOBAL (-a) filters checked on the same workload.
+# GLOBAL (-a) filters checked on known workloads; a target plus a command.
 source "$CGPERF_SRC/tests/lib/common.sh"
 mkcg w >/dev/null
 
@@ -24,31 +24,67 @@ pid_ms=$(stat_csv_value "$TMP/pid.csv" cpu-clock)
 assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 p
 
-# -C 0 with a burner pinned to CPU 0: the CPU filter counts all of CPU 0's
-# time (any task) over the window, and so does -a for every CPU.
-ncpu=$(nproc)
-start_cgperf cpu -e cpu-clock -C 0 --duration 1.5
-start_cgperf all -e cpu-clock -a --duration 1.5
-run_in_cg w taskset -c 0 "$BURN" 0.5
-wait "$CGPERF_PID"
-sleep 2
-cpu_ms=$(stat_csv_value "$TMP/cpu.csv" cpu-clock)
-all_ms=$(stat_csv_value "$TMP/all.csv" cpu-clock)
-assert_within_pct "-C 0 counts one CPU's wall time" "$cpu_ms" 1500 3
-assert_within_pct "-a counts every CPU's wall time" "$all_ms" "$((1500 * ncpu))" 3
+# -p on a multi-threaded process counts every thread (TGID filter): three
+# threads wait 1 s, then burn 0.3 s each.
+run_in_cg w taskset -c "$BURN_CPU" "$BURN" 0.3 3 1; tpid=$LAST_PID
+steal_begin threads
+before=$(usage_usec w)
+start_cgperf threads -e cpu-clock -p "$tpid"
+wait "$tpid"
+after=$(usage_usec w)
+steal_end threads "$BURN_CPU"
+kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -p (threads) failed"
+assert_cpu_clock "-p counts every thread of a process" "$(stat_csv_value "$TMP/threads.csv" cpu-clock)" \
+	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 threads
 
-# -a and -G at once on the same burn: the cgroup's share is inside the total.
-start_cgperf g -e cpu-clock -G "$TEST_CG_REL/w"
-start_cgperf a -e cpu-clock -a
-run_in_cg w "$BURN" 0.5; wait "$LAST_PID"
-kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || true
-g_pid=${STARTED_PIDS[-3]}
-kill -INT "$g_pid"; wait "$g_pid" || true
-g_ms=$(stat_csv_value "$TMP/g.csv" cpu-clock)
-a_ms=$(stat_csv_value "$TMP/a.csv" cpu-clock)
-awk -v g="$g_ms" -v a="$a_ms" 'BEGIN { exit !(g >= 490 && g < a) }' ||
-	fail "cgroup share $g_ms ms should be ~500 and below the global $a_ms ms"
-log "ok: -G $g_ms ms within -a $a_ms ms"
+# -C: a ping-pong pinned to CPU 0 switches only there, so -C 0 counts all
+# of its context switches (read from CPU 0's perf_event) and -C of another
+# CPU, over the same window, only that CPU's own background. The time of -C
+# and -a is one CPU and every CPU, per interval.
+ncpu=$(nproc)
+other=$BURN_CPU
+[ "$other" != 0 ] || fail "this test needs two CPUs"
+start_cgperf c0 -e context-switches,cpu-clock -C 0 -I 300; c0_pid=$CGPERF_PID
+start_cgperf cx -e context-switches,cpu-clock -C "$other" -I 300; cx_pid=$CGPERF_PID
+start_cgperf all -e cpu-clock -a -I 300; all_pid=$CGPERF_PID
+run_in_cg w taskset -c 0 "$KNOWN" switches 20000; k=$LAST_PID
+wait_stopped "$k"
+oracle=$(task_switches $(cg_pids w))
+kill -CONT "$k"; wait "$k" || fail "known switches failed"
+sleep 0.4
+kill -INT "$c0_pid" "$cx_pid" "$all_pid"
+wait "$c0_pid" && wait "$cx_pid" && wait "$all_pid" || fail "a -C/-a session failed"
+c0_cs=$(stat_csv_value "$TMP/c0.csv" context-switches)
+cx_cs=$(stat_csv_value "$TMP/cx.csv" context-switches)
+log "context-switches: -C 0 $c0_cs, -C $other $cx_cs, the ping-pong on CPU 0 $oracle"
+awk -v c="$c0_cs" -v k="$oracle" 'BEGIN { exit !(c >= k * 0.99 - 50) }' ||
+	fail "-C 0 counted $c0_cs context switches, the ping-pong on CPU 0 alone made $oracle"
+awk -v c="$cx_cs" -v k="$oracle" 'BEGIN { exit !(c < k / 4) }' ||
+	fail "-C $other counted $cx_cs context switches: CPU 0's ping-pong ($oracle) was counted there"
+assert_cpus_per_interval "$TMP/c0.csv" cpu-clock 1
+assert_cpus_per_interval "$TMP/cx.csv" cpu-clock 1
+assert_cpus_per_interval "$TMP/all.csv" cpu-clock "$ncpu"
+
+# -a and -G at once on the same burn (two filter types on one leader): the
+# cgroup's count is its cpu.stat; the global one every CPU's time.
+start_cgperf g -e cpu-clock -G "$TEST_CG_REL/w"; g_pid=$CGPERF_PID
+start_cgperf a -e cpu-clock -a -I 300; a_pid=$CGPERF_PID
+before=$(usage_usec w)
+burn_pinned w 0.5 g
+after=$(usage_usec w)
+kill -INT "$a_pid" "$g_pid"
+wait "$a_pid" && wait "$g_pid" || fail "the -a/-G sessions failed"
+assert_cpu_clock "-G next to -a" "$(stat_csv_value "$TMP/g.csv" cpu-clock)" \
+	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 g
+assert_cpus_per_interval "$TMP/a.csv" cpu-clock "$ncpu"
+
+# A target plus a command: -G counts the cgroup for as long as the command
+# runs, and cgperf ends with it. The command moves itself into the cgroup and
+# makes 20000 page faults there (plus a few hundred to start the program).
+"$CGPERF" stat -x, -o "$TMP/tc.csv" -e page-faults -G "$TEST_CG_REL/w" -- \
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" faults 20000 --no-stop' sh "$TEST_CG/w" "$KNOWN" \
+	2>"$TMP/tc.log" || fail "-G with a command failed: $(cat "$TMP/tc.log")"
+assert_count "-G with a command: page-faults" "$(stat_csv_value "$TMP/tc.csv" page-faults "$TEST_CG_REL/w")" 20000 1 400
 
 # Children are forgotten once they are freed (a reused pid must not be
 # counted, and the filter map must not fill up): a -p target that forks 20

@@ -152,7 +152,8 @@ mkdir -p "$TEST_CG"
 
 # stat_csv_value FILE EVENT [CGROUP]: the value column of cgperf/perf `-x,`
 # output for EVENT (and CGROUP), parsed with a real CSV parser. Sums rows
-# when there are several (per-interval output).
+# when there are several (per-interval output, whose rows start with the
+# timestamp).
 stat_csv_value() {
 	python3 - "$@" <<'PY'
 import csv, sys
@@ -161,6 +162,8 @@ cg = sys.argv[3] if len(sys.argv) > 3 else None
 total, found = 0.0, False
 with open(path, newline='') as f:
     for row in csv.reader(f):
+        if len(row) == 7:
+            row = row[1:]
         if len(row) < 6 or row[2] != event:
             continue
         if cg is not None and row[3].strip('/') != cg.strip('/'):
@@ -247,4 +250,58 @@ agent_yaml() {
 		[ -z "$target" ] || printf '  syslog:\n    target: %s\n    format: rfc5424\n    app_name: %s\n    queue_max: %s\n' \
 			"$target" "$app" "$queue"
 	} >"$file"
+}
+
+# Workloads with counts the kernel keeps per task (tests/helpers/known.c):
+# `known switches N` / `known faults N` stop themselves when done.
+KNOWN="$CGPERF_BUILD/tests/known"
+# wait_stopped PID: wait until PID has stopped itself (SIGSTOP).
+wait_stopped() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ] && return 0
+		sleep 0.05
+	done
+	fail "process $1 did not finish its workload"
+}
+# cg_pids REL: the processes in cgroup REL (relative to the test subtree).
+cg_pids() { cat "$TEST_CG/$1/cgroup.procs"; }
+# task_switches PID...: the kernel's context switch counts of every thread of
+# these processes (voluntary + nonvoluntary, /proc/PID/task/*/status).
+task_switches() {
+	local p
+	for p in "$@"; do cat /proc/"$p"/task/*/status; done |
+		awk '/^(non)?voluntary_ctxt_switches:/ { s += $2 } END { print s + 0 }'
+}
+# proc_minflt PID...: the kernel's minor fault counts of these processes
+# (/proc/PID/stat field 10, all threads).
+proc_minflt() {
+	local p
+	for p in "$@"; do cat /proc/"$p"/stat; done |
+		awk '{ sub(/.*\) /, ""); s += $8 } END { print s + 0 }'
+}
+# assert_count WHAT GOT WANT PCT ABS: |GOT - WANT| <= PCT% of WANT + ABS.
+assert_count() {
+	awk -v a="$2" -v b="$3" -v p="$4" -v k="$5" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + k) }' ||
+		fail "$1: $2 vs $3 differ by more than $4% + $5"
+	log "ok: $1: $2 vs $3 (within $4% + $5)"
+}
+
+# assert_cpus_per_interval FILE EVENT N: in `-I -x,` output, every full
+# interval's time event (cpu-clock) divided by the interval's length (from
+# the timestamps) is N CPUs within 3%: a ratio of cgperf's own clocks that
+# holds whatever the machine's speed. Timestamps must increase.
+assert_cpus_per_interval() {
+	python3 - "$@" <<'PY' || fail "$2 per interval in $1 is not $3 CPUs: $(cat "$1")"
+import csv, sys
+path, event, n = sys.argv[1], sys.argv[2], float(sys.argv[3])
+rows = [r for r in csv.reader(open(path, newline='')) if len(r) == 7 and r[3] == event]
+ts = [float(r[0]) for r in rows]
+assert len(rows) >= 3 and all(b > a for a, b in zip(ts, ts[1:])), ts
+cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]
+print("# %s: CPUs counted per interval: %s" % (path, ["%.3f" % c for c in cpus]))
+# The last interval is the partial one at the end.
+assert all(abs(c - n) <= 0.03 * n for c in cpus[:-1]), cpus
+PY
+	log "ok: $2 in $(basename "$1") counts $3 CPUs in every interval"
 }

@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "tests/lib/rm_tree.h"
+#include "tests/lib/unit_skip.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -252,7 +253,7 @@ static void test_normalize_mount_prefix(void **state) {
         (void) state;
         unsetenv(ROOT_ENV);
         if (cgroup2_root(&root, NULL) < 0)
-                skip();
+                unit_skip("no cgroup2 mount");
 
         snprintf(in, sizeof(in), "%s/a/b", root);
         check_normalize(in, 0, "/a/b");
@@ -459,6 +460,7 @@ struct real_fixture {
         const char *root;
         char base[64];          /* "/cgperf-unit-cgroup2-<pid>", relative to root */
         char base_abs[PATH_MAX];
+        char why_not[160];      /* why the fixture is not there (the skip reason) */
 };
 
 static struct real_fixture real;
@@ -505,7 +507,7 @@ static int setup_real(void **state) {
         *state = NULL;
         unsetenv(ROOT_ENV);
         if (cgroup2_root(&real.root, NULL) < 0) {
-                print_message("no cgroup2 mount: real-hierarchy tests skipped\n");
+                snprintf(real.why_not, sizeof(real.why_not), "no cgroup2 mount");
                 return 0;
         }
 
@@ -513,7 +515,7 @@ static int setup_real(void **state) {
         snprintf(real.base_abs, sizeof(real.base_abs), "%s%s", real.root, real.base);
         if (mkdir(real.base_abs, 0755) < 0) {
                 if (errno == EACCES || errno == EPERM || errno == EROFS) {
-                        print_message("cannot create cgroups (%s): real-hierarchy tests skipped\n", strerror(errno));
+                        snprintf(real.why_not, sizeof(real.why_not), "cannot create cgroups: %s", strerror(errno));
                         real.base_abs[0] = '\0';
                         return 0;
                 }
@@ -538,7 +540,7 @@ static int setup_real(void **state) {
         ({                                                      \
                 struct real_fixture *_f = *(state);             \
                 if (!_f)                                        \
-                        skip();                                 \
+                        unit_skip("%s", real.why_not);          \
                 _f;                                             \
         })
 
@@ -781,5 +783,5 @@ int main(void) {
         failed += cmocka_run_group_tests_name("cgroup2 parsing", parsing, NULL, NULL);
         failed += cmocka_run_group_tests_name("cgroup2 override", override, setup_tmp, teardown_tmp);
         failed += cmocka_run_group_tests_name("cgroup2 real hierarchy", real_tests, setup_real, teardown_real);
-        return failed == 0 ? 0 : 1;
+        return unit_result(failed == 0 ? 0 : 1);
 }

@@ -19,6 +19,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "tests/lib/rm_tree.h"
+#include "tests/lib/unit_skip.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -45,6 +46,7 @@ static struct {
         char base[128];                 /* "/cgperf-unit-watch-<pid>", relative */
         char base_abs[PATH_MAX];
         bool ready;
+        char why_not[160];              /* why not ready (the tests' skip reason) */
         char plain_tmp[64];             /* test_plain_tree's directory, removed by the teardown */
 } fx;
 
@@ -143,7 +145,7 @@ static void assert_reported_once(const struct recorder *r, bool added, uint64_t 
 #define FIXTURE()                               \
         do {                                    \
                 if (!fx.ready)                  \
-                        skip();                 \
+                        unit_skip("%s", fx.why_not); \
         } while (0)
 
 /* Relative path of a cgroup in the test subtree: base + "/" + printf(fmt). */
@@ -733,8 +735,7 @@ static void test_queue_overflow(void **state) {
         FIXTURE();
         max_events = read_long_file("/proc/sys/fs/inotify/max_queued_events");
         if (max_events <= 0 || max_events > 200000) {
-                print_message("fs.inotify.max_queued_events is %ld: too many cgroups to overflow it here\n", max_events);
-                skip();
+                unit_skip("fs.inotify.max_queued_events is %ld: too many cgroups to overflow it here", max_events);
         }
         /* mkdir + rmdir queue two events (IN_CREATE, IN_DELETE, never merged). */
         pairs = max_events / 2 + 16;
@@ -918,8 +919,7 @@ static void test_watch_limit(void **state) {
         assert_int_equal(waitpid(pid, &status, 0), pid);
         assert_true(WIFEXITED(status));
         if (WEXITSTATUS(status) == CHILD_SKIP) {
-                print_message("no user namespace with its own inotify limit here: limit test skipped\n");
-                skip();
+                unit_skip("no user namespace with its own inotify limit here");
         }
         assert_int_equal(WEXITSTATUS(status), 0);
 }
@@ -1121,14 +1121,14 @@ static void test_plain_tree(void **state) {
 static int setup_real(void **state) {
         unsetenv(ROOT_ENV);
         if (cgroup2_root(&fx.root, NULL) < 0) {
-                print_message("no cgroup2 mount: watch tests skipped\n");
+                snprintf(fx.why_not, sizeof(fx.why_not), "no cgroup2 mount");
                 return 0;
         }
         snprintf(fx.base, sizeof(fx.base), "/cgperf-unit-watch-%d", (int) getpid());
         snprintf(fx.base_abs, sizeof(fx.base_abs), "%s%s", fx.root, fx.base);
         if (mkdir(fx.base_abs, 0755) < 0) {
                 if (errno == EACCES || errno == EPERM || errno == EROFS) {
-                        print_message("cannot create cgroups (%s): watch tests skipped\n", strerror(errno));
+                        snprintf(fx.why_not, sizeof(fx.why_not), "cannot create cgroups: %s", strerror(errno));
                         return 0;
                 }
                 fprintf(stderr, "mkdir %s: %s\n", fx.base_abs, strerror(errno));
@@ -1179,5 +1179,5 @@ int main(void) {
                 cmocka_unit_test(test_plain_tree),
         };
 
-        return cmocka_run_group_tests_name("cgroup watch", tests, setup_real, teardown_real);
+        return unit_result(cmocka_run_group_tests_name("cgroup watch", tests, setup_real, teardown_real));
 }

@@ -1,0 +1,88 @@
+/* known MODE N [--no-stop]: a workload whose event counts the kernel also keeps per task,
+ * so a test can compare cgperf with them.
+ *   known switches N   a ping-pong over pipes with a forked partner, N round
+ *                      trips: each of the two processes blocks N times
+ *                      (voluntary context switches; pin both to one CPU so
+ *                      every read has to wait)
+ *   known faults N     touches N fresh anonymous pages (N minor page faults)
+ * When done the process stops itself (SIGSTOP): the test reads the per-task
+ * counts in /proc (voluntary_ctxt_switches, minflt) while nothing changes,
+ * then sends SIGCONT and the workload exits. --no-stop: exit at once. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int stop_when_done = 1;
+
+static void done(void)
+{
+	if (stop_when_done)
+		raise(SIGSTOP);
+}
+
+static int ping_pong(long n)
+{
+	int to_child[2], to_parent[2];
+	char c = 'x';
+	pid_t pid;
+
+	if (pipe(to_child) < 0 || pipe(to_parent) < 0)
+		return 1;
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		/* Answer every byte; end when the parent closes its end. */
+		close(to_child[1]);
+		close(to_parent[0]);
+		while (read(to_child[0], &c, 1) == 1)
+			if (write(to_parent[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	for (long i = 0; i < n; i++)
+		if (write(to_child[1], &c, 1) != 1 || read(to_parent[0], &c, 1) != 1)
+			return 1;
+	done();
+	close(to_child[1]);
+	return waitpid(pid, NULL, 0) == pid ? 0 : 1;
+}
+
+static int touch_pages(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	for (long i = 0; i < n; i++)
+		p[i * page] = 1;
+	done();
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc >= 3 ? atol(argv[2]) : 0;
+
+	if (argc == 4 && !strcmp(argv[3], "--no-stop"))
+		stop_when_done = 0;
+	else if (argc != 3)
+		n = 0;
+	if (n <= 0) {
+		fprintf(stderr, "usage: known switches|faults N [--no-stop]\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "switches"))
+		return ping_pong(n);
+	if (!strcmp(argv[1], "faults"))
+		return touch_pages(n);
+	fprintf(stderr, "known: unknown mode '%s'\n", argv[1]);
+	return 2;
+}

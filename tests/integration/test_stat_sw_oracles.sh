@@ -1,0 +1,50 @@
+# The events cgperf reads from the shared perf_events (context-switches,
+# page-faults), per cgroup, against two oracles: the kernel's own per-task
+# counts (/proc/PID/task/*/status context switches, /proc/PID/stat minflt) of
+# workloads whose counts are known, and `perf stat -a -G` over the same window.
+source "$CGPERF_SRC/tests/lib/common.sh"
+cg=$(mkcg sw)
+
+start_cgperf cgperf -e context-switches,page-faults -G "$cg"
+# perf takes one -G entry per event.
+start_bg perf stat -a -x, -o "$TMP/perf.csv" -e context-switches,page-faults -G "${cg#/},${cg#/}" -- sleep 60
+PERF_PID=$LAST_PID
+sleep 1 # perf has no readiness signal; give it time to open its events
+
+# known_in_cg ARGS...: run `known ARGS` in the cgroup, pinned to one CPU (the
+# ping-pong partners then wait for each other at every round trip); once it
+# has stopped itself, add what the kernel counted for every task of the
+# cgroup to ORACLE_CS and ORACLE_FLT, then let it exit.
+ORACLE_CS=0 ORACLE_FLT=0
+known_in_cg() {
+	local pid pids
+	run_in_cg sw taskset -c "$BURN_CPU" "$KNOWN" "$@"; pid=$LAST_PID
+	wait_stopped "$pid"
+	pids=$(cg_pids sw)
+	ORACLE_CS=$((ORACLE_CS + $(task_switches $pids)))
+	ORACLE_FLT=$((ORACLE_FLT + $(proc_minflt $pids)))
+	kill -CONT "$pid"
+	wait "$pid" || fail "known $* failed"
+}
+known_in_cg switches 20000
+known_in_cg faults 20000
+sleep 0.2
+
+kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "$TMP/cgperf.log")"
+pkill -INT -P "$PERF_PID" sleep || true
+wait "$PERF_PID" || true
+
+cs=$(stat_csv_value "$TMP/cgperf.csv" context-switches "$cg")
+flt=$(stat_csv_value "$TMP/cgperf.csv" page-faults "$cg")
+perf_cs=$(stat_csv_value "$TMP/perf.csv" context-switches "${cg#/}")
+perf_flt=$(stat_csv_value "$TMP/perf.csv" page-faults "${cg#/}")
+log "context-switches: cgperf $cs, perf -G $perf_cs, kernel per task $ORACLE_CS"
+log "page-faults: cgperf $flt, perf -G $perf_flt, kernel per task (minflt) $ORACLE_FLT"
+# 40000 switches and 20000 faults known; the rest (start, exit, the shell
+# before exec) is a few dozen.
+[ "$ORACLE_CS" -ge 40000 ] || fail "the ping-pong made only $ORACLE_CS switches"
+[ "$ORACLE_FLT" -ge 20000 ] || fail "the workload made only $ORACLE_FLT faults"
+assert_count "context-switches vs the tasks' own counts" "$cs" "$ORACLE_CS" 1 50
+assert_count "page-faults vs the tasks' minflt" "$flt" "$ORACLE_FLT" 1 50
+assert_count "context-switches vs perf stat -G" "$cs" "$perf_cs" 1 50
+assert_count "page-faults vs perf stat -G" "$flt" "$perf_flt" 1 50
