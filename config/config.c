@@ -4,6 +4,7 @@
  * problem stops the parse with one "FILE:LINE:COL: key: message" line that
  * points at the offending node. Keys, defaults and errors: docs/CONFIG.md. */
 #include "config/config.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -79,7 +80,7 @@ static int parse_event_item(struct parse_ctx *p, int index) {
 		return ycursor_fail(&p->cur, mark, "%s: unknown event '%s' (see 'cgperf events --all')", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	} else if (r < 0) {
-		config_escape(msg, strlen(msg), 200, esc, sizeof(esc));
+		text_escape(msg, strlen(msg), 200, esc, sizeof(esc));
 		return ycursor_fail(&p->cur, mark, "%s: %s", p->key, esc);
 	} else {
 		p->event_resolved[index] = true;
@@ -96,7 +97,7 @@ static int parse_event_item(struct parse_ctx *p, int index) {
 					    p->event_marks[i].column + 1);
 		return ycursor_fail(&p->cur, mark, "%s: '%s' counts the same as '%s' (line %zu, column %zu)",
 					    p->key, cfg_echo(p, buf, sizeof(buf)),
-					    (config_escape(c->events[i], strlen(c->events[i]), ECHO_MAX, esc, sizeof(esc)), esc),
+					    (text_escape(c->events[i], strlen(c->events[i]), ECHO_MAX, esc, sizeof(esc)), esc),
 					    p->event_marks[i].line + 1, p->event_marks[i].column + 1);
 	}
 	c->nr_events = index + 1;
