@@ -189,13 +189,21 @@ static int parse_include_infrastructure(struct parse_ctx *p) {
 	return cfg_next_bool(p, &p->cfg->cgroups.include_infrastructure);
 }
 
-static int parse_max(struct parse_ctx *p) {
+static int next_unsigned(struct parse_ctx *p, uint64_t min, uint64_t max, unsigned *ret) {
 	uint64_t v;
-	int r = cfg_next_uint(p, 1, 1000000, &v);
+	int r = cfg_next_uint(p, min, max, &v);
 
 	if (r == 0)
-		p->cfg->cgroups.max = (unsigned)v;
+		*ret = (unsigned)v;
 	return r;
+}
+
+static int parse_max(struct parse_ctx *p) {
+	return next_unsigned(p, 1, 1000000, &p->cfg->cgroups.max);
+}
+
+static int parse_max_watches(struct parse_ctx *p) {
+	return next_unsigned(p, 0, 10000000, &p->cfg->cgroups.max_watches);
 }
 
 static int parse_max_depth(struct parse_ctx *p) {
@@ -215,6 +223,7 @@ static int parse_cgroups(struct parse_ctx *p) {
 		{ "containers_only", parse_containers_only },
 		{ "include_infrastructure", parse_include_infrastructure },
 		{ "max", parse_max },
+		{ "max_watches", parse_max_watches },
 		{ "max_depth", parse_max_depth },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
@@ -278,6 +287,7 @@ static void set_defaults(struct agent_config *c) {
 	c->cgroups.nr_include = 1;
 	c->cgroups.max = 4096;
 	cfg_metadata_defaults(c);
+	c->cgroups.max_watches = 8192;
 	cfg_set_string(c->csv.directory, sizeof(c->csv.directory), "/var/log/cgperf");
 	c->csv.max_size = 64ULL << 20;
 	c->csv.max_files = 10;

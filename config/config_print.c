@@ -144,6 +144,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
 	fprintf(f, "  include_infrastructure: %s\n", c->cgroups.include_infrastructure ? "true" : "false");
 	fprintf(f, "  max: %u\n", c->cgroups.max);
+	fprintf(f, "  max_watches: %u\n", c->cgroups.max_watches);
 	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
 	fputs("metadata:\n", f);
 	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++) {
