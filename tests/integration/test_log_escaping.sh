@@ -55,13 +55,17 @@ assert_clean "$TMP/list.out" "list (table)"
 assert_clean "$TMP/list2.err" "list (error)"
 log "ok: list"
 
-# stat: table and -x rows on stderr, a missing cgroup's error.
-"$CGPERF" stat -e cpu-clock -G "$evil_rel" -- sleep 0.2 2>"$TMP/stat.err" || fail "stat failed: $(cat "$TMP/stat.err")"
-grep -q "$escaped" "$TMP/stat.err" || fail "stat does not name the cgroup: $(cat "$TMP/stat.err")"
-assert_clean "$TMP/stat.err" "stat (table)"
-"$CGPERF" stat -x, -e cpu-clock -G "$evil_rel" -- sleep 0.2 2>"$TMP/statx.err" || fail "stat -x failed"
-assert_clean "$TMP/statx.err" "stat -x"
-"$CGPERF" stat -e cpu-clock -G "$evil_rel/missing" -- true 2>"$TMP/stat2.err" && fail "stat took a missing cgroup"
-grep -q "$escaped/missing' does not exist" "$TMP/stat2.err" || fail "stat error: $(cat "$TMP/stat2.err")"
-assert_clean "$TMP/stat2.err" "stat (error)"
+# stat: table and -x rows (stdout), its log lines and a missing cgroup's
+# error (stderr).
+"$CGPERF" stat -v -e cpu-clock -G "$evil_rel" -- sleep 0.2 >"$TMP/stat.out" 2>"$TMP/stat.err" ||
+	fail "stat failed: $(cat "$TMP/stat.err")"
+grep -q "$escaped" "$TMP/stat.out" || fail "stat does not name the cgroup: $(cat "$TMP/stat.out")"
+assert_clean "$TMP/stat.out" "stat (table)"
+assert_clean "$TMP/stat.err" "stat (log)"
+"$CGPERF" stat -x, -e cpu-clock -G "$evil_rel" -- sleep 0.2 >"$TMP/statx.out" 2>&1 || fail "stat -x failed"
+grep -q "$escaped" "$TMP/statx.out" || fail "stat -x does not name the cgroup: $(cat "$TMP/statx.out")"
+assert_clean "$TMP/statx.out" "stat -x"
+"$CGPERF" stat -e cpu-clock -G "$evil_rel/missing" -- true >"$TMP/stat2.out" 2>&1 && fail "stat took a missing cgroup"
+grep -q "$escaped/missing' does not exist" "$TMP/stat2.out" || fail "stat error: $(cat "$TMP/stat2.out")"
+assert_clean "$TMP/stat2.out" "stat (error)"
 log "ok: stat"
