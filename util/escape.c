@@ -1,15 +1,18 @@
 /* The one escaper for outside text in lines meant for people (escape.h). */
 #include "util/escape.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-size_t utf8_valid_len(const unsigned char *s)
+size_t utf8_decode(const unsigned char *s, uint32_t *ret_cp)
 {
 	size_t n;
-	unsigned cp;
+	uint32_t cp;
 
-	if (s[0] < 0x80)
+	if (s[0] < 0x80) {
+		*ret_cp = s[0];
 		return 1;
+	}
 	if ((s[0] & 0xE0) == 0xC0)
 		n = 2, cp = s[0] & 0x1F;
 	else if ((s[0] & 0xF0) == 0xE0)
@@ -27,7 +30,15 @@ size_t utf8_valid_len(const unsigned char *s)
 	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
 	    (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
 		return 0;
+	*ret_cp = cp;
 	return n;
+}
+
+size_t utf8_valid_len(const unsigned char *s)
+{
+	uint32_t cp;
+
+	return utf8_decode(s, &cp);
 }
 
 /* The escape for the character at s (0: copy it as is), written into esc;
@@ -38,8 +49,8 @@ size_t utf8_valid_len(const unsigned char *s)
  * U+2066..U+2069) that make a line read differently from what it holds. */
 static size_t escape_of(const unsigned char *s, char esc[8], size_t *consumed)
 {
-	size_t n = utf8_valid_len(s);
-	unsigned cp;
+	uint32_t cp;
+	size_t n = utf8_decode(s, &cp);
 
 	*consumed = n ? n : 1;
 	switch (s[0]) {
@@ -53,12 +64,6 @@ static size_t escape_of(const unsigned char *s, char esc[8], size_t *consumed)
 		snprintf(esc, 8, "\\x%02x", s[0]);
 		return 4;
 	}
-	if (n == 2)
-		cp = ((s[0] & 0x1fu) << 6) | (s[1] & 0x3fu);
-	else if (n == 3)
-		cp = ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
-	else
-		return 0;
 	if ((cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
 	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
 		snprintf(esc, 8, "\\u%04x", cp);
