@@ -509,7 +509,7 @@ static int run_bpf(const struct stat_opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->output_path && !(bo.out = fopen(o->output_path, "we"))) {
-		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", o->output_path, strerror(errno));
+		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o->output_path), strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	sig_fd = block_signals();
