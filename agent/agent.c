@@ -52,7 +52,7 @@ static int load_config(const struct agent_opts *o, struct agent_config *cfg)
 	if (o->syslog_target) {
 		r = config_parse_syslog_target(o->syslog_target, &cfg->syslog, err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "cgperf agent: --syslog: %s\n", err);
+			fprintf(stderr, "cgperf agent: --syslog: %s\n", log_name(err));
 			return r;
 		}
 		cfg->syslog.enabled = true;
@@ -61,7 +61,7 @@ static int load_config(const struct agent_opts *o, struct agent_config *cfg)
 		struct event_spec ev[CONFIG_MAX_EVENTS];
 		int n = event_parse_list(o->events, ev, CONFIG_MAX_EVENTS, err, sizeof(err));
 		if (n < 0) {
-			fprintf(stderr, "cgperf agent: -e: %s\n", err);
+			fprintf(stderr, "cgperf agent: -e: %s\n", log_name(err));
 			return -EINVAL;
 		}
 		cfg->nr_events = n;
@@ -82,16 +82,16 @@ static int resolve_events(struct agent *a)
 		int r = event_parse(a->cfg.events[i], &ev, err, sizeof(err));
 
 		if (r < 0) {
-			log_error("%s", err);
+			log_error("%s", log_name(err));
 			return r;
 		}
 		r = event_probe(&ev, err, sizeof(err));
 		if (r == -EACCES || r == -EPERM) {
-			log_error("%s", err);
+			log_error("%s", log_name(err));
 			return r;
 		}
 		if (r < 0) {
-			log_warn("%s; skipping it", err);
+			log_warn("%s; skipping it", log_name(err));
 			continue;
 		}
 		a->events[a->nr_events] = ev;
@@ -138,7 +138,7 @@ static int open_outputs(struct agent *a)
 	if (a->cfg.csv.enabled) {
 		r = csv_sink_new(&a->cfg.csv, &s);
 		if (r < 0) {
-			log_error("cannot write CSV files to %s: %s", a->cfg.csv.directory, strerror(-r));
+			log_error("cannot write CSV files to %s: %s", log_name(a->cfg.csv.directory), strerror(-r));
 			return r;
 		}
 		add_output(a, s, RECORD_OUT_CSV);
@@ -147,7 +147,7 @@ static int open_outputs(struct agent *a)
 	if (a->cfg.syslog.enabled) {
 		r = syslog_sink_new(&a->cfg.syslog, &s);
 		if (r < 0) {
-			log_error("cannot set up syslog to %s: %s", a->cfg.syslog.target, strerror(-r));
+			log_error("cannot set up syslog to %s: %s", log_name(a->cfg.syslog.target), strerror(-r));
 			return r;
 		}
 		add_output(a, s, RECORD_OUT_SYSLOG);
@@ -188,6 +188,7 @@ static void log_summary(struct agent *a)
 	char csv[160] = "", sys[200] = "";
 	struct csv_sink_stats cs;
 	struct syslog_sink_stats ss;
+	struct cg_watch_stats ws = { 0 };
 
 	if (a->csv && csv_sink_get_stats(a->csv, &cs) == 0)
 		snprintf(csv, sizeof(csv), "; CSV: %llu rows written, %llu failed",
@@ -195,8 +196,12 @@ static void log_summary(struct agent *a)
 	if (a->syslog && syslog_sink_get_stats(a->syslog, &ss) == 0)
 		snprintf(sys, sizeof(sys), "; syslog: %llu messages sent, %llu dropped, %zu undelivered",
 			 (unsigned long long)ss.sent, (unsigned long long)ss.dropped, ss.queued);
+	if (a->watch)
+		cg_watch_get_stats(a->watch, &ws);
 	log_info("summary: %llu cgroups counted, %llu resumed, %u over the cap, %llu final rows "
-		 "lost%s%s", a->cgroups_seen, a->resumed, a->over_cap, a->finals_lost, csv, sys);
+		 "lost%s%s; %u inotify watches (cap %u), %u directories lacking one",
+		 a->cgroups_seen, a->resumed, a->over_cap, a->finals_lost, csv, sys, ws.watches,
+		 a->cfg.cgroups.max_watches, ws.unwatched);
 }
 
 /* KEEP: a persistent session goes on counting in the kernel (restart,
@@ -210,13 +215,13 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 
 	if (a->counter && mode != STOP_ABORT)
 		agent_collect(a, mode == STOP_FINAL);
-	cg_watch_free(a->watch);
-	a->watch = NULL;
 	/* Give queued syslog messages a moment to reach the receiver. */
 	if (a->syslog)
 		syslog_sink_drain(a->syslog, 2000);
 	if (mode != STOP_ABORT)
 		log_summary(a);
+	cg_watch_free(a->watch);
+	a->watch = NULL;
 	close_outputs(a);
 	persist_close(a, mode == STOP_FINAL);
 	if (kept)
@@ -235,7 +240,10 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 
 static int agent_start(struct agent *a)
 {
-	struct cg_watch_opts wo = { .max_depth = 0 };
+	/* Watches only where the selection can match (agent_watch_ops), at most
+	 * cgroups.max_watches of them; deeper than max_depth nothing is walked. */
+	struct cg_watch_opts wo = { .max_depth = a->cfg.cgroups.max_depth,
+				    .max_watches = a->cfg.cgroups.max_watches };
 	const char *root;
 	int r;
 
@@ -271,13 +279,13 @@ static int agent_start(struct agent *a)
 	/* The initial scan reports every existing cgroup through the callbacks. */
 	r = cg_watch_new(&wo, &agent_watch_ops, a, &a->watch);
 	if (r < 0) {
-		log_error("cannot watch the cgroup tree under %s: %s", root, strerror(-r));
+		log_error("cannot watch the cgroup tree under %s: %s", log_name(root), strerror(-r));
 		return r;
 	}
 	persist_reconcile(a);
 	report_watch_limits(a);
 	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)",
-		 record_count_live(&a->recs), root, a->nr_events,
+		 record_count_live(&a->recs), log_name(root), a->nr_events,
 		 (unsigned long long)a->cfg.interval_ms, follower_mode_name(counter_mode(a->counter)));
 	/* Adopted: the rows of the time no agent ran, and the last rows of
 	 * cgroups gone meanwhile, now rather than at the next tick. */
@@ -321,7 +329,7 @@ static int reload(struct agent *a, const struct agent_opts *o)
 {
 	struct agent_config next;
 
-	log_info("SIGHUP: reloading %s", o->config_path ? o->config_path : "the embedded config");
+	log_info("SIGHUP: reloading %s", o->config_path ? log_name(o->config_path) : "the embedded config");
 	if (load_config(o, &next) < 0) {
 		log_error("keeping the running configuration");
 	} else if (memcmp(&next, &a->cfg, sizeof(next)) != 0) {

@@ -5,9 +5,7 @@
 #include "agent/name_lookup.h"
 #include "cgroup/cgroup2.h"
 #include "cgroup/identity.h"
-#include "util/text.h"
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -34,14 +32,11 @@ static uint32_t outputs_mask(const struct agent *a)
 
 static void give_up_final(struct agent *a, struct cg_record *r, const struct agent_output *o)
 {
-	char path[4 * PATH_MAX + 1];
-
 	a->finals_lost++;
-	text_escape_control(r->path, path, sizeof(path));
 	log_ratelimited(&a->final_rl, 60, LOG_LVL_ERROR,
 			"%s: gave up the last row of cgroup %s (id %llu) after %d tries: its counts "
 			"since the previous row are lost (%llu final rows lost so far)",
-			o->name, path, (unsigned long long)r->id, RECORD_FINAL_TRIES, a->finals_lost);
+			o->name, log_name(r->path), (unsigned long long)r->id, RECORD_FINAL_TRIES, a->finals_lost);
 }
 
 /* One row per output that still owes one. */
@@ -209,19 +204,17 @@ static void admit(struct agent *a, struct cg_record *r, const struct cg_watch *w
 		  uint64_t id, const struct cg_identity *ident, const struct cg_metadata *meta)
 {
 	uint64_t anc[CGPERF_MAX_CGROUP_DEPTH];
-	char shown[4 * PATH_MAX + 1];
 	int nr_anc = ancestors_of(w, id, path, anc), err;
 
 	if (nr_anc < 0)
 		return; /* gone already */
 	err = r ? resume(a, r, path, anc, nr_anc, ident, meta)
 		: start_counting(a, id, path, anc, nr_anc, ident, meta);
-	text_escape_control(path, shown, sizeof(shown));
 	if (err < 0)
-		log_ratelimited(&a->add_rl, 60, LOG_LVL_WARN, "cannot count cgroup %s: %s", shown,
+		log_ratelimited(&a->add_rl, 60, LOG_LVL_WARN, "cannot count cgroup %s: %s", log_name(path),
 				err == -E2BIG ? "more than 8 nested monitored levels" : strerror(-err));
 	else
-		log_debug("counting %s (%s %s)", shown, cg_kind_name(ident->kind), ident->runtime);
+		log_debug("counting %s (%s %s)", log_name(path), cg_kind_name(ident->kind), ident->runtime);
 }
 
 /* Only containers and pods have names in the runtimes' files. */
@@ -278,7 +271,6 @@ static void on_removed(void *ctx, const struct cg_watch *w, const char *path, ui
 	struct cg_record *r = record_find(&a->recs, id);
 	struct collection col;
 	struct reading final[READINGS_MAX_EVENTS];
-	char shown[4 * PATH_MAX + 1];
 	int slot;
 
 	if (!r || r->removed || r->adopted)
@@ -297,8 +289,18 @@ static void on_removed(void *ctx, const struct cg_watch *w, const char *path, ui
 		persist_put(a, r);
 		finish_records(a);
 	}
-	text_escape_control(path, shown, sizeof(shown));
-	log_debug("stopped counting %s", shown);
+	log_debug("stopped counting %s", log_name(path));
 }
 
-const struct cg_watch_ops agent_watch_ops = { .added = on_added, .removed = on_removed };
+/* A directory is watched only where the selection can match below it: a
+ * tenant's thousands of cgroups outside it take no inotify watch (the
+ * rescan still walks them). */
+static bool want_watch(void *ctx, const struct cg_watch *w, const char *path, uint64_t id)
+{
+	struct agent *a = ctx;
+
+	return cg_select_may_match_below(&a->sel, path);
+}
+
+const struct cg_watch_ops agent_watch_ops = { .added = on_added, .removed = on_removed,
+					      .want_watch = want_watch };

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 
 static int usage_error(const char *cmd, const char *what, const char *arg)
 {
-	fprintf(stderr, "cgperf %s: %s '%s' (see 'cgperf %s --help')\n", cmd, what, arg, cmd);
+	fprintf(stderr, "cgperf %s: %s '%s' (see 'cgperf %s --help')\n", cmd, what, log_name(arg), cmd);
 	return EXIT_USAGE;
 }
 

@@ -1,6 +1,8 @@
 /* `cgperf check-config`: parse agent configuration files exactly as the agent
  * would and report the first problem of each as "FILE:LINE:COL: message". */
 #include "agent/check_config_cmd.h"
+#include "util/log.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -53,7 +55,7 @@ static int parse_args(int argc, char **argv, struct check_opts *ret_opts) {
 		else if (!strcmp(a, "--default"))
 			opts.use_default = true;
 		else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "cgperf check-config: unknown option '%s' (try --help)\n", a);
+			fprintf(stderr, "cgperf check-config: unknown option '%s' (try --help)\n", log_name(a));
 			return -EINVAL;
 		} else
 			break;
@@ -92,7 +94,7 @@ static int check_file(const char *path, bool print) {
 	int r;
 
 	/* Escaped like the name in error lines: one line per file, always. */
-	config_escape(path, strlen(path), 200, name, sizeof(name));
+	text_escape(path, strlen(path), 200, name, sizeof(name));
 	c = malloc(sizeof(*c));
 	if (!c) {
 		fprintf(stderr, "%s: out of memory\n", name);

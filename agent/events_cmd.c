@@ -1,6 +1,7 @@
 /* `cgperf events`: list every symbolic event with its kind and whether this
  * host can open it (a real perf_event_open() probe), plus the PMUs in sysfs. */
 #include "agent/events_cmd.h"
+#include "util/log.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -68,9 +69,9 @@ static int parse_args(int argc, char **argv, struct events_opts *ret_opts) {
 			opts.help = true;
 		else {
 			if (a[0] == '-')
-				fprintf(stderr, "cgperf events: unknown option '%s' (try --help)\n", a);
+				fprintf(stderr, "cgperf events: unknown option '%s' (try --help)\n", log_name(a));
 			else
-				fprintf(stderr, "cgperf events: unexpected argument '%s' (try --help)\n", a);
+				fprintf(stderr, "cgperf events: unexpected argument '%s' (try --help)\n", log_name(a));
 			return -EINVAL;
 		}
 	}

@@ -1,5 +1,6 @@
 /* `cgperf list`: the cgroups the agent would monitor, with what they are. */
 #include "agent/list_cmd.h"
+#include "util/log.h"
 #include "agent/cli_util.h"
 #include "agent/metadata_roots.h"
 #include "cgroup/cgroup2.h"
@@ -172,11 +173,11 @@ int do_list(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case ':':
-			fprintf(stderr, "cgperf list: option '%s' needs an argument\n", argv[optind - 1]);
+			fprintf(stderr, "cgperf list: option '%s' needs an argument\n", log_name(argv[optind - 1]));
 			return EXIT_USAGE;
 		default:
 			fprintf(stderr, "cgperf list: unknown option '%s' (see 'cgperf list --help')\n",
-				argv[optind - 1]);
+				log_name(argv[optind - 1]));
 			return EXIT_USAGE;
 		}
 	}
@@ -227,7 +228,7 @@ int do_list(int argc, char **argv)
 	r = cgroup2_for_each_matching("/**", visit, &s);
 	metadata_cache_free(cache);
 	if (r < 0) {
-		fprintf(stderr, "cgperf list: cannot walk %s: %s\n", root, strerror(-r));
+		fprintf(stderr, "cgperf list: cannot walk %s: %s\n", log_name(root), strerror(-r));
 		json_object_put(s.array);
 		return EXIT_RUNTIME;
 	}

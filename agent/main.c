@@ -1,6 +1,7 @@
 /* cgperf: per-cgroup performance counters on shared BPF counters.
  * Subcommands in the bpftool style: one do_<verb>() each. */
 #include "agent/cli_util.h"
+#include "util/log.h"
 #include "agent/agent_cmd.h"
 #include "agent/check_config_cmd.h"
 #include "agent/events_cmd.h"
@@ -76,6 +77,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "cgperf: unknown command '%s' (see 'cgperf --help')\n", argv[1]);
+	fprintf(stderr, "cgperf: unknown command '%s' (see 'cgperf --help')\n", log_name(argv[1]));
 	return EXIT_USAGE;
 }

@@ -46,7 +46,7 @@ static int lock_instance(struct agent *a)
 		log_error("instance '%s' is in use by another cgperf agent (its session in %s is "
 			  "locked); give each agent its own 'instance:'", a->cfg.instance, a->pin_dir);
 	else if (r < 0 && r != -EPERM)
-		log_error("cannot use %s/instances/%s: %s", dir, a->cfg.instance, strerror(-r));
+		log_error("cannot use %s/instances/%s: %s", log_name(dir), a->cfg.instance, strerror(-r));
 	return r;
 }
 

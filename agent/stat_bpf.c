@@ -93,7 +93,7 @@ static int add_glob(struct bpf_run *b, const char *glob)
 		found++;
 	}
 	if (r == 0 && !found) {
-		fprintf(stderr, "cgperf stat: no BPF program is named like '%s'\n", glob);
+		fprintf(stderr, "cgperf stat: no BPF program is named like '%s'\n", log_name(glob));
 		r = -ENOENT;
 	}
 	return r;

@@ -233,22 +233,22 @@ static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int 
 	}
 	n = event_parse_list(o->events_arg, all, 64, err, sizeof(err));
 	if (n < 0) {
-		fprintf(stderr, "cgperf stat: %s\n", err);
+		fprintf(stderr, "cgperf stat: %s\n", log_name(err));
 		return -EXIT_USAGE;
 	}
 	for (int i = 0; i < n; i++) {
 		int r = event_probe(&all[i], msg, sizeof(msg));
 
 		if (r == -EACCES || r == -EPERM) {
-			fprintf(stderr, "cgperf stat: %s\n", msg);
+			fprintf(stderr, "cgperf stat: %s\n", log_name(msg));
 			return -EXIT_RUNTIME;
 		}
 		if (r < 0) {
 			if (o->strict) {
-				fprintf(stderr, "cgperf stat: %s\n", msg);
+				fprintf(stderr, "cgperf stat: %s\n", log_name(msg));
 				return -EXIT_RUNTIME;
 			}
-			log_warn("%s; skipping it", msg);
+			log_warn("%s; skipping it", log_name(msg));
 			continue;
 		}
 		if (kept == max) {
@@ -509,7 +509,7 @@ static int run_bpf(const struct stat_opts *o)
 		return EXIT_USAGE;
 	}
 	if (o->output_path && !(bo.out = fopen(o->output_path, "we"))) {
-		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", o->output_path, strerror(errno));
+		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o->output_path), strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	sig_fd = block_signals();
@@ -547,7 +547,7 @@ int do_stat(int argc, char **argv)
 	}
 	s.out = stdout;
 	if (o.output_path && !(s.out = fopen(o.output_path, "we"))) {
-		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", o.output_path, strerror(errno));
+		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o.output_path), strerror(errno));
 		goto out;
 	}
 	s.fmt.sep = o.sep;
@@ -556,7 +556,7 @@ int do_stat(int argc, char **argv)
 	sig_fd = block_signals();
 
 	if (o.cmd && (r = workload_prepare(o.cmd, &w)) < 0) {
-		fprintf(stderr, "cgperf stat: cannot start '%s': %s\n", o.cmd[0], strerror(-r));
+		fprintf(stderr, "cgperf stat: cannot start '%s': %s\n", log_name(o.cmd[0]), strerror(-r));
 		goto out;
 	}
 	r = open_counter(&s, &o, w.pid);

@@ -49,7 +49,7 @@ int stat_targets_cpus(struct stat_targets *t, const char *list)
 	int *online = NULL, nr_online = 0, r;
 
 	if (cpulist_parse(list, mask) < 0) {
-		log_error("invalid CPU list '%s' (expected e.g. 0-3,8)", list);
+		log_error("invalid CPU list '%s' (expected e.g. 0-3,8)", log_name(list));
 		return -EINVAL;
 	}
 	r = cpus_online(&online, &nr_online);
@@ -108,7 +108,7 @@ int stat_targets_pids(struct stat_targets *t, const char *list, bool threads)
 		struct stat st;
 
 		if (*end || end == tok || v <= 0 || v > INT_MAX) {
-			log_error("invalid %s '%s'", threads ? "thread id" : "process id", tok);
+			log_error("invalid %s '%s'", threads ? "thread id" : "process id", log_name(tok));
 			r = -EINVAL;
 			goto out;
 		}
@@ -150,22 +150,28 @@ int stat_targets_add_cgroup(struct stat_targets *t, const char *path)
 	}
 	r = cgroup2_normalize(path, norm, sizeof(norm));
 	if (r < 0) {
-		log_error("invalid cgroup path '%s'", path);
+		log_error("invalid cgroup path '%s'", log_name(path));
 		return r;
 	}
 	r = cgroup2_id_of(norm, &id);
 	if (r < 0) {
-		log_error("cgroup '%s' does not exist under %s", norm, root);
+		log_error("cgroup '%s' does not exist under %s", log_name(norm), log_name(root));
 		return r;
 	}
 	k = push_key(t, id);
 	if (!k)
 		return -ENOMEM;
 	if (!k->label) {
-		k->label = strdup(norm);
+		/* Escaped once, here: the label goes to the terminal (table, -x
+		 * rows, messages) and a tenant chose the name. */
+		size_t size = 4 * strlen(norm) + 5;
+
+		k->label = malloc(size);
+		if (k->label)
+			text_escape_control(norm, k->label, size);
 		r = cgroup2_ancestor_ids(norm, k->ancestors, CGPERF_MAX_CGROUP_DEPTH);
 		if (r < 0 || !k->label) {
-			log_error("cannot resolve the ancestors of cgroup '%s'", norm);
+			log_error("cannot resolve the ancestors of cgroup '%s'", log_name(norm));
 			return r < 0 ? r : -ENOMEM;
 		}
 		k->nr_ancestors = r;
@@ -209,7 +215,7 @@ static int for_each_one(struct stat_targets *t, const char *pattern)
 	int r = cgroup2_for_each_matching(pattern, add_matching, t);
 
 	if (r == 0) {
-		log_error("no cgroup matches '%s'", pattern);
+		log_error("no cgroup matches '%s'", log_name(pattern));
 		return -ENOENT;
 	}
 	return r < 0 ? r : 0;

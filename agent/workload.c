@@ -1,4 +1,5 @@
 #include "agent/workload.h"
+#include "util/log.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -33,7 +34,7 @@ int workload_prepare(char *const argv[], struct workload *ret)
 		if (read(gate[0], &go, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
-		fprintf(stderr, "cgperf: cannot run '%s': %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "cgperf: cannot run '%s': %s\n", log_name(argv[0]), strerror(errno));
 		_exit(127);
 	}
 	close(gate[0]);

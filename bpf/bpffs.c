@@ -36,7 +36,7 @@ int bpffs_check_dir(const char *path)
 	if (lstat(path, &st) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
-		log_error("%s is %s: refusing to keep counting state there (remove it)", path,
+		log_error("%s is %s: refusing to keep counting state there (remove it)", log_name(path),
 			  S_ISLNK(st.st_mode) ? "a symlink" : !S_ISDIR(st.st_mode) ? "not a directory"
 										: "not owned by root");
 		return -EPERM;
@@ -54,7 +54,7 @@ int bpffs_check_pin(const char *path)
 	if (lstat(path, &st) < 0)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_uid != 0) {
-		log_error("%s is not a pin of root's: refusing it (remove it)", path);
+		log_error("%s is not a pin of root's: refusing it (remove it)", log_name(path));
 		return -EPERM;
 	}
 	return 0;
@@ -73,7 +73,7 @@ int bpffs_prepare(char *ret_dir, size_t len)
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		r = -errno;
-		log_error("cannot create %s: %s", dir, strerror(errno));
+		log_error("cannot create %s: %s", log_name(dir), strerror(errno));
 		return r;
 	}
 	/* Made by another user (bpffs mounted without mode=), or a symlink

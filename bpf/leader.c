@@ -53,7 +53,7 @@ static int lock_dir(const char *dir)
 	}
 	close(fd);
 	if (r == -EWOULDBLOCK) {
-		log_error("another process has held the lock on %s for %d s; is a cgperf stuck?", dir,
+		log_error("another process has held the lock on %s for %d s; is a cgperf stuck?", log_name(dir),
 			  ATTR_LOCK_TIMEOUT_MS / 1000);
 		return -ETIMEDOUT;
 	}
@@ -82,20 +82,20 @@ static int attr_map_open(const char *dir)
 		if (bpf_obj_pin(fd, path) < 0) {
 			r = -errno;
 			close(fd);
-			log_error("cannot pin the attr map at %s: %s", path, strerror(-r));
+			log_error("cannot pin the attr map at %s: %s", log_name(path), strerror(-r));
 			return r;
 		}
 		chmod(path, 0600);
 	}
 	if (fd < 0) {
 		r = -errno;
-		log_error("cannot open %s: %s", path, strerror(errno));
+		log_error("cannot open %s: %s", log_name(path), strerror(errno));
 		return r;
 	}
 	if (!attr_map_compatible(fd)) {
 		close(fd);
 		log_error("%s was made by an incompatible cgperf version; remove it when no cgperf runs",
-			  path);
+			  log_name(path));
 		return -EPROTO;
 	}
 	return fd;

@@ -504,18 +504,25 @@ static bool component_match(const char *pat, size_t pat_len, const char *name, s
  * component at a time: a component "**" matches zero or more whole
  * components, everything else is an fnmatch() glob within one component
  * (equivalent to FNM_PATHNAME). Empty pattern components are ignored so
- * "a//b/" means "a/b". */
-static bool glob_match(const char *pat, const char *path) {
+ * "a//b/" means "a/b". With below, whether a path one or more components
+ * below path could match instead: what remains of the pattern once path is
+ * used up can always match some further components, and a last "**" takes
+ * everything. */
+static bool glob_walk(const char *pat, const char *path, bool below) {
         const char *pat_end, *path_end;
 
         pat += strspn(pat, "/");
+        if (below && *path == '\0')
+                return *pat != '\0';
         if (*pat == '\0')
-                return *path == '\0';
+                return !below && *path == '\0';
 
         pat_end = strchrnul(pat, '/');
         if (pat_end - pat == 2 && pat[0] == '*' && pat[1] == '*') {
+                if (below && pat_end[strspn(pat_end, "/")] == '\0')
+                        return true;
                 for (const char *p = path;;) {
-                        if (glob_match(pat_end, p))
+                        if (glob_walk(pat_end, p, below))
                                 return true;
                         if (*p == '\0')
                                 return false;
@@ -530,7 +537,11 @@ static bool glob_match(const char *pat, const char *path) {
         path_end = strchrnul(path, '/');
         if (!component_match(pat, pat_end - pat, path, path_end - path))
                 return false;
-        return glob_match(pat_end, *path_end ? path_end + 1 : path_end);
+        return glob_walk(pat_end, *path_end ? path_end + 1 : path_end, below);
+}
+
+static bool glob_match(const char *pat, const char *path) {
+        return glob_walk(pat, path, false);
 }
 
 struct match {
@@ -736,4 +747,12 @@ bool cgroup2_path_matches(const char *pattern, const char *rel_path) {
                 return glob_match(pattern, rel_path + strspn(rel_path, "/"));
         name = strrchr(rel_path, '/');
         return fnmatch(pattern, name ? name + 1 : rel_path, 0) == 0;
+}
+
+bool cgroup2_path_may_match_below(const char *pattern, const char *rel_path) {
+        if (!pattern || !rel_path)
+                return false;
+        if (!strchr(pattern, '/'))
+                return true; /* a name: any level may have it */
+        return glob_walk(pattern, rel_path + strspn(rel_path, "/"), true);
 }

@@ -59,3 +59,6 @@ int cgroup2_level(const char *rel_path);
  * without matches the last component. */
 #include <stdbool.h>
 bool cgroup2_path_matches(const char *pattern, const char *rel_path);
+/* Could a cgroup below rel_path (one or more levels deeper) match pattern
+ * under that rule? Always true for a pattern without '/'. */
+bool cgroup2_path_may_match_below(const char *pattern, const char *rel_path);

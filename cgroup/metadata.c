@@ -327,7 +327,7 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 	fd = open_below(pl->root, rel, O_RDONLY);
 	if (fd < 0) {
 		if (fd != -ENOENT)
-			log_debug("metadata: %s/%s: %s, ignored", pl->root, rel,
+			log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
 				  fd == -ELOOP ? "a symlink" : strerror(-fd));
 		return fd;
 	}
@@ -347,14 +347,14 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 		free(buf);
 	}
 	if (r == -EFBIG)
-		log_debug("metadata: %s/%s: larger than %zu bytes, ignored", pl->root, rel, k->cap);
+		log_debug("metadata: %s/%s: larger than %zu bytes, ignored", log_name(pl->root), log_name(rel), k->cap);
 	else if (r == -EPERM)
-		log_debug("metadata: %s/%s: not owned by uid %u, ignored", pl->root, rel,
+		log_debug("metadata: %s/%s: not owned by uid %u, ignored", log_name(pl->root), log_name(rel),
 			  (unsigned)pl->owner);
 	else if (r == -EBADMSG)
-		log_debug("metadata: %s/%s: not valid JSON (%s), ignored", pl->root, rel, why);
+		log_debug("metadata: %s/%s: not valid JSON (%s), ignored", log_name(pl->root), log_name(rel), why);
 	else if (r < 0)
-		log_debug("metadata: %s/%s: %s, ignored", pl->root, rel,
+		log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
 			  r == -EINVAL ? "not a regular file" : strerror(-r));
 	if (r < 0)
 		return r;

@@ -63,3 +63,38 @@ bool cg_select_uses_names(const struct cg_selector *s)
 			return true;
 	return false;
 }
+
+static bool is_path_pattern(const char *pat)
+{
+	return strncmp(pat, "runtime:", 8) && strncmp(pat, "name:", 5) && strchr(pat, '/');
+}
+
+/* An exclude whose last component is "**" and that matches a cgroup matches
+ * everything below it too. */
+static bool excluded_with_subtree(const struct cg_selector *s, const char *rel_path)
+{
+	for (int i = 0; i < s->nr_exclude; i++) {
+		const char *pat = s->exclude[i];
+		size_t n = strlen(pat);
+
+		if (is_path_pattern(pat) && n >= 3 && !strcmp(pat + n - 3, "/**") &&
+		    cgroup2_path_matches(pat, rel_path))
+			return true;
+	}
+	return false;
+}
+
+bool cg_select_may_match_below(const struct cg_selector *s, const char *rel_path)
+{
+	if (s->max_depth > 0 && cgroup2_level(rel_path) >= s->max_depth)
+		return false;
+	if (excluded_with_subtree(s, rel_path))
+		return false;
+	if (s->nr_include == 0)
+		return true;
+	for (int i = 0; i < s->nr_include; i++)
+		if (!is_path_pattern(s->include[i]) ||
+		    cgroup2_path_may_match_below(s->include[i], rel_path))
+			return true;
+	return false;
+}

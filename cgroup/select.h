@@ -25,3 +25,11 @@ bool cg_select(const struct cg_selector *s, const char *rel_path, const struct c
 /* Whether some pattern is "name:": then a container's selection depends on
  * names read from its runtime's files, not on its path alone. */
 bool cg_select_uses_names(const struct cg_selector *s);
+
+/* Could any cgroup below rel_path be selected? No when the depth limit is
+ * reached, when no include can match anything below it (path patterns:
+ * "/kubepods/..." cannot match below "/user.slice"), or when an exclude
+ * of a whole subtree (a last "**" component) covers it. Runtime, name and name-only patterns match at any
+ * depth, so they always say yes. Directories that say no need no inotify
+ * watch (docs/WATCH.md). */
+bool cg_select_may_match_below(const struct cg_selector *s, const char *rel_path);

@@ -53,6 +53,7 @@ struct node {
         char *path;             /* relative to the cgroup2 root: "/a/b", "/" for the root */
         int level;              /* 0 for the root */
         int wd;                 /* inotify watch descriptor, -1: none */
+        bool want_watch;        /* should have one (depth, the caller's want_watch) */
         bool reported;          /* added() was called: everything but the hierarchy root */
         unsigned mark;          /* generation of the last walk that saw it */
         struct node *parent, *first_child, *prev_sibling, *next_sibling;
@@ -79,6 +80,7 @@ struct cg_watch {
         const char *top_name;   /* its last component (in top_path), what the anchor looks for */
         int top_level;
         int max_depth;
+        unsigned max_watches;   /* 0: no cap of our own */
         int anchor_wd;          /* watch on the top's parent, -1: none (top is the root, or failed) */
         struct node *top;       /* NULL while the top does not exist */
 
@@ -127,6 +129,10 @@ static bool wants_node(const struct cg_watch *w, int level) {
  * could get is too deep to matter. */
 static bool wants_children(const struct cg_watch *w, int level) {
         return w->max_depth == 0 || level < w->max_depth;
+}
+
+static bool caller_wants_watch(const struct cg_watch *w, const struct node *n) {
+        return !w->ops.want_watch || w->ops.want_watch(w->ctx, w, n->path, n->id);
 }
 
 /* Returns an fd or negative errno. */
@@ -285,10 +291,6 @@ static void forget_watch(struct cg_watch *w, struct node *n) {
         w->stats.watches--;
 }
 
-/* Watches the directory open at fd. A failure leaves the node unwatched
- * (rescans retry), it never stops the walk: with max_user_watches exhausted
- * the rescan still finds everything, only later. */
-
 /* inotify_add_watch failed: a full watch budget is counted (the rescan finds
  * what goes unwatched); a directory that vanished meanwhile is no error. */
 static void note_watch_failure(struct cg_watch *w, int err) {
@@ -297,6 +299,10 @@ static void note_watch_failure(struct cg_watch *w, int err) {
         else if (!errno_is_vanished(err))
                 w->last_watch_error = err;
 }
+
+/* Watches the directory open at fd. A failure leaves the node unwatched
+ * (rescans retry), it never stops the walk: with max_user_watches exhausted,
+ * or our own cap reached, the rescan still finds everything, only later. */
 static void watch_node(struct cg_watch *w, struct node *n, int fd) {
         char proc_path[sizeof("/proc/self/fd/") + 12];
         struct node *holder;
@@ -304,6 +310,10 @@ static void watch_node(struct cg_watch *w, struct node *n, int fd) {
 
         if (n->wd >= 0)
                 return;
+        if (w->max_watches && w->stats.watches >= w->max_watches) {
+                w->stats.cap_hits++;
+                return;
+        }
 
         /* Through the fd, not the path: the watch lands on the directory whose
          * id we read, even if the path was recycled meanwhile. */
@@ -547,7 +557,12 @@ static int visit_fd(struct cg_watch *w, struct node *parent, int fd, char *path,
         if (!wants_children(w, level))
                 goto finish;
 
-        watch_node(w, n, fd);
+        /* Asked at every visit, so a rescan applies changed answers. */
+        n->want_watch = caller_wants_watch(w, n);
+        if (n->want_watch)
+                watch_node(w, n, fd);
+        else
+                unwatch_node(w, n);
         r = visit_children(w, n, fd, by_rescan);
         fd = -1;
 finish:
@@ -823,6 +838,45 @@ int cg_watch_rescan(struct cg_watch *w) {
         return 0;
 }
 
+int cg_watch_refresh(struct cg_watch *w, uint64_t id) {
+        struct node *n;
+        uint64_t now;
+        int fd, r;
+
+        if (!w)
+                return -EINVAL;
+        n = lookup_id(w, id);
+        if (!n)
+                return -ENOENT;
+        if (!wants_children(w, n->level))
+                return 0;
+        n->want_watch = caller_wants_watch(w, n);
+        if (!n->want_watch || n->wd >= 0) {
+                if (!n->want_watch)
+                        unwatch_node(w, n);
+                return 0;
+        }
+
+        fd = open_cgroup_dir(w, n->path);
+        if (fd < 0)
+                return errno_is_vanished(-fd) ? 0 : fd; /* events or the rescan decide */
+        r = cgroup2_id_of_fd(fd, &now);
+        if (r < 0 || now != id) {
+                close(fd);
+                return 0; /* the path holds another cgroup now: its IN_DELETE is queued */
+        }
+        watch_node(w, n, fd);
+
+        /* A walk of this subtree only: what appeared below it while it had
+         * no watch is reported now, what went is removed (mark and sweep). */
+        w->generation++;
+        n->mark = w->generation;
+        r = visit_children(w, n, fd, true);
+        if (r == 0)
+                sweep(w, n);
+        return r;
+}
+
 void cg_watch_free(struct cg_watch *w) {
         if (!w)
                 return;
@@ -879,6 +933,7 @@ int cg_watch_new(const struct cg_watch_opts *o, const struct cg_watch_ops *ops, 
         w->inotify_fd = -1;
         w->anchor_wd = -1;
         w->max_depth = o->max_depth;
+        w->max_watches = o->max_watches;
         w->generation = 1;
         if (ops)
                 w->ops = *ops;
@@ -973,8 +1028,12 @@ const char *cg_watch_path_of(const struct cg_watch *w, uint64_t id) {
 static void count_nodes(const struct cg_watch *w, const struct node *n, struct cg_watch_stats *s) {
         if (n->reported)
                 s->cgroups++;
-        if (n->wd < 0 && wants_children(w, n->level))
-                s->unwatched++;
+        if (n->wd < 0 && wants_children(w, n->level)) {
+                if (n->want_watch)
+                        s->unwatched++;
+                else
+                        s->not_wanted++;
+        }
         for (const struct node *c = n->first_child; c; c = c->next_sibling)
                 count_nodes(w, c, s);
 }
@@ -985,7 +1044,7 @@ void cg_watch_get_stats(const struct cg_watch *w, struct cg_watch_stats *ret) {
         if (!w || !ret)
                 return;
         s = w->stats;
-        s.cgroups = s.unwatched = 0;
+        s.cgroups = s.unwatched = s.not_wanted = 0;
         if (w->top)
                 count_nodes(w, w->top, &s);
         *ret = s;
@@ -1015,15 +1074,26 @@ bool cg_watch_limit_reason(const struct cg_watch *w, char *buf, size_t size) {
         if (!w || !buf || size == 0)
                 return false;
         cg_watch_get_stats(w, &s);
-        if (s.unwatched == 0 && s.limit_hits == 0)
+        if (s.unwatched == 0 && s.limit_hits == 0 && s.cap_hits == 0)
                 return false;
 
         read_watch_limit(limit, sizeof(limit));
-        if (s.unwatched == 0)
+        if (s.unwatched == 0 && s.cap_hits > 0)
+                snprintf(buf, size,
+                         "the cap of %u inotify watches was reached %u times; every cgroup "
+                         "directory that needs a watch has one again now",
+                         w->max_watches, s.cap_hits);
+        else if (s.unwatched == 0)
                 snprintf(buf, size,
                          "inotify watch limit (fs.inotify.max_user_watches=%s) was reached %u times; "
                          "every cgroup directory is watched again now",
                          limit, s.limit_hits);
+        else if (s.cap_hits > 0)
+                snprintf(buf, size,
+                         "%u cgroup directories have no inotify watch: the cap of %u watches is "
+                         "reached (%u times); cgroups created below them are found by the "
+                         "periodic rescan only",
+                         s.unwatched, w->max_watches, s.cap_hits);
         else if (s.limit_hits > 0)
                 snprintf(buf, size,
                          "%u cgroup directories have no inotify watch: fs.inotify.max_user_watches=%s "

@@ -22,6 +22,11 @@ struct cg_watch_ops {
 	void (*added)(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id);
 	/* A cgroup disappeared. rel_path is its last known path. */
 	void (*removed)(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id);
+	/* Optional: should this directory have an inotify watch (for what is
+	 * created or removed directly below it)? Asked at every visit (scan,
+	 * event, rescan) and by cg_watch_refresh(); NULL: always. A directory
+	 * without one is still walked by every rescan. */
+	bool (*want_watch)(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id);
 };
 
 struct cg_watch_opts {
@@ -30,6 +35,8 @@ struct cg_watch_opts {
 	const char *subtree;       /* only watch under this relative path ("/" or NULL: all) */
 	unsigned removed_history;  /* removed cgroups whose last path cg_watch_path_of() still
 	                            * knows (0: CG_WATCH_REMOVED_HISTORY) */
+	unsigned max_watches;      /* at most this many inotify watches (0: no cap but the
+	                            * kernel's); the rest is found by rescans */
 };
 
 #define CG_WATCH_REMOVED_HISTORY 1024
@@ -54,6 +61,11 @@ int cg_watch_process(struct cg_watch *w);
  * retry watches that could not be added. Returns 0 or negative errno (then
  * nothing is reported removed: the walk was incomplete). */
 int cg_watch_rescan(struct cg_watch *w);
+/* Ask want_watch() again for the known cgroup id and add or drop its watch.
+ * A watch added walks the subtree below it at once (reporting what appeared
+ * and went while it had none). Not from inside a callback. Returns 0,
+ * -ENOENT for an unknown id, or negative errno. */
+int cg_watch_refresh(struct cg_watch *w, uint64_t id);
 /* Path of a known (or recently removed) cgroup id; NULL if unknown. The string
  * stays valid until the next cg_watch_process/rescan/free. */
 const char *cg_watch_path_of(const struct cg_watch *w, uint64_t id);
@@ -70,7 +82,9 @@ struct cg_watch_stats {
 	unsigned watches, limit_hits, rescan_fixes, overflows;
 	unsigned cgroups;   /* known now: reported added and not yet removed */
 	unsigned unwatched; /* directories that should have a watch but have none (limit,
-	                     * error): what appears below them is found by rescans only */
+	                     * cap, error): what appears below them is found by rescans only */
+	unsigned not_wanted; /* directories want_watch() said need none (found by rescans) */
+	unsigned cap_hits;   /* watches not added because max_watches were held */
 	unsigned vanished;  /* created and removed again before they could be looked at,
 	                     * so never reported (a lower bound: see docs/WATCH.md) */
 	unsigned skipped;   /* times a directory could not be read (permission, fd or path

@@ -4,6 +4,7 @@
  * problem stops the parse with one "FILE:LINE:COL: key: message" line that
  * points at the offending node. Keys, defaults and errors: docs/CONFIG.md. */
 #include "config/config.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -79,7 +80,7 @@ static int parse_event_item(struct parse_ctx *p, int index) {
 		return ycursor_fail(&p->cur, mark, "%s: unknown event '%s' (see 'cgperf events --all')", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	} else if (r < 0) {
-		config_escape(msg, strlen(msg), 200, esc, sizeof(esc));
+		text_escape(msg, strlen(msg), 200, esc, sizeof(esc));
 		return ycursor_fail(&p->cur, mark, "%s: %s", p->key, esc);
 	} else {
 		p->event_resolved[index] = true;
@@ -96,7 +97,7 @@ static int parse_event_item(struct parse_ctx *p, int index) {
 					    p->event_marks[i].column + 1);
 		return ycursor_fail(&p->cur, mark, "%s: '%s' counts the same as '%s' (line %zu, column %zu)",
 					    p->key, cfg_echo(p, buf, sizeof(buf)),
-					    (config_escape(c->events[i], strlen(c->events[i]), ECHO_MAX, esc, sizeof(esc)), esc),
+					    (text_escape(c->events[i], strlen(c->events[i]), ECHO_MAX, esc, sizeof(esc)), esc),
 					    p->event_marks[i].line + 1, p->event_marks[i].column + 1);
 	}
 	c->nr_events = index + 1;
@@ -188,13 +189,21 @@ static int parse_include_infrastructure(struct parse_ctx *p) {
 	return cfg_next_bool(p, &p->cfg->cgroups.include_infrastructure);
 }
 
-static int parse_max(struct parse_ctx *p) {
+static int next_unsigned(struct parse_ctx *p, uint64_t min, uint64_t max, unsigned *ret) {
 	uint64_t v;
-	int r = cfg_next_uint(p, 1, 1000000, &v);
+	int r = cfg_next_uint(p, min, max, &v);
 
 	if (r == 0)
-		p->cfg->cgroups.max = (unsigned)v;
+		*ret = (unsigned)v;
 	return r;
+}
+
+static int parse_max(struct parse_ctx *p) {
+	return next_unsigned(p, 1, 1000000, &p->cfg->cgroups.max);
+}
+
+static int parse_max_watches(struct parse_ctx *p) {
+	return next_unsigned(p, 0, 10000000, &p->cfg->cgroups.max_watches);
 }
 
 static int parse_max_depth(struct parse_ctx *p) {
@@ -214,6 +223,7 @@ static int parse_cgroups(struct parse_ctx *p) {
 		{ "containers_only", parse_containers_only },
 		{ "include_infrastructure", parse_include_infrastructure },
 		{ "max", parse_max },
+		{ "max_watches", parse_max_watches },
 		{ "max_depth", parse_max_depth },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
@@ -277,6 +287,7 @@ static void set_defaults(struct agent_config *c) {
 	c->cgroups.nr_include = 1;
 	c->cgroups.max = 4096;
 	cfg_metadata_defaults(c);
+	c->cgroups.max_watches = 8192;
 	cfg_set_string(c->csv.directory, sizeof(c->csv.directory), "/var/log/cgperf");
 	c->csv.max_size = 64ULL << 20;
 	c->csv.max_files = 10;

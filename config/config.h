@@ -72,6 +72,7 @@ struct agent_config {
 		bool containers_only;
 		bool include_infrastructure; /* conmon, *.mount, *.socket, *.swap, init.scope */
 		unsigned max;          /* monitored cgroups cap (default 4096) */
+		unsigned max_watches;  /* inotify watches on the tree (8192; 0: the kernel's limit) */
 		int max_depth;         /* 0: no limit */
 	} cgroups;
 	struct metadata_config metadata;

@@ -1,5 +1,6 @@
 /* Reading a configuration file (bounded in size) into config_parse(). */
 #include "config/config.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,7 +63,7 @@ int config_load_file(const char *path, struct agent_config *ret, char *err, size
 
 	if (!path || !ret)
 		return -EINVAL;
-	config_escape(path, strlen(path), 200, name, sizeof(name));
+	text_escape(path, strlen(path), 200, name, sizeof(name));
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		r = -errno;

@@ -3,39 +3,13 @@
  * same values. */
 #include "config/config.h"
 #include "config/config_schema.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-
-/* Length and code point of the UTF-8 sequence at p, or 0 when it is not
- * valid UTF-8 (only possible for values set outside config_parse()). */
-static size_t utf8_decode(const unsigned char *p, uint32_t *ret_cp) {
-	size_t n;
-	uint32_t cp;
-
-	if (p[0] < 0x80) {
-		*ret_cp = p[0];
-		return 1;
-	}
-	if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else if (p[0] >= 0xe0)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xc2 && p[0] < 0xe0)
-		n = 2, cp = p[0] & 0x1f;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	*ret_cp = cp;
-	return n;
-}
 
 /* What YAML lets appear unescaped (YAML 1.1 "printable", as libyaml checks
  * it on input), minus the characters that end or escape a quoted scalar and
@@ -144,6 +118,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
 	fprintf(f, "  include_infrastructure: %s\n", c->cgroups.include_infrastructure ? "true" : "false");
 	fprintf(f, "  max: %u\n", c->cgroups.max);
+	fprintf(f, "  max_watches: %u\n", c->cgroups.max_watches);
 	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
 	fputs("metadata:\n", f);
 	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++) {

@@ -1,6 +1,7 @@
 /* Reading configuration values of an expected shape (scalar, integer,
  * boolean, list, section of known keys) with one precise error each. */
 #include "config/config_schema.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +31,7 @@ int cfg_advance(struct parse_ctx *p, const yaml_event_t **ret_event) {
 const char *cfg_echo(const struct parse_ctx *p, char *buf, size_t len) {
 	const yaml_event_t *e = cfg_event(p);
 
-	config_escape((const char *)e->data.scalar.value, e->data.scalar.length, ECHO_MAX, buf, len);
+	text_escape((const char *)e->data.scalar.value, e->data.scalar.length, ECHO_MAX, buf, len);
 	return buf;
 }
 

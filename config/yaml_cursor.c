@@ -1,5 +1,6 @@
 /* Forward cursor over libyaml events with FILE:LINE:COL errors (see yaml_cursor.h). */
 #include "config/yaml_cursor.h"
+#include "util/escape.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -42,7 +43,7 @@ static void format_line(struct ycursor *c, size_t line, size_t column, const cha
 
 	if (!c->err || c->err_len == 0)
 		return;
-	config_escape(c->name, strlen(c->name), 200, name, sizeof(name));
+	text_escape(c->name, strlen(c->name), 200, name, sizeof(name));
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	snprintf(c->err, c->err_len, "%s:%zu:%zu: %s", name, line, column, msg);
 }

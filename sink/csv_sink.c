@@ -123,11 +123,11 @@ static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, .
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (kind == FAIL_RECORD || kind == FAIL_ROTATE)
-		log_warn("csv: %s (%" PRIu64 " times since the last report)", what, rep->unreported);
+		log_warn("csv: %s (%" PRIu64 " times since the last report)", log_name(what), rep->unreported);
 	else
 		log_warn("csv: %s (%" PRIu64 " rows not written since the last report; the next row "
 			 "written for each cgroup holds the counts of the rows missed)",
-			 what, rep->unreported);
+			 log_name(what), rep->unreported);
 	rep->last = now ? now : 1;
 	rep->unreported = 0;
 }
@@ -393,12 +393,12 @@ static int cut_unfinished_line(struct csv_sink *s, struct csv_cgroup *cg, int fd
 	}
 	s->stats.partial_rows++;
 	if (ftruncate(fd, row_end) == 0) {
-		log_warn("csv: %s ended in an unfinished row; cut it off", cg->file);
+		log_warn("csv: %s ended in an unfinished row; cut it off", log_name(cg->file));
 		return 0;
 	}
 	log_warn("csv: %s ends in an unfinished row that cannot be cut off (%m); the next row "
 		 "starts on a new line",
-		 cg->file);
+		 log_name(cg->file));
 	snprintf(cg->repair, sizeof(cg->repair), "%s\n", inside ? "\"" : "");
 	return 0;
 }
@@ -500,7 +500,7 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 			/* logrotate: renamed or removed (another inode now, or a new
 			 * file), or copytruncate (the same inode, shorter). */
 			s->stats.external_rotations++;
-			log_info("csv: %s was %s; continuing in the file now there", cg->file,
+			log_info("csv: %s was %s; continuing in the file now there", log_name(cg->file),
 				 same ? "truncated" : "moved or removed");
 		}
 		if (!same)
@@ -520,7 +520,7 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 		if (!header_ok) {
 			close(fd);
 			log_info("csv: %s has other columns (event set changed?); rotating it",
-				 cg->file);
+				 log_name(cg->file));
 			r = rotate_files(s, cg);
 			if (r < 0)
 				return r;

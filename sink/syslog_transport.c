@@ -633,7 +633,7 @@ void syslog_conn_free(struct syslog_conn *t)
 		return;
 	if (t->count > 0)
 		log_warn("syslog %s: %zu queued messages were not delivered (%" PRIu64 " dropped before)",
-			 t->label, t->count, t->stats.dropped);
+			 log_name(t->label), t->count, t->stats.dropped);
 	close_socket(t);
 	while (t->count > 0)
 		pop_head(t);

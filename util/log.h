@@ -1,10 +1,18 @@
 /* The program's own diagnostics: one line each, to stderr, "cgperf: " prefixed.
  * Levels: error and warning always, info with -v, debug with -vv. */
 #pragma once
+#include "util/escape.h"
+#include <stdarg.h>
 
 /* A line, an escaped cgroup path of PATH_MAX bytes included. */
 #define LOG_LINE_MAX (4 * 4096 + 1024)
-#include <stdarg.h>
+
+/* Every string a tenant (or anyone but the program) chose — cgroup paths,
+ * container and file names, command-line words — goes into a log line as
+ * log_name(s): escaped by the one escaper (util/escape.h) into a buffer that
+ * lives until the end of the caller's block. Long strings are cut ("..."). */
+#define LOG_NAME_MAX (4 * 4096 + 8) /* a whole PATH_MAX path, every byte escaped */
+#define log_name(s) text_escape_control((s), (char[LOG_NAME_MAX]){ 0 }, LOG_NAME_MAX)
 
 enum log_level { LOG_LVL_ERROR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
 

@@ -102,6 +102,7 @@ static const struct bad_case bad_cases[] = {
 	{ "cgroups:\n  max: 0x10\n", "t.yaml:2:8: cgroups.max: expected a decimal integer, got '0x10'" },
 	{ "cgroups:\n  max: 4.5\n", "t.yaml:2:8: cgroups.max: expected a decimal integer, got '4.5'" },
 	{ "cgroups:\n  max_depth: -2\n", "t.yaml:2:14: cgroups.max_depth: -2 is out of range 0..2147483647" },
+	{ "cgroups:\n  max_watches: -1\n", "t.yaml:2:16: cgroups.max_watches: -1 is out of range 0..10000000" },
 	{ "cgroups:\n  containers_only: yes\n", "t.yaml:2:20: cgroups.containers_only: expected true or false, got 'yes'" },
 	{ "cgroups:\n  root: relative/x\n", "t.yaml:2:9: cgroups.root: must be an absolute cgroup path" },
 	{ "cgroups:\n  root: /a/../b\n", "t.yaml:2:9: cgroups.root: '.' and '..' are not allowed in the path" },
@@ -339,6 +340,7 @@ static const char full_yaml[] =
 	"  containers_only: true\n"
 	"  include_infrastructure: true\n"
 	"  max: \"100\"\n"
+	"  max_watches: 10000000\n"
 	"  max_depth: 3\n"
 	"  root: //test//tree/\n"
 	"metadata:\n"
@@ -381,6 +383,7 @@ static void test_full_file(void **state) {
 	assert_true(c.cgroups.containers_only);
 	assert_true(c.cgroups.include_infrastructure);
 	assert_int_equal(c.cgroups.max, 100);
+	assert_int_equal(c.cgroups.max_watches, 10000000);
 	assert_int_equal(c.cgroups.max_depth, 3);
 	assert_string_equal(c.cgroups.root, "/test/tree");
 	assert_string_equal(c.metadata.docker, "/data/docker");
@@ -442,6 +445,7 @@ static void test_default(void **state) {
 	assert_false(c.cgroups.containers_only);
 	assert_false(c.cgroups.include_infrastructure);
 	assert_int_equal(c.cgroups.max, 4096);
+	assert_int_equal(c.cgroups.max_watches, 8192);
 	assert_int_equal(c.cgroups.max_depth, 0);
 	assert_true(c.csv.enabled);
 	assert_string_equal(c.csv.directory, "/var/log/cgperf");

@@ -78,6 +78,47 @@ static void test_podman_inner_once(void **state)
 	assert_false(sel(&s, inner, NULL));
 }
 
+/* Which directories can lead to a selected cgroup (the agent watches only
+ * those). */
+static void test_may_match_below(void **state)
+{
+	const char *inc[] = { "/kubepods/**", "/system.slice/docker-*.scope", "/a/**/c" };
+	const char *exc[] = { "/kubepods/besteffort/**" };
+	struct cg_selector s = { .include = inc, .nr_include = 3, .exclude = exc, .nr_exclude = 1 };
+
+	assert_true(cg_select_may_match_below(&s, "/"));
+	assert_true(cg_select_may_match_below(&s, "/kubepods"));
+	assert_true(cg_select_may_match_below(&s, "/kubepods/burstable/pod1"));
+	assert_false(cg_select_may_match_below(&s, "/kubepods/besteffort"));
+	assert_false(cg_select_may_match_below(&s, "/kubepods/besteffort/pod2"));
+	assert_true(cg_select_may_match_below(&s, "/system.slice"));
+	assert_false(cg_select_may_match_below(&s, web));
+	assert_false(cg_select_may_match_below(&s, "/user.slice"));
+	assert_false(cg_select_may_match_below(&s, "/init.scope"));
+	assert_true(cg_select_may_match_below(&s, "/a"));
+	assert_true(cg_select_may_match_below(&s, "/a/x/y"));
+	assert_false(cg_select_may_match_below(&s, "/b"));
+
+	/* Everything but a tenant's subtree. */
+	const char *all[] = { "/**" }, *tenants[] = { "/user.slice/**" };
+	s = (struct cg_selector){ .include = all, .nr_include = 1, .exclude = tenants, .nr_exclude = 1 };
+	assert_true(cg_select_may_match_below(&s, "/"));
+	assert_true(cg_select_may_match_below(&s, "/system.slice"));
+	assert_false(cg_select_may_match_below(&s, "/user.slice"));
+	assert_false(cg_select_may_match_below(&s, "/user.slice/user-1000.slice"));
+
+	/* Runtime, name and name-only patterns can match at any depth; the
+	 * depth limit still applies. */
+	const char *anywhere[] = { "runtime:docker", "name:web", "*.scope" };
+	for (int i = 0; i < 3; i++) {
+		s = (struct cg_selector){ .include = &anywhere[i], .nr_include = 1, .max_depth = 2 };
+		assert_true(cg_select_may_match_below(&s, "/user.slice"));
+		assert_false(cg_select_may_match_below(&s, "/user.slice/user-1000.slice"));
+	}
+	s = (struct cg_selector){ 0 };
+	assert_true(cg_select_may_match_below(&s, "/x/y/z"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -85,6 +126,7 @@ int main(void)
 		cmocka_unit_test(test_patterns),
 		cmocka_unit_test(test_containers_only_and_depth),
 		cmocka_unit_test(test_podman_inner_once),
+		cmocka_unit_test(test_may_match_below),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

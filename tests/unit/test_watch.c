@@ -1034,6 +1034,152 @@ static void test_max_depth(void **state) {
         rec_free(&rec);
 }
 
+/* want_watch(): a directory the caller wants no watch on gets none, what is
+ * created below it is found by the rescan; cg_watch_refresh() applies a
+ * changed answer at once, walking what it missed. */
+struct choosy {
+        struct recorder rec;
+        bool watch_no;          /* the answer for ".../no" */
+        unsigned asked;
+};
+
+static void choosy_added(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id) {
+        rec_push(&((struct choosy *) ctx)->rec, true, rel_path, id);
+}
+
+static void choosy_removed(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id) {
+        rec_push(&((struct choosy *) ctx)->rec, false, rel_path, id);
+}
+
+static bool choosy_want(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id) {
+        struct choosy *c = ctx;
+        size_t n = strlen(rel_path);
+
+        c->asked++;
+        return c->watch_no || n < 3 || strcmp(rel_path + n - 3, "/no") != 0;
+}
+
+static void test_want_watch_and_refresh(void **state) {
+        static const struct cg_watch_ops ops = { .added = choosy_added, .removed = choosy_removed,
+                                                 .want_watch = choosy_want };
+        char top[PATH_MAX], no[PATH_MAX], x[PATH_MAX], late[PATH_MAX], later[PATH_MAX];
+        struct cg_watch_opts o = {};
+        struct choosy c = {};
+        struct cg_watch_stats s;
+        struct cg_watch *w;
+        uint64_t id_no, id_late, id_later;
+
+        FIXTURE();
+        mkcg(rel(top, sizeof(top), "ww"));
+        id_no = mkcg(rel(no, sizeof(no), "ww/no"));
+        mkcg(rel(x, sizeof(x), "ww/no/x"));
+        o.subtree = top;
+        assert_int_equal(cg_watch_new(&o, &ops, &c, &w), 0);
+        c.rec.w = w;
+        assert_int_equal(c.rec.n, 3);
+        assert_true(c.asked >= 3);
+        s = stats_of(w);
+        /* The anchor, the top and x: not "no". */
+        assert_int_equal(s.watches, 3);
+        assert_int_equal(s.not_wanted, 1);
+        assert_int_equal(s.unwatched, 0);
+        assert_watches_consistent(w);
+        assert_false(cg_watch_limit_reason(w, late, sizeof(late)));
+
+        /* Unseen by events, found by the rescan. */
+        id_late = mkcg(rel(late, sizeof(late), "ww/no/late"));
+        drain(w);
+        assert_int_equal(rec_count(&c.rec, true, id_late), 0);
+        assert_int_equal(cg_watch_rescan(w), 0);
+        assert_reported_once(&c.rec, true, id_late, late);
+        assert_int_equal(stats_of(w).rescan_fixes, 1);
+        assert_int_equal(stats_of(w).watches, 4); /* late itself is watched */
+
+        /* The answer changes: refresh watches it and walks what it missed. */
+        id_later = mkcg(rel(later, sizeof(later), "ww/no/later"));
+        c.watch_no = true;
+        assert_int_equal(cg_watch_refresh(w, id_no), 0);
+        assert_reported_once(&c.rec, true, id_later, later);
+        s = stats_of(w);
+        assert_int_equal(s.watches, 6);
+        assert_int_equal(s.not_wanted, 0);
+        assert_watches_consistent(w);
+        rmcg(later);
+        drain(w);
+        assert_reported_once(&c.rec, false, id_later, later);
+
+        /* And back: the watch goes, nothing is reported. */
+        c.watch_no = false;
+        assert_int_equal(cg_watch_refresh(w, id_no), 0);
+        assert_int_equal(stats_of(w).watches, 4);
+        assert_watches_consistent(w);
+        assert_int_equal(cg_watch_refresh(w, 12345678), -ENOENT);
+        assert_int_equal(cg_watch_refresh(NULL, id_no), -EINVAL);
+
+        rmcg(late);
+        rmcg(x);
+        rmcg(no);
+        rmcg(top);
+        drain(w);
+        assert_int_equal(cg_watch_rescan(w), 0);
+        assert_int_equal(stats_of(w).cgroups, 0);
+        cg_watch_free(w);
+        rec_free(&c.rec);
+}
+
+/* max_watches: never more watches than that; the rest is reported and found
+ * by rescans; once the tree shrinks everything is watched again. */
+static void test_watch_cap(void **state) {
+        struct cg_watch_opts o = { .max_watches = 3 };
+        char top[PATH_MAX], kids[5][PATH_MAX], late[5][PATH_MAX], reason[512];
+        struct recorder rec = {};
+        struct cg_watch_stats s;
+        struct cg_watch *w;
+        uint64_t late_ids[5];
+
+        FIXTURE();
+        mkcg(rel(top, sizeof(top), "cap"));
+        for (int i = 0; i < 5; i++)
+                mkcg(rel(kids[i], sizeof(kids[i]), "cap/k%d", i));
+        o.subtree = top;
+        assert_int_equal(cg_watch_new(&o, &rec_ops, &rec, &w), 0);
+        rec.w = w;
+        assert_int_equal(rec.n, 6);
+        s = stats_of(w);
+        assert_int_equal(s.watches, 3);
+        assert_int_equal(s.unwatched, 4);
+        assert_int_equal(s.cap_hits, 4);
+        assert_watches_consistent(w);
+        assert_true(cg_watch_limit_reason(w, reason, sizeof(reason)));
+        assert_non_null(strstr(reason, "4 cgroup directories have no inotify watch: the cap of 3 watches"));
+
+        /* Below unwatched ones: found by the rescan, and not watched. */
+        for (int i = 0; i < 5; i++)
+                late_ids[i] = mkcg(rel(late[i], sizeof(late[i]), "cap/k%d/late", i));
+        drain(w);
+        assert_int_equal(cg_watch_rescan(w), 0);
+        for (int i = 0; i < 5; i++)
+                assert_reported_once(&rec, true, late_ids[i], late[i]);
+        assert_int_equal(stats_of(w).watches, 3);
+        assert_watches_consistent(w);
+
+        for (int i = 0; i < 5; i++) {
+                rmcg(late[i]);
+                rmcg(kids[i]);
+        }
+        drain(w);
+        assert_int_equal(cg_watch_rescan(w), 0);
+        s = stats_of(w);
+        assert_int_equal(s.unwatched, 0);
+        assert_int_equal(s.cgroups, 1);
+        assert_true(cg_watch_limit_reason(w, reason, sizeof(reason)));
+        assert_non_null(strstr(reason, "has one again now"));
+        rmcg(top);
+        drain(w);
+        cg_watch_free(w);
+        rec_free(&rec);
+}
+
 /* CGPERF_CGROUP2_ROOT on an ordinary filesystem: there the kernel drops a
  * deleted directory's watch itself (IN_DELETE_SELF, IN_IGNORED) and renames
  * exist. Ids are inode numbers. */
@@ -1176,6 +1322,8 @@ int main(void) {
                 cmocka_unit_test(test_removed_history),
                 cmocka_unit_test(test_top_removed_and_recreated),
                 cmocka_unit_test(test_max_depth),
+                cmocka_unit_test(test_want_watch_and_refresh),
+                cmocka_unit_test(test_watch_cap),
                 cmocka_unit_test(test_plain_tree),
         };
 

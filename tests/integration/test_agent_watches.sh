@@ -1,0 +1,51 @@
+# Watches only where the selection can match (issue 9, item 6): real
+# cgroups, the kernel's inotify watch count of the agent (fdinfo), its log
+# and summary lines.
+# C: a selection that matches nothing in 3300 tenant cgroups adds no watch,
+#    and a cgroup it matches is still counted at once;
+# D: cgroups.max_watches caps them and says so, in the log and the summary.
+source "$CGPERF_SRC/tests/lib/common.sh"
+
+watches() { cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:' || true; }
+agent_yaml() { # FILE INCLUDE [EXTRA CGROUPS KEYS...]
+	local f=$1 inc=$2; shift 2
+	{
+		echo "interval: 1s"
+		echo "events: [cpu-clock]"
+		echo "cgroups:"
+		echo "  include: [\"$inc\"]"
+		for k in "$@"; do echo "  $k"; done
+		echo "outputs:"
+		echo "  csv:"
+		echo "    directory: $TMP/csv-$(basename "$f" .yaml)"
+	} >"$f"
+	"$CGPERF" check-config "$f" >/dev/null || fail "config rejected: $(cat "$f")"
+}
+
+# ---- C: watches only where the selection can match ----
+mkcg match >/dev/null
+mkcg tenants >/dev/null
+agent_yaml "$TMP/c.yaml" "$TEST_CG_REL/match/**"
+start_agent c "$TMP/c.yaml"
+w0=$(watches "$AGENT_PID")
+(cd "$TEST_CG/tenants" && seq -f 'u%g' 1 300 | xargs mkdir &&
+	for i in $(seq 1 300); do seq -f "u$i/c%g" 1 10; done | xargs mkdir)
+sleep 0.5
+w1=$(watches "$AGENT_PID")
+[ "$w1" = "$w0" ] || fail "3300 cgroups the selection cannot match raised the watches from $w0 to $w1"
+m=$(mkcg match/now)
+wait_counted "$TMP/c.log" "$m"
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID" || fail "agent C failed"
+log "ok: 3300 unmatched cgroups: $w0 -> $w1 inotify watches; a match is still counted at once"
+
+agent_yaml "$TMP/d.yaml" "$TEST_CG_REL/**" "max_watches: 50"
+start_agent d "$TMP/d.yaml" --duration 2
+w=$(watches "$AGENT_PID")
+[ "$w" -le 50 ] || fail "$w inotify watches with max_watches 50"
+wait "$AGENT_PID" || fail "agent D failed"
+grep -q "cgroup directories have no inotify watch: the cap of 50 watches is reached" "$TMP/d.log" ||
+	fail "no watch cap line: $(grep -i watch "$TMP/d.log")"
+grep -q "summary: .* 50 inotify watches (cap 50), [1-9][0-9]* directories lacking one" "$TMP/d.log" ||
+	fail "summary: $(grep summary "$TMP/d.log")"
+log "ok: $w watches with max_watches 50, reported: $(grep summary "$TMP/d.log" | sed 's/.*; \([0-9]* inotify\)/\1/')"
