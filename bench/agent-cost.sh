@@ -99,7 +99,11 @@ outputs:
   csv:
     directory: $TMPD/csv
 YAML
-	"$1" agent -v -c "$TMPD/agent.yaml" 2>"$TMPD/agent.log" &
+	# A counting session that outlives the agent (newer versions' default)
+	# would be left behind: ask for none, where the binary knows the option.
+	local extra=()
+	"$1" agent --help 2>&1 | grep -q -- --no-persist && extra=(--no-persist)
+	"$1" agent -v "${extra[@]}" -c "$TMPD/agent.yaml" 2>"$TMPD/agent.log" &
 	AGENT_PID=$!
 	for ((i = 0; i < 600; i++)); do
 		grep -q "cgroups under" "$TMPD/agent.log" && return 0
