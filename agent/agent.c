@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -137,6 +138,12 @@ static int open_outputs(struct agent *a)
 
 	if (a->cfg.csv.enabled) {
 		r = csv_sink_new(&a->cfg.csv, &s);
+		if (r == -EPERM) {
+			log_error("refusing to write CSV files to %s: the directory belongs to another "
+				  "user, who could replace the files under cgperf; chown it to cgperf's "
+				  "user or choose another directory", a->cfg.csv.directory);
+			return r;
+		}
 		if (r < 0) {
 			log_error("cannot write CSV files to %s: %s", log_name(a->cfg.csv.directory), strerror(-r));
 			return r;
@@ -185,14 +192,19 @@ static void report_watch_limits(struct agent *a)
  * counted and whether every row got out. */
 static void log_summary(struct agent *a)
 {
-	char csv[160] = "", sys[200] = "";
+	char csv[300] = "", sys[200] = "";
 	struct csv_sink_stats cs;
 	struct syslog_sink_stats ss;
 	struct cg_watch_stats ws = { 0 };
 
 	if (a->csv && csv_sink_get_stats(a->csv, &cs) == 0)
-		snprintf(csv, sizeof(csv), "; CSV: %llu rows written, %llu failed",
-			 (unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed);
+		snprintf(csv, sizeof(csv),
+			 "; CSV: %llu rows written, %llu failed, %llu files deleted (%llu of removed "
+			 "cgroups, %llu for max_total_size)",
+			 (unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed,
+			 (unsigned long long)(cs.files_deleted_removed + cs.files_deleted_for_size),
+			 (unsigned long long)cs.files_deleted_removed,
+			 (unsigned long long)cs.files_deleted_for_size);
 	if (a->syslog && syslog_sink_get_stats(a->syslog, &ss) == 0)
 		snprintf(sys, sizeof(sys), "; syslog: %llu messages sent, %llu dropped, %zu undelivered",
 			 (unsigned long long)ss.sent, (unsigned long long)ss.dropped, ss.queued);
@@ -432,12 +444,27 @@ out:
 	return rc;
 }
 
+/* The CSV sink keeps a descriptor per cgroup file (up to half the soft
+ * limit): raise the soft limit to the hard one, as systemd advises for
+ * programs that need many descriptors and use poll(), not select(). */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_debug("cannot raise the open-file limit: %s", strerror(errno));
+	}
+}
+
 int agent_run(const struct agent_opts *o)
 {
 	struct agent a = { .lock_fd = -1, .state_fd = -1, .release = o->release };
 	sigset_t mask;
 	int sig_fd, rc, r;
 
+	raise_nofile_limit();
 	if (load_config(o, &a.cfg) < 0)
 		return EXIT_USAGE;
 	sigemptyset(&mask);

@@ -72,6 +72,14 @@ static void flush_outputs(struct agent *a)
 			a->outputs[i].sink->ops->flush(a->outputs[i].sink);
 }
 
+/* Once per collection, after its rows: the outputs' bounded upkeep. */
+static void tick_outputs(struct agent *a)
+{
+	for (int i = 0; i < a->nr_outputs; i++)
+		if (a->outputs[i].sink->ops->tick)
+			a->outputs[i].sink->ops->tick(a->outputs[i].sink);
+}
+
 /* Removed records whose last rows are out: their slot goes back. */
 static void finish_records(struct agent *a)
 {
@@ -121,6 +129,7 @@ void agent_collect(struct agent *a, bool final)
 		     &col);
 	}
 	flush_outputs(a);
+	tick_outputs(a);
 	persist_save(a);
 	finish_records(a);
 }

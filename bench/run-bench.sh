@@ -36,6 +36,7 @@ PIN=split
 PERF_MAX=1000
 DO_PERF=1
 DO_READCOST=1
+DO_AGENT=1
 
 usage() {
 	cat <<EOF
@@ -49,6 +50,7 @@ usage: run-bench [options]
       --perf-max N    at most N cgroups for perf (default $PERF_MAX)
       --no-perf       skip the perf configurations
       --no-readcost   skip the sync+read timing
+      --no-agent      skip the agent's CPU/memory rows (bench/agent-cost.sh)
   -h, --help
 Environment: CGPERF, PINGPONG, READCOST, PERF override the programs used.
 EOF
@@ -63,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--perf-max) PERF_MAX=$2; shift ;;
 	--no-perf) DO_PERF=0 ;;
 	--no-readcost) DO_READCOST=0 ;;
+	--no-agent) DO_AGENT=0 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-bench: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
@@ -433,6 +436,10 @@ if [ "$DO_READCOST" = 1 ]; then
 	echo
 	echo "cost of one read of $NR_CGROUPS cgroups x $NR_EVENTS events (readcost):"
 	run_fg "$READCOST" -e "$EVENTS" -i 500 -r 7 "/$BENCH_REL/bcg-*" || echo "readcost failed"
+fi
+# ---- the agent's own cost (CPU, memory) with CSV output ----
+if [ "$DO_AGENT" = 1 ]; then
+	run_fg "$BENCH_BIN_DIR/agent-cost" || echo "agent-cost failed"
 fi
 echo
 echo "total time: $((SECONDS - START_TS)) s"

@@ -291,6 +291,9 @@ static void set_defaults(struct agent_config *c) {
 	cfg_set_string(c->csv.directory, sizeof(c->csv.directory), "/var/log/cgperf");
 	c->csv.max_size = 64ULL << 20;
 	c->csv.max_files = 10;
+	c->csv.keep_removed_ms = 7ULL * 24 * 3600 * 1000;
+	c->csv.max_total_size = 1ULL << 30;
+	c->csv.safe_cells = true;
 	(void)config_parse_syslog_target("unix:/dev/log", &c->syslog, NULL, 0);
 	c->syslog.facility = 3; /* daemon */
 	cfg_set_string(c->syslog.app_name, sizeof(c->syslog.app_name), "cgperf");

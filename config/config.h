@@ -34,6 +34,9 @@ struct csv_config {
 	char directory[512];
 	uint64_t max_size;     /* bytes; rotate past this (0: never) */
 	unsigned max_files;    /* rotated files kept per cgroup */
+	uint64_t keep_removed_ms;  /* files of cgroups no longer written: deleted after (0: kept) */
+	uint64_t max_total_size;   /* bytes of all the directory's CSV files (0: no limit) */
+	bool safe_cells;       /* neutralise formula-like name cells */
 };
 
 #define CONFIG_ROOT_MAX 256

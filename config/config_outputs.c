@@ -28,7 +28,8 @@ static int parse_csv_directory(struct parse_ctx *p) {
 	return 0;
 }
 
-static int parse_csv_max_size(struct parse_ctx *p) {
+/* A size value (max_size, max_total_size) into *ret. */
+static int next_size(struct parse_ctx *p, uint64_t *ret) {
 	const char *s;
 	char buf[ECHO_MAX + 8];
 	uint64_t v;
@@ -46,8 +47,40 @@ static int parse_csv_max_size(struct parse_ctx *p) {
 				    "%s: invalid size '%s' (expected bytes, or a number with kB, MB, GB, TB "
 				    "(x1000) or KiB, MiB, GiB, TiB (x1024), e.g. 64MiB)",
 				    p->key, cfg_echo(p, buf, sizeof(buf)));
-	p->cfg->csv.max_size = v;
+	*ret = v;
 	return 0;
+}
+
+static int parse_csv_max_size(struct parse_ctx *p) {
+	return next_size(p, &p->cfg->csv.max_size);
+}
+
+static int parse_csv_max_total_size(struct parse_ctx *p) {
+	return next_size(p, &p->cfg->csv.max_total_size);
+}
+
+static int parse_csv_keep_removed(struct parse_ctx *p) {
+	const char *s;
+	char buf[ECHO_MAX + 8];
+	int r;
+
+	r = cfg_next_scalar(p, "a duration (7d, 12h, 30m) or whole seconds", &s);
+	if (r < 0)
+		return r;
+	r = config_parse_duration_ms(s, &p->cfg->csv.keep_removed_ms);
+	if (r == -ERANGE)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too long", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: invalid duration '%s' (expected e.g. 7d, 12h, 30m or whole seconds; "
+				    "0: never deleted)",
+				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	return 0;
+}
+
+static int parse_csv_safe_cells(struct parse_ctx *p) {
+	return cfg_next_bool(p, &p->cfg->csv.safe_cells);
 }
 
 static int parse_csv_max_files(struct parse_ctx *p) {
@@ -65,6 +98,9 @@ static int parse_csv(struct parse_ctx *p) {
 		{ "directory", parse_csv_directory },
 		{ "max_size", parse_csv_max_size },
 		{ "max_files", parse_csv_max_files },
+		{ "keep_removed", parse_csv_keep_removed },
+		{ "max_total_size", parse_csv_max_total_size },
+		{ "safe_cells", parse_csv_safe_cells },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 

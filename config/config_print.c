@@ -69,7 +69,9 @@ static void put_list(FILE *f, const char *key, const char (*items)[256], int n) 
 
 /* The largest unit that divides the value exactly, so 10000 ms prints as 10s. */
 static void put_duration(FILE *f, uint64_t ms) {
-	if (ms % (3600 * 1000) == 0)
+	if (ms != 0 && ms % (24 * 3600 * 1000) == 0)
+		fprintf(f, "%" PRIu64 "d", ms / (24 * 3600 * 1000));
+	else if (ms % (3600 * 1000) == 0)
 		fprintf(f, "%" PRIu64 "h", ms / (3600 * 1000));
 	else if (ms % (60 * 1000) == 0)
 		fprintf(f, "%" PRIu64 "m", ms / (60 * 1000));
@@ -133,6 +135,11 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	fputs("\n    max_size: ", f);
 	put_size(f, c->csv.max_size);
 	fprintf(f, "\n    max_files: %u\n", c->csv.max_files);
+	fputs("    keep_removed: ", f);
+	put_duration(f, c->csv.keep_removed_ms);
+	fputs("\n    max_total_size: ", f);
+	put_size(f, c->csv.max_total_size);
+	fprintf(f, "\n    safe_cells: %s\n", c->csv.safe_cells ? "true" : "false");
 	fputs("  syslog:\n", f);
 	fprintf(f, "    enabled: %s\n", c->syslog.enabled ? "true" : "false");
 	fputs("    target: ", f);

@@ -54,6 +54,7 @@ int config_parse_duration_ms(const char *s, uint64_t *ret) {
 	static const struct { const char *unit; uint64_t ms; } units[] = {
 		/* "ms" before "m": the longest unit that matches wins. */
 		{ "ms", 1 }, { "s", 1000 }, { "m", 60 * 1000 }, { "h", 3600 * 1000 },
+		{ "d", 24 * 3600 * 1000 },
 	};
 	uint64_t total = 0, v;
 	int n;

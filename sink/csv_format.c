@@ -1,6 +1,5 @@
 #include "sink/csv_format.h"
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,12 +106,55 @@ int csv_row_add_plain(struct csv_row *row, const char *s)
 	return csv_row_append(row, s, strlen(s));
 }
 
+size_t csv_format_u64(char buf[CSV_U64_MAX], uint64_t v)
+{
+	char tmp[CSV_U64_MAX];
+	size_t n = 0, len;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	len = n;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = tmp[--n];
+	buf[len] = '\0';
+	return len;
+}
+
 int csv_row_add_u64(struct csv_row *row, uint64_t v)
 {
-	char buf[24];
+	char buf[CSV_U64_MAX];
+	size_t n = csv_format_u64(buf, v);
+	int r = add_separator(row);
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return csv_row_add_plain(row, buf);
+	return r < 0 ? r : csv_row_append(row, buf, n);
+}
+
+bool csv_cell_unsafe(const char *s)
+{
+	return s && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' ||
+		     s[0] == '\r');
+}
+
+int csv_row_add_name(struct csv_row *row, const char *s, bool safe)
+{
+	size_t len;
+	char *cell;
+	int r;
+
+	if (!safe || !csv_cell_unsafe(s))
+		return csv_row_add_field(row, s);
+	/* Rare: only names that start like a formula get here. */
+	len = strlen(s);
+	cell = malloc(len + 2);
+	if (!cell)
+		return row->error = row->error ? row->error : -ENOMEM;
+	cell[0] = '\'';
+	memcpy(cell + 1, s, len + 1);
+	r = csv_row_add_field(row, cell);
+	free(cell);
+	return r;
 }
 
 int csv_row_end(struct csv_row *row)
@@ -132,10 +174,18 @@ bool csv_inside_quotes(const char *bytes, size_t len)
 	return inside;
 }
 
+/* Write v as exactly `digits` decimal digits at p; returns p + digits. */
+static char *put_digits(char *p, unsigned v, int digits)
+{
+	for (int i = digits - 1; i >= 0; i--, v /= 10)
+		p[i] = (char)('0' + v % 10);
+	return p + digits;
+}
+
 int csv_format_timestamp(const struct timespec *ts, char *buf, size_t len)
 {
 	struct tm tm;
-	int n;
+	char *p = buf;
 
 	if (ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
 		return -EINVAL;
@@ -144,11 +194,23 @@ int csv_format_timestamp(const struct timespec *ts, char *buf, size_t len)
 	/* RFC 3339 has exactly four year digits. */
 	if (tm.tm_year < -1900 || tm.tm_year > 9999 - 1900)
 		return -ERANGE;
-	n = snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     ts->tv_nsec / 1000000L);
-	if (n < 0 || (size_t)n >= len)
+	if (len < sizeof("2026-12-02T11:58:12.345Z"))
 		return -ENOBUFS;
+	p = put_digits(p, tm.tm_year + 1900, 4);
+	*p++ = '-';
+	p = put_digits(p, tm.tm_mon + 1, 2);
+	*p++ = '-';
+	p = put_digits(p, tm.tm_mday, 2);
+	*p++ = 'T';
+	p = put_digits(p, tm.tm_hour, 2);
+	*p++ = ':';
+	p = put_digits(p, tm.tm_min, 2);
+	*p++ = ':';
+	p = put_digits(p, tm.tm_sec, 2);
+	*p++ = '.';
+	p = put_digits(p, ts->tv_nsec / 1000000L, 3);
+	*p++ = 'Z';
+	*p = '\0';
 	return 0;
 }
 
@@ -156,16 +218,20 @@ void csv_format_event(const struct reading *d, struct csv_event_cells *ret)
 {
 	uint64_t value, pct;
 	enum reading_state state = reading_scale(d, &value, &pct);
+	size_t n;
 
 	ret->value[0] = '\0';
 	ret->running_pct[0] = '\0';
 	/* IDLE: nothing of the cgroup ran, the count (0 in practice) is exact
 	 * and there is no percentage; NOT_COUNTED: unknown, not zero. */
 	if (state != READING_NOT_COUNTED)
-		snprintf(ret->value, sizeof(ret->value), "%" PRIu64, value);
-	if (state != READING_IDLE)
-		snprintf(ret->running_pct, sizeof(ret->running_pct), "%" PRIu64 ".%02u",
-			 pct / 100, (unsigned)(pct % 100));
+		csv_format_u64(ret->value, value);
+	if (state != READING_IDLE) {
+		n = csv_format_u64(ret->running_pct, pct / 100);
+		ret->running_pct[n] = '.';
+		put_digits(ret->running_pct + n + 1, (unsigned)(pct % 100), 2);
+		ret->running_pct[n + 3] = '\0';
+	}
 }
 
 int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names)

@@ -31,6 +31,17 @@ int csv_row_add_field(struct csv_row *row, const char *s);
 /* Append a field known to need no quoting (numbers). */
 int csv_row_add_plain(struct csv_row *row, const char *s);
 int csv_row_add_u64(struct csv_row *row, uint64_t v);
+/* A name cell (container name, pod, namespace: tenant-chosen). With safe, a
+ * cell starting like a spreadsheet formula (csv_cell_unsafe) gets a leading
+ * "'" so spreadsheets show it as text; the rest is kept byte for byte. */
+int csv_row_add_name(struct csv_row *row, const char *s, bool safe);
+/* s starts with '=', '+', '-', '@', tab or CR. */
+bool csv_cell_unsafe(const char *s);
+
+/* v in decimal into buf (NUL-terminated, no stdio: the rows' hot path);
+ * returns its length. */
+#define CSV_U64_MAX 21
+size_t csv_format_u64(char buf[CSV_U64_MAX], uint64_t v);
 /* Append raw bytes (no field handling): header prefixes, repair bytes. */
 int csv_row_append(struct csv_row *row, const char *bytes, size_t len);
 /* Terminate the line ("\n") and start a new one. */

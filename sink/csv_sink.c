@@ -1,12 +1,15 @@
 /* The CSV sink. Each row is built in memory and appended with one write() on
- * an O_APPEND descriptor. Files are opened per row rather than kept open: a
- * host with thousands of cgroups would otherwise need thousands of
- * descriptors, and opening by name every time makes a rename or removal by
- * logrotate take effect at the very next row. The cost (open + fstat + close
- * per cgroup per interval) is that of the stat() a kept-open design needs to
- * notice renames anyway. */
+ * an O_APPEND descriptor. Descriptors are kept open between rows (a bounded
+ * number, from RLIMIT_NOFILE): reopening every file for every row was most of
+ * the agent's CPU time. Renames and removals by logrotate are seen through an
+ * inotify watch on the directory, read once per batch of rows (one collection
+ * time); a truncation (copytruncate) shows in the file offset after the
+ * write. Without a watch (no inotify instance left) files are opened per row
+ * and checked with fstat, as before. */
 #include "sink/csv_sink.h"
+#include "sink/csv_dir.h"
 #include "sink/csv_format.h"
+#include "sink/csv_retention.h"
 #include "sink/file_name.h"
 #include "util/log.h"
 #include "util/text.h"
@@ -17,12 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define CSV_BUCKETS 1024
 #define FILE_MODE 0640
-#define DIR_MODE 0750
+/* Descriptors kept open: at most this, and at most half of RLIMIT_NOFILE. */
+#define CSV_MAX_OPEN_FILES 65536
 
 /* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
 enum csv_failure {
@@ -42,10 +47,13 @@ struct csv_report {
 };
 
 struct csv_cgroup {
-	struct csv_cgroup *next; /* hash chain */
+	struct csv_cgroup *next;      /* hash chain by id */
+	struct csv_cgroup *next_stem; /* hash chain by stem */
 	uint64_t id;
 	char *file;              /* directory/stem.csv */
 	char *stem;
+	char *path;              /* the cgroup path the stem was made from */
+	int fd;                  /* kept open (then `known` is true), or -1 */
 
 	/* The file as we left it after our last write: when the path still
 	 * leads there and it did not shrink, no checks are needed. */
@@ -58,6 +66,8 @@ struct csv_cgroup {
 	char *event_names[READINGS_MAX_EVENTS];
 	struct csv_row header;
 
+	bool started;            /* a row was written (or tried) in this run */
+
 	/* Written before the next row when an unfinished line could not be cut
 	 * off: a closing quote if it ended inside a quoted field, a newline. */
 	char repair[3];
@@ -67,6 +77,15 @@ struct csv_sink {
 	struct sink base;
 	struct csv_config cfg;
 	struct csv_cgroup *buckets[CSV_BUCKETS];
+	struct csv_cgroup *stem_buckets[CSV_BUCKETS];
+	size_t nr_fds, max_fds;  /* descriptors kept open, and the bound */
+	int watch_fd;            /* inotify on the directory, or -1 */
+	bool watch_reported;     /* "cannot watch" said once */
+	struct timespec checked; /* collection time of the last watch read */
+	long long first_open_ns; /* this batch's time spent on cgroups' first rows */
+	struct timespec ts_time; /* the timestamp cell formatted last, for ... */
+	char ts_text[CSV_TIMESTAMP_MAX]; /* ... every row of one collection */
+	struct csv_retention *retention;
 	struct csv_row row; /* scratch: the row being built */
 	struct csv_row out; /* scratch: header/repair + row, the bytes written */
 	struct csv_sink_stats stats;
@@ -79,6 +98,19 @@ static const struct sink_ops csv_sink_ops;
 static struct csv_sink *to_csv(struct sink *s)
 {
 	return (struct csv_sink *)s;
+}
+
+static bool timespec_eq(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static long long monotonic_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec * 1000000000LL + now.tv_nsec;
 }
 
 static long long monotonic_s(void)
@@ -147,13 +179,61 @@ static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id)
 	return NULL;
 }
 
-static bool stem_in_use(struct csv_sink *s, const char *stem)
+static uint64_t stem_hash(const char *stem, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)stem[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct csv_cgroup **stem_bucket(struct csv_sink *s, const char *stem, size_t len)
+{
+	return &s->stem_buckets[stem_hash(stem, len) % CSV_BUCKETS];
+}
+
+/* A cgroup writing stem.csv (stem: len bytes, not NUL-terminated), or NULL. */
+static struct csv_cgroup *stem_find(struct csv_sink *s, const char *stem, size_t len)
+{
+	for (struct csv_cgroup *cg = *stem_bucket(s, stem, len); cg; cg = cg->next_stem)
+		if (strncmp(cg->stem, stem, len) == 0 && cg->stem[len] == '\0')
+			return cg;
+	return NULL;
+}
+
+static bool stem_live(void *ctx, const char *stem, size_t len)
+{
+	return stem_find(ctx, stem, len) != NULL;
+}
+
+/* Close a kept descriptor, still remembering the file as we left it: the
+ * next row opens it by name and sees whether it is that file (else: an
+ * external rotation, counted there). */
+static void file_drop(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	if (cg->fd >= 0) {
+		close(cg->fd);
+		cg->fd = -1;
+		s->nr_fds--;
+	}
+}
+
+/* Close and forget: the next row checks the file from scratch. */
+static void file_close(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	file_drop(s, cg);
+	cg->known = false;
+}
+
+static void files_drop_all(struct csv_sink *s, bool forget_files)
 {
 	for (size_t b = 0; b < CSV_BUCKETS; b++)
 		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = cg->next)
-			if (strcmp(cg->stem, stem) == 0)
-				return true;
-	return false;
+			if (forget_files)
+				file_close(s, cg);
+			else
+				file_drop(s, cg);
 }
 
 static void cgroup_free(struct csv_cgroup *cg)
@@ -162,6 +242,7 @@ static void cgroup_free(struct csv_cgroup *cg)
 		return;
 	free(cg->file);
 	free(cg->stem);
+	free(cg->path);
 	for (int i = 0; i < cg->nr_events; i++)
 		free(cg->event_names[i]);
 	csv_row_free(&cg->header);
@@ -170,15 +251,23 @@ static void cgroup_free(struct csv_cgroup *cg)
 
 static void cgroup_unlink(struct csv_sink *s, struct csv_cgroup *cg)
 {
+	file_close(s, cg);
 	for (struct csv_cgroup **p = bucket_of(s, cg->id); *p; p = &(*p)->next)
 		if (*p == cg) {
 			*p = cg->next;
-			return;
+			break;
+		}
+	for (struct csv_cgroup **p = stem_bucket(s, cg->stem, strlen(cg->stem)); *p;
+	     p = &(*p)->next_stem)
+		if (*p == cg) {
+			*p = cg->next_stem;
+			break;
 		}
 }
 
 /* Set the event columns (and header) of cg to names. */
-static int cgroup_set_events(struct csv_cgroup *cg, int nr, const char *const *names)
+static int cgroup_set_events(struct csv_sink *s, struct csv_cgroup *cg, int nr,
+			     const char *const *names)
 {
 	char *new_names[READINGS_MAX_EVENTS] = { 0 };
 	struct csv_row header = CSV_ROW_INIT;
@@ -202,7 +291,7 @@ static int cgroup_set_events(struct csv_cgroup *cg, int nr, const char *const *n
 	cg->header = header;
 	/* The file on disk has the old header: look at it again (and move it
 	 * away) before the next row. */
-	cg->known = false;
+	file_close(s, cg);
 	return 0;
 out:
 	for (int i = 0; i < nr; i++)
@@ -224,78 +313,46 @@ static bool same_events(const struct csv_cgroup *cg, int nr, const char *const *
 static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
 {
 	const struct sink_cgroup *c = rec->cgroup;
-	char stem[CSV_STEM_MAX + 1], unique[CSV_STEM_MAX + 1];
-	struct csv_cgroup *cg;
+	char stem[CSV_STEM_MAX + 1];
+	struct csv_cgroup *cg, *other;
 	int r;
 
 	r = csv_file_stem(c, stem, sizeof(stem));
 	if (r < 0)
 		return r;
-	/* Two live cgroups must never share a file (e.g. "/a_b" and "/a/b"). */
-	for (int tries = 0; stem_in_use(s, stem); tries++) {
-		if (tries == 3)
-			return -EEXIST;
-		r = csv_file_stem_for_id(stem, c->id, unique, sizeof(unique));
-		if (r < 0)
-			return r;
-		memcpy(stem, unique, sizeof(stem));
-	}
+	/* The same path may come back with a new id while the old one still
+	 * waits for its final row: one file, as documented. Another path with
+	 * this stem takes a SHA-256 collision; never share a file even then. */
+	other = stem_find(s, stem, strlen(stem));
+	if (other && strcmp(other->path, c->path) != 0)
+		return -EEXIST;
 	cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return -ENOMEM;
+	cg->fd = -1;
 	cg->id = c->id;
 	cg->stem = strdup(stem);
+	cg->path = strdup(c->path);
 	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
 		cg->file = NULL;
-	if (!cg->stem || !cg->file) {
+	if (!cg->stem || !cg->path || !cg->file) {
 		cgroup_free(cg);
 		return -ENOMEM;
 	}
-	r = cgroup_set_events(cg, rec->nr_events, rec->event_names);
+	r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
 	}
 	cg->next = *bucket_of(s, cg->id);
 	*bucket_of(s, cg->id) = cg;
+	cg->next_stem = *stem_bucket(s, stem, strlen(stem));
+	*stem_bucket(s, stem, strlen(stem)) = cg;
 	*ret = cg;
 	return 0;
 }
 
 /* ---- files ---------------------------------------------------------------- */
-
-/* mkdir -p: parents 0755, the directory itself DIR_MODE whatever the umask. */
-static int make_directory(const char *dir)
-{
-	char *copy = strdup(dir);
-	struct stat st;
-	int r = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (char *p = copy + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(copy, 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			goto out;
-		}
-		*p = '/';
-	}
-	if (mkdir(copy, DIR_MODE) == 0) {
-		if (chmod(copy, DIR_MODE) < 0)
-			r = -errno;
-	} else if (errno != EEXIST)
-		r = -errno;
-	else if (stat(copy, &st) < 0)
-		r = -errno;
-	else if (!S_ISDIR(st.st_mode))
-		r = -ENOTDIR;
-out:
-	free(copy);
-	return r;
-}
 
 /* Open the file for appending, creating it FILE_MODE (whatever the umask).
  * O_NOFOLLOW and O_NONBLOCK: a symlink or FIFO planted in the directory makes
@@ -321,7 +378,7 @@ static int open_file(struct csv_sink *s, struct csv_cgroup *cg)
 		}
 		if (errno == ENOENT) {
 			/* The directory itself was removed: make it again. */
-			int r = make_directory(s->cfg.directory);
+			int r = csv_dir_prepare(s->cfg.directory);
 			if (r < 0)
 				return r;
 		} else if (errno != EEXIST)
@@ -412,6 +469,8 @@ static int rotate_files(struct csv_sink *s, struct csv_cgroup *cg)
 	char *from = malloc(len), *to = malloc(len);
 	int r = 0;
 
+	/* A kept descriptor would follow the file to name.csv.1. */
+	file_close(s, cg);
 	if (!from || !to) {
 		r = -ENOMEM;
 		goto out;
@@ -452,7 +511,6 @@ out:
 		report(s, FAIL_ROTATE, "cannot rotate %s: %s", cg->file, strerror(-r));
 	else
 		s->stats.rotations++;
-	cg->known = false;
 	free(from);
 	free(to);
 	return r;
@@ -471,6 +529,15 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 		int fd, r;
 
 		fd = open_file(s, cg);
+		if ((fd == -EMFILE || fd == -ENFILE) && s->nr_fds > 0) {
+			/* The process's descriptors ran out (other parts of the
+			 * agent need them too): keep fewer open from now on. */
+			report(s, FAIL_OPEN, "out of file descriptors with %zu CSV files open; "
+			       "keeping at most %zu open from now on", s->nr_fds, s->nr_fds / 2);
+			s->max_fds = s->nr_fds / 2;
+			files_drop_all(s, false);
+			continue;
+		}
 		if (fd == -ELOOP) {
 			report(s, FAIL_OPEN, "refusing %s: it is a symbolic link", cg->file);
 			return fd;
@@ -567,17 +634,88 @@ static size_t write_some(int fd, const char *buf, size_t len, int *ret_err)
 	return done;
 }
 
+/* After a complete write on a kept descriptor: O_APPEND leaves the offset
+ * at the end of the file, which tells whether someone truncated it since
+ * our last row (copytruncate): then the row landed at offset 0 without a
+ * header. Put the header in front of it. Returns 0 or -errno. */
+static int check_truncated(struct csv_sink *s, struct csv_cgroup *cg, int fd, size_t len)
+{
+	off_t end = lseek(fd, 0, SEEK_CUR);
+	size_t done;
+	int r;
+
+	if (end < 0)
+		return -errno;
+	if ((size_t)end != len || cg->size == 0) {
+		cg->size = end;
+		return 0;
+	}
+	s->stats.external_rotations++;
+	log_info("csv: %s was truncated; continuing in it", cg->file);
+	/* s->row is free: the row being written is in s->out now. */
+	csv_row_clear(&s->row);
+	csv_row_append(&s->row, cg->header.data, cg->header.len);
+	csv_row_append(&s->row, s->out.data, s->out.len);
+	if (s->row.error)
+		return s->row.error;
+	if (ftruncate(fd, 0) < 0)
+		return -errno;
+	done = write_some(fd, s->row.data, s->row.len, &r);
+	cg->size = done;
+	if (done != s->row.len)
+		return r ? r : -EIO;
+	return 0;
+}
+
+/* A descriptor for cg's file: the kept one, or one opened now.
+ * *ret_start: the file size before the row, when known from an fstat. */
+static int get_fd(struct csv_sink *s, struct csv_cgroup *cg, off_t *ret_start,
+		  bool *ret_need_header)
+{
+	struct stat st = { 0 };
+	int fd;
+
+	if (cg->fd >= 0) {
+		*ret_start = -1;
+		*ret_need_header = false;
+		return cg->fd;
+	}
+	fd = open_for_append(s, cg, &st, ret_need_header);
+	if (fd < 0)
+		return fd;
+	cg->dev = st.st_dev;
+	cg->ino = st.st_ino;
+	cg->size = st.st_size;
+	*ret_start = st.st_size;
+	return fd;
+}
+
+/* Done with fd for this row. After a complete row (so the file has its
+ * header) a newly opened one is kept, if the watch runs and the bound
+ * allows; otherwise closed. */
+static void put_fd(struct csv_sink *s, struct csv_cgroup *cg, int fd, bool row_written)
+{
+	if (fd == cg->fd)
+		return;
+	if (row_written && cg->known && s->watch_fd >= 0 && s->nr_fds < s->max_fds) {
+		cg->fd = fd;
+		s->nr_fds++;
+		return;
+	}
+	close(fd);
+}
+
 /* Append one row (data, complete lines) to cg's file with one write() (a
  * second only to finish after a short write). On failure the file is left
  * as it was: a partial row is cut off again. */
 static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *data, size_t len)
 {
-	struct stat st = { 0 };
 	bool need_header = false;
+	off_t start;
 	size_t done;
 	int fd, r;
 
-	fd = open_for_append(s, cg, &st, &need_header);
+	fd = get_fd(s, cg, &start, &need_header);
 	if (fd < 0)
 		return fd;
 	csv_row_clear(&s->out);
@@ -589,58 +727,141 @@ static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *dat
 	if (s->out.error) {
 		report(s, FAIL_RECORD, "cannot build a row for %s: %s", cg->file,
 		       strerror(-s->out.error));
-		close(fd);
+		put_fd(s, cg, fd, false);
 		return s->out.error;
 	}
 
 	done = write_some(fd, s->out.data, s->out.len, &r);
 	if (done == s->out.len) {
 		cg->known = true;
-		cg->dev = st.st_dev;
-		cg->ino = st.st_ino;
-		cg->size = st.st_size + done;
 		cg->repair[0] = '\0';
-		close(fd);
+		if (start >= 0) {
+			cg->size = start + done;
+			put_fd(s, cg, fd, true);
+		} else if ((r = check_truncated(s, cg, fd, done)) < 0) {
+			/* fd is the kept one: file_close() closes it. */
+			report(s, failure_of_errno(r), "cannot repair truncated %s: %s", cg->file,
+			       strerror(-r));
+			file_close(s, cg);
+		}
 		if (s->cfg.max_size && (uint64_t)cg->size > s->cfg.max_size)
 			(void)rotate_files(s, cg); /* reported inside; the row is written */
 		return 0;
 	}
 	if (done > 0) {
-		/* Nobody else appends to our files, so the row began at the size
-		 * seen before the write: cut it off there. */
+		/* Nobody else appends to our files, so the row began where the
+		 * offset is now, less what was written: cut it off there. */
+		off_t end = lseek(fd, 0, SEEK_CUR);
+
 		s->stats.partial_rows++;
-		if (ftruncate(fd, st.st_size) < 0)
-			cg->known = false; /* the next open finds the unfinished line */
+		if (end < (off_t)done || ftruncate(fd, end - done) < 0) {
+			put_fd(s, cg, fd, false);
+			file_close(s, cg); /* the next open finds the unfinished line */
+		} else
+			put_fd(s, cg, fd, false);
 		report(s, FAIL_PARTIAL, "only %zu of %zu bytes of a row reached %s: %s", done,
 		       s->out.len, cg->file, strerror(-r));
-	} else
-		report(s, failure_of_errno(r), "cannot write to %s: %s", cg->file, strerror(-r));
-	close(fd);
+		return r;
+	}
+	report(s, failure_of_errno(r), "cannot write to %s: %s", cg->file, strerror(-r));
+	put_fd(s, cg, fd, false);
 	return r;
+}
+
+/* ---- the directory watch ---------------------------------------------------- */
+
+static void on_dir_changed(void *ctx, const char *name)
+{
+	struct csv_sink *s = ctx;
+	size_t stem_len;
+	unsigned rotation;
+
+	if (!name) {
+		files_drop_all(s, false);
+		return;
+	}
+	/* Only a current file matters (moves of name.csv.N are rotations). */
+	if (!csv_retention_parse_name(name, &stem_len, &rotation) || rotation != 0)
+		return;
+	for (struct csv_cgroup *cg = *stem_bucket(s, name, stem_len); cg; cg = cg->next_stem)
+		if (strncmp(cg->stem, name, stem_len) == 0 && cg->stem[stem_len] == '\0')
+			file_drop(s, cg);
+}
+
+/* Follow renames and removals since the last look; (re)start the watch if
+ * there is none (the directory was removed, or no inotify instance was
+ * left). Without a watch no descriptor is kept. */
+static void watch_read(struct csv_sink *s)
+{
+	if (s->watch_fd < 0) {
+		int fd = csv_dir_watch_open(s->cfg.directory);
+
+		if (fd < 0) {
+			if (!s->watch_reported)
+				log_info("csv: cannot watch %s (%s): files are opened for every row",
+					 s->cfg.directory, strerror(-fd));
+			s->watch_reported = true;
+			return;
+		}
+		s->watch_fd = fd;
+		files_drop_all(s, false); /* what happened before the watch is unknown */
+		return;
+	}
+	if (csv_dir_watch_read(s->watch_fd, on_dir_changed, s) < 0) {
+		close(s->watch_fd);
+		s->watch_fd = -1;
+	}
+}
+
+/* Once per batch of rows (one collection time), not per row. */
+static void watch_check(struct csv_sink *s, const struct timespec *batch)
+{
+	if (timespec_eq(batch, &s->checked))
+		return;
+	s->checked = *batch;
+	s->first_open_ns = 0;
+	watch_read(s);
 }
 
 /* ---- rows ------------------------------------------------------------------ */
 
-static int build_row(struct csv_row *row, const struct sink_record *rec,
-		     const struct csv_sink *s)
+/* The timestamp cell: every row of one collection has the same. */
+static int timestamp_cell(struct csv_sink *s, const struct timespec *t, const char **ret)
+{
+	if (!s->ts_text[0] || !timespec_eq(t, &s->ts_time)) {
+		int r = csv_format_timestamp(t, s->ts_text, sizeof(s->ts_text));
+
+		if (r < 0) {
+			s->ts_text[0] = '\0';
+			return r;
+		}
+		s->ts_time = *t;
+	}
+	*ret = s->ts_text;
+	return 0;
+}
+
+static int build_row(struct csv_sink *s, const struct sink_record *rec)
 {
 	const struct sink_cgroup *c = rec->cgroup;
-	char ts[CSV_TIMESTAMP_MAX];
+	struct csv_row *row = &s->row;
+	bool safe = s->cfg.safe_cells;
+	const char *ts;
 	int r;
 
 	csv_row_clear(row);
-	r = csv_format_timestamp(&rec->time, ts, sizeof(ts));
+	r = timestamp_cell(s, &rec->time, &ts);
 	if (r < 0)
 		return r;
 	csv_row_add_plain(row, ts);
-	csv_row_add_field(row, c->path);
+	csv_row_add_field(row, c->path); /* a path starts with '/': never a formula */
 	csv_row_add_u64(row, c->id);
-	csv_row_add_field(row, c->kind);
-	csv_row_add_field(row, c->runtime);
-	csv_row_add_field(row, c->container_id);
-	csv_row_add_field(row, c->container_name);
-	csv_row_add_field(row, c->pod);
-	csv_row_add_field(row, c->pod_namespace);
+	csv_row_add_name(row, c->kind, safe);
+	csv_row_add_name(row, c->runtime, safe);
+	csv_row_add_name(row, c->container_id, safe);
+	csv_row_add_name(row, c->container_name, safe);
+	csv_row_add_name(row, c->pod, safe);
+	csv_row_add_name(row, c->pod_namespace, safe);
 	if (rec->interval_known)
 		csv_row_add_u64(row, rec->interval_ms);
 	else
@@ -700,6 +921,11 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 
 	if (!cg) {
 		r = cgroup_new(s, rec, &cg);
+		if (r == -EEXIST) {
+			report(s, FAIL_RECORD, "no CSV file for cgroup id %" PRIu64 ": its file name "
+			       "collides with another cgroup's (never shared)", rec->cgroup->id);
+			return r;
+		}
 		if (r < 0) {
 			report(s, FAIL_RECORD, "cannot track cgroup id %" PRIu64 ": %s",
 			       rec->cgroup->id, strerror(-r));
@@ -707,7 +933,7 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 		}
 	}
 	if (!same_events(cg, rec->nr_events, rec->event_names)) {
-		r = cgroup_set_events(cg, rec->nr_events, rec->event_names);
+		r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 		if (r < 0) {
 			report(s, FAIL_RECORD, "cannot change the columns of %s: %s", cg->file,
 			       strerror(-r));
@@ -729,16 +955,33 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 		report(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
 		return r;
 	}
+	watch_check(s, &rec->time);
 	r = cgroup_for(s, rec, &cg);
 	if (r < 0)
 		return r;
-	r = build_row(&s->row, rec, s);
+	r = build_row(s, rec);
 	if (r < 0) {
 		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
 		       r == -ERANGE ? "time out of range" : strerror(-r));
 		goto failed;
 	}
-	r = append_row(s, cg, s->row.data, s->row.len);
+	if (!cg->started) {
+		/* A cgroup's first row creates (or checks) its file, which can
+		 * cost a millisecond on a busy file system: a first interval
+		 * with thousands of new cgroups must not overrun the interval.
+		 * Past the budget, first rows wait for the next batch; their
+		 * counts go into the row written then. Final rows never wait. */
+		long long t0 = monotonic_ns();
+
+		if (s->first_open_ns >= CSV_FIRST_ROWS_BUDGET_MS * 1000000LL && !rec->final) {
+			s->stats.rows_deferred++;
+			return -EAGAIN;
+		}
+		cg->started = true;
+		r = append_row(s, cg, s->row.data, s->row.len);
+		s->first_open_ns += monotonic_ns() - t0;
+	} else
+		r = append_row(s, cg, s->row.data, s->row.len);
 	if (r < 0)
 		goto failed;
 	commit(s);
@@ -753,16 +996,31 @@ failed:
 	return r;
 }
 
+/* Once per collection: a bounded step of retention. */
+static int csv_sink_tick(struct sink *base)
+{
+	struct csv_sink *s = to_csv(base);
+	struct timespec now;
+
+	watch_read(s);
+	clock_gettime(CLOCK_REALTIME, &now);
+	csv_retention_step(s->retention, stem_live, s, &now, monotonic_s());
+	return 0;
+}
+
 static int csv_sink_reopen(struct sink *base)
 {
 	struct csv_sink *s = to_csv(base);
 
-	/* Files are opened per row; what a reopen means here is: trust nothing
-	 * remembered about them and look again at the next row. */
-	for (size_t b = 0; b < CSV_BUCKETS; b++)
-		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = cg->next)
-			cg->known = false;
-	return make_directory(s->cfg.directory);
+	/* Trust nothing remembered about the files: close them, look again at
+	 * the next row. */
+	files_drop_all(s, true);
+	if (s->watch_fd >= 0)
+		close(s->watch_fd);
+	s->watch_fd = -1;
+	s->watch_reported = false;
+	watch_read(s);
+	return csv_dir_prepare(s->cfg.directory);
 }
 
 static void csv_sink_free(struct sink *base)
@@ -776,9 +1034,13 @@ static void csv_sink_free(struct sink *base)
 
 		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
 			next = cg->next;
+			file_drop(s, cg);
 			cgroup_free(cg);
 		}
 	}
+	if (s->watch_fd >= 0)
+		close(s->watch_fd);
+	csv_retention_free(s->retention);
 	csv_row_free(&s->row);
 	csv_row_free(&s->out);
 	free(s);
@@ -787,10 +1049,23 @@ static void csv_sink_free(struct sink *base)
 static const struct sink_ops csv_sink_ops = {
 	.name = "csv",
 	.write = csv_sink_write,
-	.flush = NULL,
+	.tick = csv_sink_tick,
 	.reopen = csv_sink_reopen,
 	.free = csv_sink_free,
 };
+
+/* Half of the soft RLIMIT_NOFILE: the rest is the agent's (BPF, inotify,
+ * sockets). The agent raises its soft limit to the hard one at start. */
+static size_t fd_bound(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur / 2 > CSV_MAX_OPEN_FILES)
+		return CSV_MAX_OPEN_FILES;
+	return rl.rlim_cur / 2;
+}
 
 int csv_sink_new(const struct csv_config *cfg, struct sink **ret)
 {
@@ -800,7 +1075,7 @@ int csv_sink_new(const struct csv_config *cfg, struct sink **ret)
 	if (!cfg || !ret || !cfg->directory[0] ||
 	    strnlen(cfg->directory, sizeof(cfg->directory)) == sizeof(cfg->directory))
 		return -EINVAL;
-	r = make_directory(cfg->directory);
+	r = csv_dir_prepare(cfg->directory);
 	if (r < 0)
 		return r;
 	if (access(cfg->directory, W_OK | X_OK) < 0)
@@ -813,14 +1088,31 @@ int csv_sink_new(const struct csv_config *cfg, struct sink **ret)
 	/* "dir/" and "dir" name the same files; keep log lines tidy. */
 	for (size_t n = strlen(s->cfg.directory); n > 1 && s->cfg.directory[n - 1] == '/'; n--)
 		s->cfg.directory[n - 1] = '\0';
+	r = csv_retention_new(s->cfg.directory, cfg->keep_removed_ms, cfg->max_total_size,
+			      &s->retention);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
+	s->max_fds = fd_bound();
+	s->watch_fd = -1;
+	watch_read(s);
 	*ret = &s->base;
 	return 0;
 }
 
 int csv_sink_get_stats(const struct sink *s, struct csv_sink_stats *ret)
 {
+	const struct csv_sink *c = (const struct csv_sink *)s;
+	struct csv_retention_stats rs;
+
 	if (!s || s->ops != &csv_sink_ops || !ret)
 		return -EINVAL;
-	*ret = ((const struct csv_sink *)s)->stats;
+	csv_retention_get_stats(c->retention, &rs);
+	*ret = c->stats;
+	ret->files_deleted_removed = rs.deleted_removed;
+	ret->files_deleted_for_size = rs.deleted_for_size;
+	ret->bytes_deleted = rs.bytes_deleted;
+	ret->files_open = c->nr_fds;
 	return 0;
 }

@@ -1,7 +1,7 @@
 #include "sink/file_name.h"
 #include "sink/csv_format.h"
+#include "util/sha256.h"
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,17 +97,30 @@ static bool pod_uid8(const char *path, char ret[9])
 	return false;
 }
 
-/* A systemd unit of the system manager: its name is unique on the host. User
- * managers' units (below user@UID.service) are not, so they get the path. */
+/* A unit of the system manager: its name is unique on the host. systemd
+ * nests units only in slices, so every component before the unit is a
+ * ".slice"; anything else above it (a user manager's user@UID.service, a
+ * container's scope with its own systemd inside) makes it someone else's
+ * unit, whose name says little: those get the path. */
 static bool system_unit_name(const char *path, const char **ret, size_t *ret_len)
 {
 	size_t len;
-	const char *c = last_component(path, &len);
+	const char *c = last_component(path, &len), *p = path;
 
-	if (strstr(path, "/user@"))
-		return false;
 	if (!has_suffix(c, len, ".service") && !has_suffix(c, len, ".scope"))
 		return false;
+	while (p < c) {
+		const char *end;
+
+		while (*p == '/')
+			p++;
+		if (p >= c)
+			break;
+		end = strchr(p, '/');
+		if (!end || !has_suffix(p, end - p, ".slice"))
+			return false;
+		p = end;
+	}
 	*ret = c;
 	*ret_len = len;
 	return true;
@@ -124,34 +137,28 @@ static void append_path(struct csv_row *b, const char *path)
 	append_escaped(b, path, strlen(path), true);
 }
 
-static uint64_t fnv1a64(uint64_t h, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-/* Copy b into buf, shortened to CSV_STEM_MAX with a hash of the whole name
- * and the path when longer, so distinct long names stay distinct. */
+/* buf = the readable part b (cut to CSV_STEM_READABLE_MAX) + "_" + the first
+ * CSV_STEM_HASH_HEX hex digits of SHA-256(path). The hash makes the name
+ * unique per path whatever the readable part says, and is the same at every
+ * start and in any scan order; a cryptographic hash, because paths are
+ * tenant-chosen and a tenant must not be able to aim at another cgroup's
+ * name. */
 static int finish(const struct csv_row *b, const char *path, char *buf, size_t len)
 {
-	size_t n = b->len;
-	uint64_t h;
+	static const char hex[] = "0123456789abcdef";
+	uint8_t digest[SHA256_DIGEST_LEN];
+	size_t n = b->len < CSV_STEM_READABLE_MAX ? b->len : CSV_STEM_READABLE_MAX;
 
 	if (len < CSV_STEM_MAX + 1)
 		return -ENOBUFS;
-	if (n <= CSV_STEM_MAX) {
-		memcpy(buf, b->data, n);
-		buf[n] = '\0';
-		return 0;
-	}
-	h = fnv1a64(0xcbf29ce484222325ULL, b->data, b->len);
-	h = fnv1a64(h, path, strlen(path) + 1);
-	n = CSV_STEM_MAX - 17;
+	sha256(path, strlen(path), digest);
 	memcpy(buf, b->data, n);
-	snprintf(buf + n, len - n, "_%016" PRIx64, h);
+	buf[n++] = '_';
+	for (int i = 0; i < CSV_STEM_HASH_HEX / 2; i++) {
+		buf[n++] = hex[digest[i] >> 4];
+		buf[n++] = hex[digest[i] & 15];
+	}
+	buf[n] = '\0';
 	return 0;
 }
 
@@ -198,23 +205,4 @@ int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len)
 		r = finish(&b, cg->path, buf, len);
 	csv_row_free(&b);
 	return r;
-}
-
-int csv_file_stem_for_id(const char *stem, uint64_t id, char *buf, size_t len)
-{
-	char suffix[32];
-	size_t n, keep;
-
-	if (!stem || !buf)
-		return -EINVAL;
-	if (len < CSV_STEM_MAX + 1)
-		return -ENOBUFS;
-	snprintf(suffix, sizeof(suffix), "_cg%" PRIu64, id);
-	n = strlen(suffix);
-	keep = strnlen(stem, CSV_STEM_MAX);
-	if (keep > CSV_STEM_MAX - n)
-		keep = CSV_STEM_MAX - n;
-	memcpy(buf, stem, keep);
-	memcpy(buf + keep, suffix, n + 1);
-	return 0;
 }

@@ -47,8 +47,12 @@ struct sink_ops {
 	 * reported by the output itself (rate-limited), the counts go into the
 	 * next row. */
 	int (*write)(struct sink *s, const struct sink_record *r);
-	/* Called once per collection after all rows (flush, rotate, ...). */
+	/* Called after rows: once per collection, and after the final rows of a
+	 * cgroup removed between collections (flush, ...). Optional. */
 	int (*flush)(struct sink *s);
+	/* Called once per collection (interval), after flush: upkeep with
+	 * bounded work (CSV retention). Optional. */
+	int (*tick)(struct sink *s);
 	/* SIGHUP: reopen files / reconnect. */
 	int (*reopen)(struct sink *s);
 	void (*free)(struct sink *s);

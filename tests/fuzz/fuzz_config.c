@@ -74,7 +74,7 @@ static void fuzz_value_parsers(const uint8_t *data, size_t size) {
 	memcpy(s, data, size);
 	s[size] = '\0';
 	if (config_parse_duration_ms(s, &v) == 0)
-		check(strspn(s, "0123456789mshm") == strlen(s), "duration characters", s);
+		check(strspn(s, "0123456789mshd") == strlen(s), "duration characters", s);
 	(void)config_parse_size(s, &v);
 	memset(&sc, 0, sizeof(sc));
 	if (config_parse_syslog_target(s, &sc, err, sizeof(err)) == 0)

@@ -125,6 +125,10 @@ static const struct bad_case bad_cases[] = {
 	{ "outputs:\n  csv:\n    max_size: 20000000TiB\n", "t.yaml:3:15: outputs.csv.max_size: '20000000TiB' is too large" },
 	{ "outputs:\n  csv:\n    max_files: 1001\n", "t.yaml:3:16: outputs.csv.max_files: 1001 is out of range 0..1000" },
 	{ "outputs:\n  csv:\n    enabled: maybe\n", "t.yaml:3:14: outputs.csv.enabled: expected true or false, got 'maybe'" },
+	{ "outputs:\n  csv:\n    keep_removed: 7x\n", "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '7x'" },
+	{ "outputs:\n  csv:\n    keep_removed: -1d\n", "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '-1d'" },
+	{ "outputs:\n  csv:\n    max_total_size: 1.5GiB\n", "t.yaml:3:21: outputs.csv.max_total_size: invalid size '1.5GiB'" },
+	{ "outputs:\n  csv:\n    safe_cells: 1\n", "t.yaml:3:17: outputs.csv.safe_cells: expected true or false, got '1'" },
 	/* outputs.syslog values. */
 	{ "outputs:\n  syslog:\n    target: http://logs:514\n",
 	  "t.yaml:3:13: outputs.syslog.target: invalid target 'http://logs:514': unknown kind of target" },
@@ -357,6 +361,9 @@ static const char full_yaml[] =
 	"    directory: /srv/cgperf logs\n"
 	"    max_size: 10MB\n"
 	"    max_files: 0\n"
+	"    keep_removed: 1d12h\n"
+	"    max_total_size: 2GiB\n"
+	"    safe_cells: false\n"
 	"  syslog:\n"
 	"    target: tcp://[2001:db8::1]:6514\n"
 	"    format: rfc3164\n"
@@ -398,6 +405,9 @@ static void test_full_file(void **state) {
 	assert_string_equal(c.csv.directory, "/srv/cgperf logs");
 	assert_int_equal(c.csv.max_size, 10000000);
 	assert_int_equal(c.csv.max_files, 0);
+	assert_int_equal(c.csv.keep_removed_ms, 36ULL * 3600 * 1000);
+	assert_int_equal(c.csv.max_total_size, 2ULL << 30);
+	assert_false(c.csv.safe_cells);
 	assert_true(c.syslog.enabled);
 	assert_int_equal(c.syslog.transport, SYSLOG_TCP);
 	assert_string_equal(c.syslog.target, "tcp://[2001:db8::1]:6514");

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include "tests/lib/unit_skip.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -307,6 +308,23 @@ static char *file_for(const char *dir, const struct sink_cgroup *cg)
 	return p;
 }
 
+/* dir/<stem>.csv of a cgroup of kind "other" at path. */
+static char *file_of(const char *dir, const char *path)
+{
+	struct sink_cgroup cg = { .id = 1, .path = path, .kind = "other" };
+
+	return file_for(dir, &cg);
+}
+
+/* file.N */
+static char *rotated(const char *file, int n)
+{
+	char *p;
+
+	assert_true(asprintf(&p, "%s.%d", file, n) > 0);
+	return p;
+}
+
 static struct sink *new_sink(const char *dir, uint64_t max_size, unsigned max_files)
 {
 	struct csv_config cfg = { .enabled = true, .max_size = max_size, .max_files = max_files };
@@ -323,6 +341,44 @@ static struct csv_sink_stats stats_of(struct sink *s)
 	struct csv_sink_stats st;
 	assert_int_equal(csv_sink_get_stats(s, &st), 0);
 	return st;
+}
+
+/* Seconds since the epoch of a cell "2026-12-02T11:58:12.000Z". */
+static uint64_t cell_time(const char *ts)
+{
+	struct tm tm = { 0 };
+
+	assert_non_null(strptime(ts, "%Y-%m-%dT%H:%M:%S", &tm));
+	return (uint64_t)timegm(&tm);
+}
+
+/* The first and last row's timestamps of a CSV file, and its row count. */
+static void file_time_range(const char *path, uint64_t *ret_first, uint64_t *ret_last,
+			    size_t *ret_rows)
+{
+	struct table t;
+
+	assert_int_equal(table_load(path, &t), 0);
+	assert_true(t.nr_rows >= 2);
+	*ret_first = cell_time(cell(&t, 0, "timestamp"));
+	*ret_last = cell_time(cell(&t, t.nr_rows - 2, "timestamp"));
+	*ret_rows = t.nr_rows - 1;
+	table_free(&t);
+}
+
+/* Files in dir whose name starts with prefix. */
+static int count_files_with_prefix(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, prefix, strlen(prefix) - 4) == 0)
+			n++;
+	closedir(d);
+	return n;
 }
 
 /* ---- pure formatting ------------------------------------------------------ */
@@ -420,12 +476,33 @@ static void test_quoting(void **state)
 
 /* ---- file names ---------------------------------------------------------------- */
 
-static void assert_stem(const struct sink_cgroup *cg, const char *expected)
+/* The first 16 hex digits of SHA-256(path), from python's hashlib: an
+ * oracle independent of cgperf's own SHA-256. */
+static void path_hash(const char *path, char ret[32])
 {
-	char buf[CSV_STEM_MAX + 1];
+	FILE *p;
+
+	setenv("CSV_HASH_PATH", path, 1);
+	p = popen("/usr/bin/python3 -c 'import os, hashlib; "
+		  "print(hashlib.sha256(os.environb[b\"CSV_HASH_PATH\"]).hexdigest()[:16])'",
+		  "r");
+	assert_non_null(p);
+	assert_non_null(fgets(ret, 32, p));
+	assert_int_equal(pclose(p), 0);
+	ret[strcspn(ret, "\n")] = '\0';
+	assert_int_equal(strlen(ret), 16);
+}
+
+/* The stem is "<readable>_<hash of the path>". */
+static void assert_stem(const struct sink_cgroup *cg, const char *readable)
+{
+	char buf[CSV_STEM_MAX + 1], hash[32], *expected;
 
 	assert_int_equal(csv_file_stem(cg, buf, sizeof(buf)), 0);
+	path_hash(cg->path, hash);
+	assert_true(asprintf(&expected, "%s_%s", readable, hash) > 0);
 	assert_string_equal(buf, expected);
+	free(expected);
 }
 
 static void test_file_names(void **state)
@@ -434,6 +511,7 @@ static void test_file_names(void **state)
 	struct sink_cgroup c = { .id = 7, .kind = "container", .runtime = "docker", .container_id = id64,
 				 .container_name = "web", .pod = "", .pod_namespace = "",
 				 .path = "/system.slice/docker-1a2b3c4d5e6f.scope" };
+	struct sink_cgroup host, tenant;
 	char buf[CSV_STEM_MAX + 1], buf2[CSV_STEM_MAX + 1], *long_path;
 
 	assert_stem(&c, "web_1a2b3c4d5e6f");
@@ -467,6 +545,18 @@ static void test_file_names(void **state)
 	c.path = "/user.slice/user-1000.slice/user@1000.service/app.slice/cron.service";
 	assert_stem(&c, "user.slice_user-1000.slice_user_401000.service_app.slice_cron.service");
 
+	/* The host's unit and a tenant's unit of the same name inside a
+	 * container: two files, whichever is seen first, at every start. */
+	host = (struct sink_cgroup){ .id = 20, .kind = "service",
+				     .path = "/system.slice/logrotate.service" };
+	tenant = (struct sink_cgroup){ .id = 21, .kind = "service",
+				       .path = "/kubepods/burstable/podx/cri-containerd-x.scope/"
+					       "logrotate.service" };
+	assert_stem(&host, "logrotate.service");
+	assert_stem(&tenant, "kubepods_burstable_podx_cri-containerd-x.scope_logrotate.service");
+	tenant.path = "/a/logrotate.service"; /* not below slices only: the path */
+	assert_stem(&tenant, "a_logrotate.service");
+
 	c = (struct sink_cgroup){ .id = 10, .kind = "slice", .path = "/system.slice" };
 	assert_stem(&c, "system.slice");
 	c = (struct sink_cgroup){ .id = 1, .kind = "other", .path = "/" };
@@ -475,8 +565,15 @@ static void test_file_names(void **state)
 	assert_stem(&c, "a_2Cb__22q_22_caf_C3_A9_.hidden");
 	c.path = "/..";
 	assert_stem(&c, "_2E.");
+	/* Same readable part, other paths: other names ("/a_b" and "/a/b"). */
+	c.path = "/a_b";
+	assert_int_equal(csv_file_stem(&c, buf, sizeof(buf)), 0);
+	c.path = "/a/b";
+	assert_int_equal(csv_file_stem(&c, buf2, sizeof(buf2)), 0);
+	assert_string_not_equal(buf, buf2);
+	assert_int_equal(strncmp(buf, buf2, 4), 0);
 
-	/* Long: capped with a hash of the whole name; distinct stays distinct. */
+	/* Long: the readable part is cut, the hash of the whole path stays. */
 	long_path = malloc(1002);
 	assert_non_null(long_path);
 	long_path[0] = '/';
@@ -489,12 +586,13 @@ static void test_file_names(void **state)
 	assert_int_equal(csv_file_stem(&c, buf2, sizeof(buf2)), 0);
 	assert_int_equal(strlen(buf2), CSV_STEM_MAX);
 	assert_string_not_equal(buf, buf2);
-	assert_int_equal(strncmp(buf, buf2, CSV_STEM_MAX - 17), 0);
-	assert_int_equal(csv_file_stem_for_id(buf, 123456, buf2, sizeof(buf2)), 0);
-	assert_int_equal(strlen(buf2), CSV_STEM_MAX);
-	assert_string_equal(buf2 + CSV_STEM_MAX - 9, "_cg123456");
-	assert_int_equal(csv_file_stem_for_id("x.service", 5, buf2, sizeof(buf2)), 0);
-	assert_string_equal(buf2, "x.service_cg5");
+	assert_int_equal(strncmp(buf, buf2, CSV_STEM_READABLE_MAX), 0);
+	{
+		char hash[32];
+
+		path_hash(long_path, hash);
+		assert_string_equal(buf2 + CSV_STEM_MAX - 16, hash);
+	}
 	free(long_path);
 
 	assert_int_equal(csv_file_stem(NULL, buf, sizeof(buf)), -EINVAL);
@@ -578,7 +676,7 @@ static void test_round_trip(void **state)
  * computes them: tests/unit/test_record.c). */
 static void test_deltas_and_intervals(void **state)
 {
-	char *dir = make_tmpdir(), *file = path_join(dir, "x.csv");
+	char *dir = make_tmpdir(), *file = file_of(dir, "/x");
 	struct sink *s = new_sink(dir, 0, 3);
 	struct reading totals[1] = { { 400, 3000, 1500 } }, delta[1];
 	static const char *const ev[] = { "instructions" };
@@ -630,7 +728,7 @@ static void test_deltas_and_intervals(void **state)
 
 static void test_name_collision(void **state)
 {
-	char *dir = make_tmpdir(), *a = path_join(dir, "a_b.csv"), *b = path_join(dir, "a_b_cg2.csv");
+	char *dir = make_tmpdir(), *a = file_of(dir, "/a_b"), *b = file_of(dir, "/a/b");
 	struct sink *s = new_sink(dir, 0, 3);
 	struct feed f1, f2;
 
@@ -661,7 +759,7 @@ static void test_permissions(void **state)
 	umask(old);
 	assert_int_equal(stat(nested, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0750);
-	file = path_join(nested, "perm.csv");
+	file = file_of(nested, "/perm");
 	assert_int_equal(stat(file, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0640);
 	/* The whole directory removed under a running agent: made again. */
@@ -702,7 +800,7 @@ static void test_permissions(void **state)
 	}
 	/* A planted symlink is refused, its target untouched. */
 	{
-		char *target = path_join(dir, "target"), *link = path_join(nested, "sym.csv");
+		char *target = path_join(dir, "target"), *link = file_of(nested, "/sym");
 		struct sink *s2 = new_sink(nested, 0, 3);
 		size_t len;
 		char *content;
@@ -728,9 +826,100 @@ static void test_permissions(void **state)
 	free(dir);
 }
 
+/* An existing directory: a looser mode than 0750 is tightened (setgid
+ * kept), a tighter one kept; one owned by another user is refused. */
+static void test_directory_mode(void **state)
+{
+	static const struct {
+		mode_t before, after;
+	} cases[] = {
+		{ 0755, 0750 }, { 0777, 0750 }, { 02775, 02750 }, { 0700, 0700 }, { 0750, 0750 },
+	};
+	char *dir = make_tmpdir(), *csv_dir = path_join(dir, "log");
+	struct csv_config cfg = { .enabled = true };
+	struct sink *s = NULL;
+	struct stat st;
+
+	snprintf(cfg.directory, sizeof(cfg.directory), "%s", csv_dir);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(mkdir(csv_dir, 0700), 0);
+		assert_int_equal(chmod(csv_dir, cases[i].before), 0);
+		assert_int_equal(csv_sink_new(&cfg, &s), 0);
+		s->ops->free(s);
+		assert_int_equal(stat(csv_dir, &st), 0);
+		if ((st.st_mode & 07777) != cases[i].after)
+			fail_msg("%04o became %04o, expected %04o", cases[i].before, st.st_mode & 07777,
+				 cases[i].after);
+		assert_int_equal(rmdir(csv_dir), 0);
+	}
+	if (geteuid() == 0) {
+		assert_int_equal(mkdir(csv_dir, 0750), 0);
+		assert_int_equal(chown(csv_dir, 65534, 65534), 0);
+		s = NULL;
+		assert_int_equal(csv_sink_new(&cfg, &s), -EPERM);
+		assert_null(s);
+	}
+	remove_tree(dir);
+	free(csv_dir);
+	free(dir);
+}
+
+/* safe_cells: name cells that start like a formula get a leading ', others
+ * (and the path, and numbers) are untouched; off: byte for byte. */
+static void test_safe_cells(void **state)
+{
+	static const struct {
+		const char *name, *cell;
+	} cases[] = {
+		{ "=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")" },
+		{ "+1", "'+1" },  { "-rf", "'-rf" },     { "@SUM(A1)", "'@SUM(A1)" },
+		{ "\tx", "'\tx" }, { "\rx", "'\rx" },     { "a=b", "a=b" },
+		{ "web", "web" },  { "", "" },           { " =x", " =x" },
+	};
+	char *dir = make_tmpdir();
+	struct csv_config cfg = { .enabled = true, .safe_cells = true };
+	struct sink *s = NULL;
+
+	snprintf(cfg.directory, sizeof(cfg.directory), "%s", dir);
+	assert_true(csv_cell_unsafe("=1") && csv_cell_unsafe("-") && !csv_cell_unsafe("1") &&
+		    !csv_cell_unsafe("") && !csv_cell_unsafe(NULL));
+	for (int safe = 1; safe >= 0; safe--) {
+		cfg.safe_cells = safe;
+		assert_int_equal(csv_sink_new(&cfg, &s), 0);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			struct feed f;
+			struct table t;
+			char path[64], *file;
+
+			snprintf(path, sizeof(path), "/=cg%d-%zu", safe, i);
+			feed_init(&f, 200 + i, path);
+			f.cg.kind = "container";
+			f.cg.runtime = "docker";
+			f.cg.container_id = "0123456789ab";
+			f.cg.container_name = cases[i].name;
+			f.cg.pod = cases[i].name;
+			f.cg.pod_namespace = cases[i].name;
+			assert_int_equal(feed_step(s, &f, 5, false), 0);
+			file = file_for(dir, &f.cg);
+			assert_int_equal(table_load(file, &t), 0);
+			for (int c = 0; c < 3; c++)
+				assert_string_equal(cell(&t, 0, (const char *[]){ "container_name", "pod",
+										 "namespace" }[c]),
+						    safe ? cases[i].cell : cases[i].name);
+			assert_string_equal(cell(&t, 0, "cgroup"), path);
+			assert_string_equal(cell(&t, 0, "cycles"), "5");
+			table_free(&t);
+			free(file);
+		}
+		s->ops->free(s);
+	}
+	remove_tree(dir);
+	free(dir);
+}
+
 static void test_bad_records(void **state)
 {
-	char *dir = make_tmpdir(), *file = path_join(dir, "bad.csv");
+	char *dir = make_tmpdir(), *file = file_of(dir, "/bad");
 	struct sink *s = new_sink(dir, 0, 3);
 	static const char *const nine[9] = { "a", "b", "c", "d", "e", "f", "g", "h", "i" };
 	struct reading totals[9] = { { 0 } };
@@ -768,7 +957,7 @@ static void test_bad_records(void **state)
 	f.now.tv_sec = T0 + 100;
 	assert_int_equal(feed_step(s, &f, 30, false), 0);
 	free(file);
-	file = path_join(dir, "carry.csv");
+	file = file_of(dir, "/carry");
 	assert_int_equal(column_sum(file, "cycles", NULL), 60);
 	assert_int_equal(column_sum(file, "cpu-clock", NULL), 120);
 	s->ops->free(s);
@@ -779,7 +968,7 @@ static void test_bad_records(void **state)
 
 static void test_rotation_by_size(void **state)
 {
-	char *dir = make_tmpdir(), *base = path_join(dir, "rot.csv");
+	char *dir = make_tmpdir(), *base = file_of(dir, "/rot");
 	struct sink *s = new_sink(dir, 400, 3);
 	struct feed f;
 	char name[PATH_MAX];
@@ -805,15 +994,60 @@ static void test_rotation_by_size(void **state)
 	}
 	snprintf(name, sizeof(name), "%s.4", base);
 	assert_false(file_exists(name));
+	/* .1 is the newest rotated file, .3 the oldest: each one's rows all
+	 * come before the next newer one's, and all 40 rows are there. */
+	{
+		uint64_t prev_last = 0, total_rows = 0;
 
-	/* max_files 0: the full file is simply dropped. */
+		for (int i = 3; i >= 0; i--) {
+			uint64_t first, last;
+
+			if (i)
+				snprintf(name, sizeof(name), "%s.%d", base, i);
+			else
+				snprintf(name, sizeof(name), "%s", base);
+			if (i == 0 && !file_exists(name))
+				break; /* rotated right after the last row */
+			file_time_range(name, &first, &last, &rows);
+			assert_true(first > prev_last);
+			prev_last = last;
+			total_rows += rows;
+		}
+		assert_int_equal(prev_last, T0 + 400);
+		assert_true(total_rows < 40); /* older files were deleted */
+	}
+
+	/* max_files 0: a full file is dropped, nothing rotated is kept, and
+	 * the current file starts again with a header and only newer rows. */
 	s->ops->free(s);
 	s = new_sink(dir, 400, 0);
 	feed_init(&f, 12, "/rot0");
+	free(base);
+	base = file_of(dir, "/rot0");
 	for (int i = 0; i < 20; i++)
 		assert_int_equal(feed_step(s, &f, 1, false), 0);
-	snprintf(name, sizeof(name), "%s/rot0.csv.1", dir);
-	assert_false(file_exists(name));
+	assert_true(stats_of(s).rotations >= 3);
+	/* Dropped right after the last row, or holding it: nothing else. */
+	assert_int_equal(count_files_with_prefix(dir, base + strlen(dir) + 1), file_exists(base));
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_int_equal(count_files_with_prefix(dir, base + strlen(dir) + 1), 1);
+	{
+		struct stat st;
+		uint64_t first, last;
+		char *content = read_file(base, NULL);
+
+		assert_non_null(content);
+		assert_int_equal(strncmp(content, "timestamp,", 10), 0);
+		assert_int_equal(count_substr(content, "timestamp,"), 1);
+		free(content);
+		assert_int_equal(stat(base, &st), 0);
+		assert_true(st.st_size <= 400);
+		file_time_range(base, &first, &last, &rows);
+		assert_int_equal(last, T0 + 210);
+		assert_true(rows > 0 && rows < 10);
+		assert_int_equal(first, last - 10 * (rows - 1));
+		assert_int_equal(column_sum(base, "cycles", NULL), rows);
+	}
 	s->ops->free(s);
 	remove_tree(dir);
 	free(base);
@@ -822,8 +1056,8 @@ static void test_rotation_by_size(void **state)
 
 static void test_logrotate_rename(void **state)
 {
-	char *dir = make_tmpdir(), *file = path_join(dir, "lr.csv"), *old = path_join(dir, "lr.csv.1"),
-	     *older = path_join(dir, "lr.csv.2");
+	char *dir = make_tmpdir(), *file = file_of(dir, "/lr"), *old = rotated(file, 1),
+	     *older = rotated(file, 2);
 	struct sink *s = new_sink(dir, 0, 3);
 	struct feed f;
 	size_t rows_new, rows_old, rows_older;
@@ -862,7 +1096,7 @@ static void test_logrotate_rename(void **state)
 
 static void test_copytruncate(void **state)
 {
-	char *dir = make_tmpdir(), *file = path_join(dir, "ct.csv"), *content;
+	char *dir = make_tmpdir(), *file = file_of(dir, "/ct"), *content;
 	struct sink *s = new_sink(dir, 0, 3);
 	struct feed f;
 	size_t rows;
@@ -888,7 +1122,7 @@ static void test_copytruncate(void **state)
 static void test_header_change_and_restart(void **state)
 {
 	static const char *const three[] = { "cycles", "cpu-clock", "context-switches" };
-	char *dir = make_tmpdir(), *file = path_join(dir, "hc.csv"), *old = path_join(dir, "hc.csv.1"),
+	char *dir = make_tmpdir(), *file = file_of(dir, "/hc"), *old = rotated(file, 1),
 	     *content;
 	struct sink *s = new_sink(dir, 0, 3);
 	struct feed f;
@@ -940,7 +1174,7 @@ static void test_header_change_and_restart(void **state)
 
 static void test_unfinished_line(void **state)
 {
-	char *dir = make_tmpdir(), *file = path_join(dir, "uf.csv");
+	char *dir = make_tmpdir(), *file = file_of(dir, "/uf");
 	struct sink *s = new_sink(dir, 0, 3);
 	struct feed f;
 	struct table t;
@@ -1085,7 +1319,78 @@ static void test_disk_full(void **state)
 	tiny_fs_umount(&t);
 }
 
-/* ---- one write() per row, O_APPEND (strace) ---------------------------------------- */
+/* stderr of the calls between capture_begin() and capture_end(). */
+static int saved_stderr = -1;
+static char capture_path[64];
+
+static void capture_begin(void)
+{
+	int fd;
+
+	snprintf(capture_path, sizeof(capture_path), "/tmp/cgperf-test-csv-err.%d", (int)getpid());
+	fd = open(capture_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	saved_stderr = dup(2);
+	assert_true(saved_stderr >= 0);
+	assert_int_equal(dup2(fd, 2), 2);
+	close(fd);
+}
+
+static char *capture_end(void)
+{
+	char *text;
+
+	assert_int_equal(dup2(saved_stderr, 2), 2);
+	close(saved_stderr);
+	text = read_file(capture_path, NULL);
+	unlink(capture_path);
+	assert_non_null(text);
+	return text;
+}
+
+/* The failure line: one per kind of failure per CSV_REPORT_INTERVAL_S
+ * however many rows fail, another kind has its own line, and the line
+ * that says rows are written again comes once. */
+static void test_failure_rate_limit(void **state)
+{
+	char *dir = make_tmpdir(), *target = path_join(dir, "target"), *link, *err;
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f, g;
+	struct sink_record bad = { 0 };
+
+	feed_init(&f, 91, "/rl");
+	feed_init(&g, 92, "/rl2");
+	link = file_of(dir, "/rl");
+	assert_int_equal(symlink(target, link), 0);
+	capture_begin();
+	for (int i = 0; i < 20; i++)
+		assert_true(feed_step(s, &f, 1, false) < 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(s->ops->write(s, &bad), -EINVAL);
+	assert_int_equal(unlink(link), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(feed_step(s, &f, 1, false), 0);
+		assert_int_equal(feed_step(s, &g, 1, false), 0);
+	}
+	err = capture_end();
+	print_message("%s", err);
+	assert_int_equal(count_substr(err, "is a symbolic link"), 1);
+	assert_int_equal(count_substr(err, "(1 rows not written since the last report"), 1);
+	assert_int_equal(count_substr(err, "ignored a record"), 1);
+	assert_int_equal(count_substr(err, "rows are written again after 20 failed"), 1);
+	assert_int_equal(count_substr(err, "\n"), 3);
+	assert_int_equal(stats_of(s).rows_failed, 20);
+	/* The 23 rows of /rl that reached the file hold all 23 steps' counts. */
+	assert_int_equal(column_sum(link, "cycles", NULL), 23);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(err);
+	free(link);
+	free(target);
+	free(dir);
+}
+
+/* ---- one write() per row, O_APPEND, no reopen (strace) ---------------------------------------- */
 
 static int strace_child(const char *dir)
 {
@@ -1100,34 +1405,39 @@ static int strace_child(const char *dir)
 	return 0;
 }
 
+/* The syscalls on one cgroup's file over 3 rows: one open, one fstat (the
+ * checks on first use), then one write() per row with the whole row, O_APPEND,
+ * no reopen and no stat per row; closed once, at the end. */
 static void test_one_write_per_row(void **state)
 {
 	char *dir = make_tmpdir(), *log = path_join(dir, "strace.log"), *cmd, line[4096];
 	FILE *in;
-	int fd = -1, writes = 0, opens = 0;
+	int fd = -1, writes = 0, opens = 0, stats = 0, closes = 0;
 
 	if (system("command -v strace >/dev/null 2>&1") != 0) {
 		remove_tree(dir);
 		unit_skip("strace is not installed (Debian package strace)");
 	}
 	assert_true(asprintf(&cmd,
-			     "%s=%s strace -f -qq -e trace=openat,write,close -o %s "
-			     "/proc/%d/exe >/dev/null 2>&1",
+			     "%s=%s strace -f -qq -e trace=openat,write,close,fstat,newfstatat,"
+			     "statx,stat,lstat -o %s /proc/%d/exe >/dev/null 2>&1",
 			     STRACE_CHILD_ENV, dir, log, (int)getpid()) > 0);
 	assert_int_equal(system(cmd), 0);
 	in = fopen(log, "re");
 	assert_non_null(in);
 	while (fgets(line, sizeof(line), in)) {
-		char *p;
+		char *p, fdarg[16];
 		int n, ret;
 
+		snprintf(fdarg, sizeof(fdarg), "(%d,", fd);
 		if ((p = strstr(line, "openat(")) && strstr(line, ".csv\"")) {
 			assert_non_null(strstr(line, "O_APPEND"));
 			p = strstr(line, ") = ");
 			assert_non_null(p);
-			fd = atoi(p + 4);
-			if (fd >= 0)
+			if (atoi(p + 4) >= 0) {
+				fd = atoi(p + 4);
 				opens++;
+			}
 		} else if ((p = strstr(line, "write(")) && fd >= 0 && atoi(p + 6) == fd) {
 			/* write(FD, "...", N) = N: the whole row at once. */
 			p = strrchr(line, ')');
@@ -1136,12 +1446,18 @@ static void test_one_write_per_row(void **state)
 			assert_int_equal(sscanf(p, ") = %d", &ret), 1);
 			assert_int_equal(n, ret);
 			writes++;
-		} else if ((p = strstr(line, "close(")) && atoi(p + 6) == fd)
+		} else if (strstr(line, "stat") && (strstr(line, ".csv\"") || (fd >= 0 && strstr(line, fdarg))))
+			stats++;
+		else if ((p = strstr(line, "close(")) && fd >= 0 && atoi(p + 6) == fd) {
+			closes++;
 			fd = -1;
+		}
 	}
 	fclose(in);
-	assert_int_equal(opens, 3);
+	assert_int_equal(opens, 1);
 	assert_int_equal(writes, 3);
+	assert_int_equal(stats, 1);
+	assert_int_equal(closes, 1);
 	remove_tree(dir);
 	free(cmd);
 	free(log);
@@ -1159,6 +1475,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_deltas_and_intervals, teardown),
 		cmocka_unit_test_teardown(test_name_collision, teardown),
 		cmocka_unit_test_teardown(test_permissions, teardown),
+		cmocka_unit_test_teardown(test_directory_mode, teardown),
+		cmocka_unit_test_teardown(test_safe_cells, teardown),
 		cmocka_unit_test_teardown(test_bad_records, teardown),
 		cmocka_unit_test_teardown(test_rotation_by_size, teardown),
 		cmocka_unit_test_teardown(test_logrotate_rename, teardown),
@@ -1166,6 +1484,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_header_change_and_restart, teardown),
 		cmocka_unit_test_teardown(test_unfinished_line, teardown),
 		cmocka_unit_test_teardown(test_disk_full, teardown),
+		cmocka_unit_test_teardown(test_failure_rate_limit, teardown),
 		cmocka_unit_test_teardown(test_one_write_per_row, teardown),
 	};
 	const char *strace_dir = getenv(STRACE_CHILD_ENV);

@@ -1,0 +1,187 @@
+#!/bin/bash
+# agent-cost: what `cgperf agent` itself costs (CPU and memory) at 1000
+# cgroups x 4 software events with CSV output, at a 1 s and a 10 s interval,
+# and how long its first interval takes at 4096 cgroups.
+#
+#   sudo build/bench/agent-cost [options]      (also run by run-bench)
+#
+# Creates <cgroup2 root>/cgperf-agentcost-<pid>/ with sibling cgroups ac-NNNN
+# (idle: the agent writes one row per cgroup per interval whatever they do),
+# runs the agent on them with CSV files in a temporary directory, and reads
+# /proc/PID/stat (utime + stime, clock ticks) and /proc/PID/schedstat (time on
+# CPU, ns) over a measuring window after a warm-up; VmRSS/VmHWM from
+# /proc/PID/status. CGPERF_BEFORE=/path/to/an/older/cgperf adds the same rows
+# for that binary, measured in the same run (before/after side by side).
+# Everything it created is removed on exit; it only kills what it started.
+set -euo pipefail
+
+CGPERF=${CGPERF:-@CMAKE_BINARY_DIR@/cgperf}
+CGPERF_BEFORE=${CGPERF_BEFORE:-}
+EVENTS="[cpu-clock, task-clock, context-switches, page-faults]"
+N=1000
+N_FIRST=4096
+WINDOW_1S=30
+WINDOW_10S=100
+DO_FIRST=1
+
+usage() {
+	cat <<EOF
+usage: agent-cost [options]
+  -n N            cgroups for the 1 s / 10 s rows (default $N)
+  --window-1s S   measuring window at the 1 s interval (default $WINDOW_1S s)
+  --window-10s S  measuring window at the 10 s interval (default $WINDOW_10S s)
+  --no-first      skip the first-interval row at $N_FIRST cgroups
+Environment: CGPERF (default: this build), CGPERF_BEFORE (an older binary to compare).
+EOF
+}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) N=$2; shift ;;
+	--window-1s) WINDOW_1S=$2; shift ;;
+	--window-10s) WINDOW_10S=$2; shift ;;
+	--no-first) DO_FIRST=0 ;;
+	-h | --help) usage; exit 0 ;;
+	*) echo "agent-cost: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+die() { echo "agent-cost: $*" >&2; exit 1; }
+note() { echo "# $*" >&2; }
+[ "$(id -u)" = 0 ] || die "needs root (BPF, cgroup creation)"
+[ -x "$CGPERF" ] || die "$CGPERF is missing: build the project first"
+
+CG2=$(awk '{ for (i = 7; i <= NF && $i != "-"; i++) ; if ($(i + 1) == "cgroup2") print $5 }' \
+	/proc/self/mountinfo | sort | head -n 1)
+[ -n "$CG2" ] || die "no cgroup2 hierarchy is mounted"
+REL="cgperf-agentcost-$$"
+BASE="$CG2/$REL"
+TMPD=$(mktemp -d /tmp/cgperf-agentcost.XXXXXX)
+AGENT_PID=""
+
+cleanup() {
+	set +e
+	if [ -n "$AGENT_PID" ]; then
+		kill -INT "$AGENT_PID" 2>/dev/null
+		wait "$AGENT_PID" 2>/dev/null
+	fi
+	[ -d "$BASE" ] && find "$BASE" -mindepth 1 -depth -type d -exec rmdir {} + 2>/dev/null
+	[ -d "$BASE" ] && rmdir "$BASE"
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir "$BASE"
+make_cgroups() { # N: ac-0000 .. ac-(N-1)
+	local i
+	for ((i = 0; i < $1; i++)); do
+		[ -d "$BASE/$(printf 'ac-%04d' "$i")" ] || mkdir "$BASE/$(printf 'ac-%04d' "$i")"
+	done
+}
+
+CLK_TCK=$(getconf CLK_TCK)
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+oncpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
+status_kib() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+
+# start_agent BINARY INTERVAL MAX: the agent on our cgroups; waits for its first scan.
+start_agent() {
+	rm -rf "$TMPD/csv"
+	cat >"$TMPD/agent.yaml" <<YAML
+interval: $2
+events: $EVENTS
+cgroups:
+  include: ["/$REL/*"]
+  max: $3
+outputs:
+  csv:
+    directory: $TMPD/csv
+YAML
+	# A counting session that outlives the agent (newer versions' default)
+	# would be left behind: ask for none, where the binary knows the option.
+	local extra=()
+	"$1" agent --help 2>&1 | grep -q -- --no-persist && extra=(--no-persist)
+	"$1" agent -v "${extra[@]}" -c "$TMPD/agent.yaml" 2>"$TMPD/agent.log" &
+	AGENT_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q "cgroups under" "$TMPD/agent.log" && return 0
+		kill -0 "$AGENT_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	cat "$TMPD/agent.log" >&2
+	die "the agent did not start"
+}
+
+stop_agent() {
+	kill -INT "$AGENT_PID"
+	wait "$AGENT_PID" || die "the agent failed: $(tail -3 "$TMPD/agent.log")"
+	AGENT_PID=""
+}
+
+# measure BINARY INTERVAL_S WINDOW_S LABEL: one row of the table.
+measure() {
+	local bin=$1 iv=$2 win=$3 label=$4 t0 t1 c0 c1 w0 w1 rows
+	start_agent "$bin" "${iv}s" "$N"
+	# Warm-up: the first interval creates the files.
+	sleep $((2 * iv + 1)) & wait $!
+	t0=$(ticks "$AGENT_PID"); c0=$(oncpu_ns "$AGENT_PID"); w0=$(date +%s%N)
+	sleep "$win" & wait $!
+	t1=$(ticks "$AGENT_PID"); c1=$(oncpu_ns "$AGENT_PID"); w1=$(date +%s%N)
+	rows=$(cat "$TMPD"/csv/*.csv | wc -l)
+	printf '%-34s %8s %10.3f %10.3f %9s %9s %8s\n' "$label" "${iv}s" \
+		"$(awk -v a="$t0" -v b="$t1" -v hz="$CLK_TCK" -v w0="$w0" -v w1="$w1" \
+			'BEGIN { print (b - a) / hz / ((w1 - w0) / 1e9) * 100 }')" \
+		"$(awk -v a="$c0" -v b="$c1" -v w0="$w0" -v w1="$w1" 'BEGIN { print (b - a) / (w1 - w0) * 100 }')" \
+		"$(status_kib "$AGENT_PID" VmRSS)" "$(status_kib "$AGENT_PID" VmHWM)" "$rows"
+	stop_agent
+}
+
+# first BINARY LABEL: CPU time of the agent from its first scan's end until
+# every one of N_FIRST cgroups has a file (the first interval's rows), at a
+# 10 s interval (nothing else happens in between).
+first() {
+	local bin=$1 label=$2 c0 c1 n i
+	start_agent "$bin" 10s "$N_FIRST"
+	c0=$(oncpu_ns "$AGENT_PID")
+	for ((i = 0; i < 300; i++)); do
+		n=$(find "$TMPD/csv" -name '*.csv' 2>/dev/null | wc -l)
+		[ "$n" -ge "$N_FIRST" ] && break
+		sleep 0.1
+	done
+	sleep 0.5 # the tail of the interval's writes
+	c1=$(oncpu_ns "$AGENT_PID")
+	printf '%-34s first interval at %d cgroups: %.0f ms of CPU (%d files)\n' "$label" \
+		"$N_FIRST" "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print (b - a) / 1e6 }')" "$n"
+	stop_agent
+}
+
+make_cgroups "$N"
+note "$N cgroups under $BASE; windows ${WINDOW_1S}s (1 s interval), ${WINDOW_10S}s (10 s interval)"
+BINS=("$CGPERF")
+LABELS=("this build")
+if [ -n "$CGPERF_BEFORE" ]; then
+	BINS+=("$CGPERF_BEFORE")
+	LABELS+=("before ($CGPERF_BEFORE)")
+fi
+echo
+echo "cgperf agent at $N cgroups x 4 software events, CSV on ($(nproc) CPUs, $(uname -r))"
+printf '%-34s %8s %10s %10s %9s %9s %8s\n' "binary" interval "cpu% tick" "cpu% sched" \
+	"RSS KiB" "HWM KiB" "rows"
+for iv in 1 10; do
+	for k in "${!BINS[@]}"; do
+		win=$WINDOW_1S
+		[ "$iv" = 10 ] && win=$WINDOW_10S
+		measure "${BINS[$k]}" "$iv" "$win" "${LABELS[$k]}"
+	done
+done
+echo "cpu% tick: utime+stime (/proc/PID/stat) over the window; cpu% sched: time on CPU"
+echo "(/proc/PID/schedstat), the finer of the two. Goal: <= 0.3 % at 1 s, <= 0.05 % at 10 s."
+if [ "$DO_FIRST" = 1 ]; then
+	make_cgroups "$N_FIRST"
+	for k in "${!BINS[@]}"; do
+		first "${BINS[$k]}" "${LABELS[$k]}"
+	done
+	echo "Goal: the first interval at $N_FIRST cgroups takes less than the interval."
+fi
