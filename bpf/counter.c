@@ -6,6 +6,7 @@
 #include "follower_fexit.skel.h"
 #include "follower_tp.skel.h"
 #include "util/cpus.h"
+#include "util/caps.h"
 #include "util/log.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -436,7 +437,8 @@ static int load_session(struct counter *c, const struct counter_opts *o)
 		r = load_programs(c, o);
 	}
 	if (r < 0)
-		log_error("cannot load the follower programs: %s", strerror(-r));
+		log_error("cannot load the follower programs: %s%s", strerror(-r),
+			  caps_needed(-r, "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN"));
 	return r;
 }
 

@@ -4,6 +4,7 @@
 #include "events/perf_open.h"
 #include "leader.skel.h"
 #include "util/cpus.h"
+#include "util/caps.h"
 #include "util/log.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -173,7 +174,8 @@ static int events_map_create(const struct perf_event_attr *attr, const char *nam
 				libbpf_num_possible_cpus(), &opts);
 	if (map_fd < 0) {
 		r = -errno;
-		log_error("cannot create the perf_event array: %s", strerror(errno));
+		log_error("cannot create the perf_event array: %s%s", strerror(errno),
+			  caps_needed(errno, "CAP_BPF or CAP_SYS_ADMIN"));
 		return r;
 	}
 	r = cpus_online(&cpus, &nr_cpus);
@@ -217,7 +219,7 @@ static int leader_attach_existing(const struct cgperf_leader_entry *e, struct le
 		return -ENOENT;
 	l->link_fd = bpf_link_get_fd_by_id(e->link_id);
 	if (l->link_fd < 0)
-		return -ENOENT;
+		return errno == EPERM ? -EPERM : -ENOENT;
 	/* The link pins the program, the program its maps: if the link is
 	 * alive, so are they. */
 	if (bpf_obj_get_info_by_fd(l->link_fd, &info, &len) < 0)
@@ -225,7 +227,7 @@ static int leader_attach_existing(const struct cgperf_leader_entry *e, struct le
 	l->prog_fd = bpf_prog_get_fd_by_id(info.prog_id);
 	l->diff_map_fd = bpf_map_get_fd_by_id(e->diff_map_id);
 	if (l->prog_fd < 0 || l->diff_map_fd < 0)
-		return -ENOENT;
+		return errno == EPERM ? -EPERM : -ENOENT;
 	return 0;
 }
 
@@ -276,6 +278,14 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 	have_entry = bpf_map_lookup_elem(attr_map_fd, attr, &e) == 0;
 	if (have_entry && e.events_map_id) {
 		l.events_map_fd = bpf_map_get_fd_by_id(e.events_map_id);
+		/* Not allowed to join: opening a second set of perf_events would
+		 * silently break the one-set-per-CPU sharing. */
+		if (l.events_map_fd < 0 && errno == EPERM) {
+			r = -EPERM;
+			log_error("cannot share the counters another cgperf session opened for '%s': "
+				  "bpf(BPF_MAP_GET_FD_BY_ID) needs CAP_SYS_ADMIN", event_name);
+			goto fail;
+		}
 		/* Ids are not reused soon, but check the type anyway. */
 		if (l.events_map_fd >= 0 && !map_is_events_array(l.events_map_fd)) {
 			close(l.events_map_fd);
@@ -293,7 +303,13 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 	}
 	l.events_map_id = e.events_map_id;
 
-	if (mode == FOLLOWER_FEXIT && (l.created || leader_attach_existing(&e, &l) < 0)) {
+	r = mode == FOLLOWER_FEXIT && !l.created ? leader_attach_existing(&e, &l) : 0;
+	if (r == -EPERM) {
+		log_error("cannot share the leader program another cgperf session loaded for '%s': "
+			  "bpf(BPF_LINK_GET_FD_BY_ID) needs CAP_SYS_ADMIN", event_name);
+		goto fail;
+	}
+	if (mode == FOLLOWER_FEXIT && (l.created || r < 0)) {
 		if (l.link_fd >= 0)
 			close(l.link_fd);
 		if (l.prog_fd >= 0)

@@ -40,7 +40,7 @@ static void describe_failure(const struct event_spec *ev, int err, char *msg, si
 	case EACCES:
 	case EPERM:
 		set_msg(msg, msg_len,
-			"no permission to open event '%s' (run as root or set kernel.perf_event_paranoid / CAP_PERFMON)",
+			"no permission to open event '%s' on every CPU (needs CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid <= 0)",
 			ev->name);
 		break;
 	default:
