@@ -7,6 +7,7 @@
 #include "cgroup/cgroup2.h"
 #include "events/event_probe.h"
 #include "sink/csv_sink.h"
+#include "sink/prom_sink.h"
 #include "sink/syslog_sink.h"
 #include "util/timer.h"
 #include <errno.h>
@@ -57,6 +58,14 @@ static int load_config(const struct agent_opts *o, struct agent_config *cfg)
 			return r;
 		}
 		cfg->syslog.enabled = true;
+	}
+	if (o->prometheus_listen) {
+		r = config_parse_listen(o->prometheus_listen, &cfg->prometheus, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "cgperf agent: --prometheus: %s\n", err);
+			return r;
+		}
+		cfg->prometheus.enabled = true;
 	}
 	if (o->events) {
 		struct event_spec ev[CONFIG_MAX_EVENTS];
@@ -160,8 +169,25 @@ static int open_outputs(struct agent *a)
 		add_output(a, s, RECORD_OUT_SYSLOG);
 		a->syslog = s;
 	}
+	/* Last, so that the health numbers it publishes include this
+	 * collection's CSV rows and syslog messages. */
+	if (a->http || a->cfg.textfile.enabled) {
+		struct prom_sink_opts po = {
+			.http = a->http,
+			.textfile = a->cfg.textfile.enabled ? a->cfg.textfile.path : NULL,
+			.keep_removed_ms = a->cfg.prometheus.keep_removed_ms,
+		};
+		r = prom_sink_new(&po, &s);
+		if (r < 0) {
+			log_error("cannot set up the Prometheus output: %s", strerror(-r));
+			return r;
+		}
+		add_output(a, s, RECORD_OUT_PROMETHEUS);
+		a->prom = s;
+	}
 	if (a->nr_outputs == 0)
-		log_warn("no output configured (neither CSV nor syslog): counting without logging");
+		log_warn("no output configured (neither CSV, syslog nor Prometheus): counting without "
+			 "logging");
 	return 0;
 }
 
@@ -172,6 +198,7 @@ static void close_outputs(struct agent *a)
 	a->nr_outputs = 0;
 	a->syslog = NULL;
 	a->csv = NULL;
+	a->prom = NULL;
 }
 
 /* ---- the cgroup tree ---- */
@@ -250,6 +277,31 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 	a->over_cap = 0;
 }
 
+/* The endpoint a configuration asks for: the running one when the address
+ * is the same (its path follows the new config), else a new one, bound now so
+ * that a bind failure is known before anything is stopped. NULL when off. */
+static int http_for(struct agent *a, const struct agent_config *cfg, struct prom_http **ret)
+{
+	char err[512];
+	int r;
+
+	*ret = NULL;
+	if (!cfg->prometheus.enabled)
+		return 0;
+	if (prom_http_same_listen(a->http, &cfg->prometheus)) {
+		if (a->cfg.prometheus.max_connections != cfg->prometheus.max_connections)
+			log_warn("outputs.prometheus.max_connections: the new value takes effect when the "
+				 "agent restarts (the endpoint keeps serving)");
+		prom_http_set_path(a->http, cfg->prometheus.path);
+		*ret = a->http;
+		return 0;
+	}
+	r = prom_http_new(&cfg->prometheus, ret, err, sizeof(err));
+	if (r < 0)
+		log_error("%s", err);
+	return r;
+}
+
 static int agent_start(struct agent *a)
 {
 	/* Watches only where the selection can match (agent_watch_ops), at most
@@ -264,6 +316,13 @@ static int agent_start(struct agent *a)
 			  "(unified or hybrid mode)");
 		return -ENOENT;
 	}
+	/* Before anything is counted: a port in use is one line and exit 1. */
+	if (!a->http && a->cfg.prometheus.enabled && !a->release) {
+		r = http_for(a, &a->cfg, &a->http);
+		if (r < 0)
+			return r;
+	}
+	clock_gettime(CLOCK_REALTIME, &a->started);
 	r = resolve_events(a);
 	if (r < 0)
 		return r;
@@ -340,22 +399,33 @@ static void drain(int fd)
 static int reload(struct agent *a, const struct agent_opts *o)
 {
 	struct agent_config next;
+	struct prom_http *http = NULL;
 
 	log_info("SIGHUP: reloading %s", o->config_path ? log_name(o->config_path) : "the embedded config");
-	if (load_config(o, &next) < 0) {
+	if (load_config(o, &next) < 0 || http_for(a, &next, &http) < 0) {
 		log_error("keeping the running configuration");
 	} else if (memcmp(&next, &a->cfg, sizeof(next)) != 0) {
 		struct agent_config previous = a->cfg;
+		struct prom_http *old_http = a->http;
 
 		agent_stop(a, STOP_FINAL);
 		a->cfg = next;
-		if (agent_start(a) == 0)
+		a->http = http;
+		if (agent_start(a) == 0) {
+			if (old_http != http)
+				prom_http_free(old_http);
 			return 0;
+		}
 		/* Valid on paper but it cannot run here (an unwritable CSV
 		 * directory, no supported event, ...): keep counting as before. */
 		log_error("the new configuration cannot run; going back to the previous one");
 		agent_stop(a, STOP_ABORT);
+		if (old_http != http)
+			prom_http_free(http);
+		else if (http)
+			prom_http_set_path(http, previous.prometheus.path);
 		a->cfg = previous;
+		a->http = old_http;
 		return agent_start(a);
 	}
 	for (int i = 0; i < a->nr_outputs; i++)
@@ -486,6 +556,7 @@ int agent_run(const struct agent_opts *o)
 		rc = a.release ? EXIT_OK : loop(&a, o, sig_fd);
 		agent_stop(&a, a.release || !a.cfg.persist ? STOP_FINAL : STOP_KEEP);
 	}
+	prom_http_free(a.http);
 	close(sig_fd);
 	if (o->release_all && rc == EXIT_OK && persist_release_all(a.cfg.instance) < 0)
 		rc = EXIT_RUNTIME;

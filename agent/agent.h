@@ -9,6 +9,7 @@ struct agent_opts {
 	uint64_t interval_ms;
 	const char *csv_dir;
 	const char *syslog_target;
+	const char *prometheus_listen; /* --prometheus ADDR */
 	const char *events;         /* comma list */
 	double duration_s;          /* run this long, flush, exit 0 */
 	const char *instance;       /* --instance NAME (checked by the caller) */

@@ -114,7 +114,9 @@ static int read_all(struct agent *a)
 void agent_collect(struct agent *a, bool final)
 {
 	struct collection col;
+	struct timespec t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	collection_start(&col);
 	if (read_all(a) < 0)
 		return;
@@ -130,6 +132,8 @@ void agent_collect(struct agent *a, bool final)
 	}
 	flush_outputs(a);
 	tick_outputs(a);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	agent_publish_metrics(a, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	persist_save(a);
 	finish_records(a);
 }

@@ -10,13 +10,16 @@
 static void usage(FILE *f)
 {
 	fputs("usage: cgperf agent [-c FILE] [--interval DUR] [--csv-dir DIR] [--syslog TARGET]\n"
-	      "                    [-e EV,...] [--duration SEC] [--instance NAME] [--no-persist] [-v]\n"
+	      "                    [--prometheus ADDR] [-e EV,...] [--duration SEC] [--instance NAME]\n"
+	      "                    [--no-persist] [-v]\n"
 	      "\n"
 	      "  -c, --config FILE     YAML configuration (default: the embedded one,\n"
 	      "                        see 'cgperf check-config --default')\n"
 	      "      --interval DUR    logging interval (10s, 500ms, 1m)\n"
 	      "      --csv-dir DIR     write per-cgroup CSV files to DIR\n"
 	      "      --syslog TARGET   unix:/dev/log, udp://HOST:PORT or tcp://HOST:PORT\n"
+	      "      --prometheus ADDR serve metrics at ADDR (127.0.0.1:9464, [::]:9464,\n"
+	      "                        :9464, unix:/PATH), path from the config (/metrics)\n"
 	      "  -e, --events EV,...   events to count\n"
 	      "      --duration SEC    run SEC seconds, write the last rows, exit 0\n"
 	      "      --instance NAME   the persistent session's name (config 'instance:')\n"
@@ -55,7 +58,10 @@ static void release_usage(FILE *f)
 	      f);
 }
 
-enum { OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_DURATION, OPT_INSTANCE, OPT_NO_PERSIST, OPT_ALL };
+enum {
+	OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_PROMETHEUS, OPT_DURATION, OPT_INSTANCE,
+	OPT_NO_PERSIST, OPT_ALL
+};
 
 /* `cgperf release` takes the agent's options that say which session and
  * where its final rows go, and --all; the agent does not take --all. */
@@ -85,6 +91,9 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 		break;
 	case OPT_SYSLOG:
 		o->syslog_target = optarg;
+		break;
+	case OPT_PROMETHEUS:
+		o->prometheus_listen = optarg;
 		break;
 	case 'e':
 		if (!*optarg)
@@ -127,6 +136,7 @@ static int run(int argc, char **argv, bool release)
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "csv-dir", required_argument, NULL, OPT_CSV_DIR },
 		{ "syslog", required_argument, NULL, OPT_SYSLOG },
+		{ "prometheus", required_argument, NULL, OPT_PROMETHEUS },
 		{ "events", required_argument, NULL, 'e' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },

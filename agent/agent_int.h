@@ -10,6 +10,7 @@
 #include "cgroup/select.h"
 #include "cgroup/watch.h"
 #include "events/event_parse.h"
+#include "sink/prom_http.h"
 #include "sink/sink.h"
 #include "util/log.h"
 
@@ -32,6 +33,11 @@ struct agent {
 	int nr_outputs;
 	struct sink *syslog; /* also in outputs[], driven by the loop */
 	struct sink *csv;    /* also in outputs[] */
+	struct sink *prom;   /* also in outputs[]: Prometheus endpoint and/or textfile */
+	/* The HTTP endpoint outlives agent_stop/agent_start (reload): scrapers see
+	 * no gap, and a new address that cannot be bound leaves the old one. */
+	struct prom_http *http;
+	struct timespec started; /* CLOCK_REALTIME of agent_start: health counters' _created */
 	struct record_set recs;
 	struct metadata_roots roots;
 	struct name_lookup *names;
@@ -63,6 +69,10 @@ void agent_collect(struct agent *a, bool final);
 /* A pinned session that counts something else: its last rows (with its
  * own events), then it is removed. */
 void agent_drain(struct agent *a);
+
+/* agent_metrics.c: after a collection that took collection_s, the
+ * exposition with the agent's own numbers (no-op without a Prometheus output). */
+void agent_publish_metrics(struct agent *a, double collection_s);
 
 /* persist.c */
 /* Session dir, counter, state map; adopts. -ESTALE: a session that counts

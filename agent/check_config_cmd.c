@@ -108,9 +108,12 @@ static int check_file(const char *path, bool print) {
 		goto out;
 	}
 	/* Valid, but the agent would have nothing to write to unless its
-	 * command line adds an output (--csv-dir, --syslog). */
-	if (!c->csv.enabled && !c->syslog.enabled)
-		fprintf(stderr, "%s: warning: no output enabled (add outputs.csv or outputs.syslog)\n", name);
+	 * command line adds an output (--csv-dir, --syslog, --prometheus). */
+	if (!c->csv.enabled && !c->syslog.enabled && !c->prometheus.enabled && !c->textfile.enabled)
+		fprintf(stderr,
+			"%s: warning: no output enabled (add outputs.csv, outputs.syslog, "
+			"outputs.prometheus or outputs.textfile)\n",
+			name);
 	printf("%s: OK\n", name);
 	if (print)
 		r = config_write_yaml(c, stdout);

@@ -15,7 +15,12 @@
 
 /* Outputs with a last-written state, by a fixed index (persisted). Outputs
  * that expose cumulative totals (Prometheus, textfile) need none. */
-enum record_output_id { RECORD_OUT_CSV, RECORD_OUT_SYSLOG, RECORD_MAX_OUTPUTS = 4 };
+enum record_output_id {
+	RECORD_OUT_CSV,
+	RECORD_OUT_SYSLOG,
+	RECORD_OUT_PROMETHEUS, /* its rows use the totals; the index marks its final row done */
+	RECORD_MAX_OUTPUTS = 4
+};
 
 /* A final row that cannot be written is retried at this many collections
  * before it is reported lost. */

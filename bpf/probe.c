@@ -7,6 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *follower_mode_key(enum follower_mode m)
+{
+	return m == FOLLOWER_FEXIT ? "fexit" : "tp";
+}
+
 const char *follower_mode_name(enum follower_mode m)
 {
 	return m == FOLLOWER_FEXIT ? "fexit followers on a shared leader"

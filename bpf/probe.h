@@ -9,6 +9,8 @@ enum follower_mode {
 };
 
 const char *follower_mode_name(enum follower_mode m);
+/* "fexit" or "tp", as --follower takes it (metrics labels). */
+const char *follower_mode_key(enum follower_mode m);
 
 /* Load a raw_tp program and load+attach an fexit program to it. Returns 0 if
  * trampolines work, otherwise a negative errno and a reason such as

@@ -299,6 +299,13 @@ static void set_defaults(struct agent_config *c) {
 	cfg_set_string(c->syslog.app_name, sizeof(c->syslog.app_name), "cgperf");
 	c->syslog.enterprise_id = CONFIG_DEFAULT_ENTERPRISE_ID;
 	c->syslog.queue_max = 1000;
+	(void)config_parse_listen("127.0.0.1:9464", &c->prometheus, NULL, 0);
+	cfg_set_string(c->prometheus.path, sizeof(c->prometheus.path), "/metrics");
+	c->prometheus.keep_removed_ms = 5 * 60 * 1000;
+	c->prometheus.max_connections = 64;
+	/* Where Debian's prometheus-node-exporter reads textfiles. */
+	cfg_set_string(c->textfile.path, sizeof(c->textfile.path),
+		       "/var/lib/prometheus/node-exporter/cgperf.prom");
 }
 
 static int parse_document(struct parse_ctx *p) {

@@ -55,6 +55,25 @@ struct metadata_config {
 };
 #define CONFIG_INSTANCE_MAX 64
 
+enum listen_kind { LISTEN_TCP, LISTEN_UNIX };
+
+struct prometheus_config {
+	bool enabled;
+	char listen[256];      /* as written: 127.0.0.1:9464, [::]:9464, :9464, unix:/PATH */
+	enum listen_kind kind;
+	char host[256];        /* tcp: address or name; "" = every address */
+	char port[16];
+	char socket_path[108]; /* unix */
+	char path[128];        /* URL path of the metrics, default /metrics */
+	uint64_t keep_removed_ms; /* removed cgroups stay this long (default 5m) */
+	unsigned max_connections; /* concurrent HTTP connections (default 64) */
+};
+
+struct textfile_config {
+	bool enabled;
+	char path[512];        /* absolute, ends in .prom (node_exporter reads only those) */
+};
+
 struct agent_config {
 	uint64_t interval_ms;
 	/* The persistent counting session's name: its pinned state lives in
@@ -81,6 +100,8 @@ struct agent_config {
 	struct metadata_config metadata;
 	struct csv_config csv;
 	struct syslog_config syslog;
+	struct prometheus_config prometheus;
+	struct textfile_config textfile;
 };
 
 /* The embedded default (used when no file is given). */
@@ -107,6 +128,10 @@ int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err
 int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err, size_t err_len);
 /* An instance name: 1..64 of [A-Za-z0-9_.-], not starting with '.'. */
 bool config_instance_name_ok(const char *s);
+
+/* "127.0.0.1:9464", "[::]:9464", ":9464" (every address), "unix:/run/x.sock"
+ * into c's listen fields; c untouched on failure. */
+int config_parse_listen(const char *s, struct prometheus_config *c, char *err, size_t err_len);
 
 /* Syslog facility names (RFC 5424 numbering 0..23): "kern" .. "local7".
  * config_facility_names() is NULL-terminated, indexed by number. */

@@ -1,4 +1,5 @@
-/* The `outputs` section: CSV files and syslog. */
+/* The `outputs` section: CSV files, syslog, the Prometheus endpoint and the
+ * node_exporter textfile. */
 #include "config/config_schema.h"
 
 #include <errno.h>
@@ -223,10 +224,143 @@ static int parse_syslog(struct parse_ctx *p) {
 	return cfg_parse_section(p, "outputs.syslog", keys, sizeof(keys) / sizeof(keys[0]));
 }
 
+static int parse_prom_enabled(struct parse_ctx *p) {
+	return cfg_next_bool(p, &p->cfg->prometheus.enabled);
+}
+
+static int parse_prom_listen(struct parse_ctx *p) {
+	const char *s;
+	char buf[ECHO_MAX + 8], msg[200];
+	int r;
+
+	r = cfg_next_string(p, "an address (127.0.0.1:9464, [::]:9464, :9464, unix:/PATH)",
+			    sizeof(p->cfg->prometheus.listen) - 1, &s);
+	if (r < 0)
+		return r;
+	r = config_parse_listen(s, &p->cfg->prometheus, msg, sizeof(msg));
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: invalid address '%s': %s", p->key,
+				    cfg_echo(p, buf, sizeof(buf)), msg);
+	return 0;
+}
+
+/* An URL path as scrapers write it in their configs: no query, no
+ * fragment, nothing that needs percent-encoding. */
+static int parse_prom_path(struct parse_ctx *p) {
+	const char *s;
+	int r;
+
+	r = cfg_next_string(p, "a URL path (/metrics)", sizeof(p->cfg->prometheus.path) - 1, &s);
+	if (r < 0)
+		return r;
+	if (s[0] != '/')
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must start with '/' (e.g. /metrics)",
+				    p->key);
+	for (const char *q = s; *q; q++)
+		if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 127 || strchr("?#%\\\"<>", *q))
+			return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+					    "%s: only printable ASCII without spaces, '?', '#', '%%', '\\', "
+					    "quotes or '<>' is allowed",
+					    p->key);
+	cfg_set_string(p->cfg->prometheus.path, sizeof(p->cfg->prometheus.path), s);
+	return 0;
+}
+
+static int parse_prom_keep_removed(struct parse_ctx *p) {
+	const char *s;
+	char buf[ECHO_MAX + 8];
+	uint64_t ms;
+	int r;
+
+	r = cfg_next_scalar(p, "a duration (5m, 30s; 0 drops them at once)", &s);
+	if (r < 0)
+		return r;
+	r = config_parse_duration_ms(s, &ms);
+	if (r == -ERANGE || (r == 0 && ms > 24ULL * 3600 * 1000))
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is longer than 24h", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: invalid duration '%s' (expected e.g. 5m, 30s, 0)", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	p->cfg->prometheus.keep_removed_ms = ms;
+	return 0;
+}
+
+static int parse_prom_max_connections(struct parse_ctx *p) {
+	uint64_t v;
+	int r = cfg_next_uint(p, 1, 10000, &v);
+
+	if (r == 0)
+		p->cfg->prometheus.max_connections = (unsigned)v;
+	return r;
+}
+
+static int parse_prometheus(struct parse_ctx *p) {
+	static const struct key_def keys[] = {
+		{ "enabled", parse_prom_enabled },
+		{ "listen", parse_prom_listen },
+		{ "path", parse_prom_path },
+		{ "keep_removed", parse_prom_keep_removed },
+		{ "max_connections", parse_prom_max_connections },
+	};
+	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
+
+	if (r < 0)
+		return r;
+	p->cfg->prometheus.enabled = true;
+	return cfg_parse_section(p, "outputs.prometheus", keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+static int parse_textfile_enabled(struct parse_ctx *p) {
+	return cfg_next_bool(p, &p->cfg->textfile.enabled);
+}
+
+static int parse_textfile_path(struct parse_ctx *p) {
+	const char *s, *base;
+	char buf[ECHO_MAX + 8];
+	size_t n;
+	int r;
+
+	r = cfg_next_string(p, "a file path (/var/lib/prometheus/node-exporter/cgperf.prom)",
+			    sizeof(p->cfg->textfile.path) - 1, &s);
+	if (r < 0)
+		return r;
+	base = strrchr(s, '/');
+	n = strlen(s);
+	if (s[0] != '/')
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is not an absolute path", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	/* node_exporter's textfile collector reads *.prom only: any other name
+	 * would be written every interval and never read. */
+	if (n < 6 || strcmp(s + n - 5, ".prom") || !strcmp(base, "/.prom"))
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' must be a file name ending in .prom (node_exporter's textfile "
+				    "collector reads only those)",
+				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	cfg_set_string(p->cfg->textfile.path, sizeof(p->cfg->textfile.path), s);
+	return 0;
+}
+
+static int parse_textfile(struct parse_ctx *p) {
+	static const struct key_def keys[] = {
+		{ "enabled", parse_textfile_enabled },
+		{ "path", parse_textfile_path },
+	};
+	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
+
+	if (r < 0)
+		return r;
+	p->cfg->textfile.enabled = true;
+	return cfg_parse_section(p, "outputs.textfile", keys, sizeof(keys) / sizeof(keys[0]));
+}
+
 int cfg_parse_outputs(struct parse_ctx *p) {
 	static const struct key_def keys[] = {
 		{ "csv", parse_csv },
 		{ "syslog", parse_syslog },
+		{ "prometheus", parse_prometheus },
+		{ "textfile", parse_textfile },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 

@@ -150,5 +150,19 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	put_quoted(f, c->syslog.app_name);
 	fprintf(f, "\n    enterprise_id: %" PRIu32 "\n", c->syslog.enterprise_id);
 	fprintf(f, "    queue_max: %zu\n", c->syslog.queue_max);
+	fputs("  prometheus:\n", f);
+	fprintf(f, "    enabled: %s\n", c->prometheus.enabled ? "true" : "false");
+	fputs("    listen: ", f);
+	put_quoted(f, c->prometheus.listen);
+	fputs("\n    path: ", f);
+	put_quoted(f, c->prometheus.path);
+	fputs("\n    keep_removed: ", f);
+	put_duration(f, c->prometheus.keep_removed_ms);
+	fprintf(f, "\n    max_connections: %u\n", c->prometheus.max_connections);
+	fputs("  textfile:\n", f);
+	fprintf(f, "    enabled: %s\n", c->textfile.enabled ? "true" : "false");
+	fputs("    path: ", f);
+	put_quoted(f, c->textfile.path);
+	fputs("\n", f);
 	return ferror(f) ? -EIO : 0;
 }

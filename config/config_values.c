@@ -212,10 +212,12 @@ static int parse_port(const char *s, char *ret, size_t ret_len, char *err, size_
 	return 0;
 }
 
-/* "HOST:PORT" or "[IPV6]:PORT" into host and port. */
-static int parse_host_port(const char *s, const char *scheme, struct syslog_config *c, char *err,
-			   size_t err_len) {
-	char host[sizeof(c->host)];
+/* "HOST:PORT" or "[IPV6]:PORT" into host and port (each 256 and 16 bytes).
+ * Messages show scheme before HOST ("udp://") and port as the example port
+ * (never the user's text: it may hold anything). */
+static int parse_host_port(const char *s, const char *scheme, const char *port, char *ret_host,
+			   char *ret_port, char *err, size_t err_len) {
+	char host[256];
 	const char *colon;
 	size_t n;
 	int r;
@@ -238,18 +240,18 @@ static int parse_host_port(const char *s, const char *scheme, struct syslog_conf
 		if (r < 0)
 			return r;
 		if (close[1] != ':') {
-			set_err(err, err_len, "missing :PORT (expected %s://[ADDRESS]:PORT)", scheme);
+			set_err(err, err_len, "missing :PORT (expected %s[ADDRESS]:PORT)", scheme);
 			return -EINVAL;
 		}
 		colon = close + 1;
 	} else {
 		colon = strrchr(s, ':');
 		if (!colon) {
-			set_err(err, err_len, "missing :PORT (expected %s://HOST:PORT)", scheme);
+			set_err(err, err_len, "missing :PORT (expected %sHOST:PORT)", scheme);
 			return -EINVAL;
 		}
 		if (memchr(s, ':', (size_t)(colon - s))) {
-			set_err(err, err_len, "IPv6 addresses must be in brackets (%s://[::1]:514)", scheme);
+			set_err(err, err_len, "IPv6 addresses must be in brackets (%s[::1]:%s)", scheme, port);
 			return -EINVAL;
 		}
 		n = (size_t)(colon - s);
@@ -263,16 +265,32 @@ static int parse_host_port(const char *s, const char *scheme, struct syslog_conf
 		if (r < 0)
 			return r;
 	}
-	r = parse_port(colon + 1, c->port, sizeof(c->port), err, err_len);
+	r = parse_port(colon + 1, ret_port, 16, err, err_len);
 	if (r < 0)
 		return r;
-	snprintf(c->host, sizeof(c->host), "%s", host);
+	snprintf(ret_host, 256, "%s", host);
+	return 0;
+}
+
+/* The PATH of "unix:PATH": absolute, within sockaddr_un's limit. */
+static int parse_socket_path(const char *path, const char *example, char *ret, size_t size, char *err,
+			     size_t err_len) {
+	size_t max_path = sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1;
+
+	if (path[0] != '/') {
+		set_err(err, err_len, "expected an absolute socket path (%s)", example);
+		return -EINVAL;
+	}
+	if (strlen(path) > max_path || strlen(path) >= size) {
+		set_err(err, err_len, "socket path longer than %zu bytes", max_path < size ? max_path : size - 1);
+		return -EINVAL;
+	}
+	snprintf(ret, size, "%s", path);
 	return 0;
 }
 
 int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err, size_t err_len) {
 	struct syslog_config t;
-	size_t max_path = sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1;
 	int r;
 
 	if (!s || !c) {
@@ -291,22 +309,14 @@ int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err
 	memset(t.port, 0, sizeof(t.port));
 	memset(t.socket_path, 0, sizeof(t.socket_path));
 	if (!strncmp(s, "unix:", 5)) {
-		const char *path = s + 5;
-
-		if (path[0] != '/') {
-			set_err(err, err_len, "expected an absolute socket path (unix:/dev/log)");
-			return -EINVAL;
-		}
-		if (strlen(path) > max_path) {
-			set_err(err, err_len, "socket path longer than %zu bytes", max_path);
-			return -EINVAL;
-		}
+		r = parse_socket_path(s + 5, "unix:/dev/log", t.socket_path, sizeof(t.socket_path), err, err_len);
+		if (r < 0)
+			return r;
 		t.transport = SYSLOG_UNIX;
-		snprintf(t.socket_path, sizeof(t.socket_path), "%s", path);
 	} else if (!strncmp(s, "udp://", 6) || !strncmp(s, "tcp://", 6)) {
 		bool udp = s[0] == 'u';
 
-		r = parse_host_port(s + 6, udp ? "udp" : "tcp", &t, err, err_len);
+		r = parse_host_port(s + 6, udp ? "udp://" : "tcp://", "514", t.host, t.port, err, err_len);
 		if (r < 0)
 			return r;
 		t.transport = udp ? SYSLOG_UDP : SYSLOG_TCP;
@@ -315,6 +325,45 @@ int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err
 		return -EINVAL;
 	}
 	snprintf(t.target, sizeof(t.target), "%s", s);
+	*c = t;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Listen addresses                                                          */
+
+int config_parse_listen(const char *s, struct prometheus_config *c, char *err, size_t err_len) {
+	struct prometheus_config t;
+	int r;
+
+	if (!s || !c || !*s) {
+		set_err(err, err_len, "no address (expected HOST:PORT, [ADDRESS]:PORT, :PORT or unix:/PATH)");
+		return -EINVAL;
+	}
+	if (strlen(s) >= sizeof(t.listen)) {
+		set_err(err, err_len, "address longer than %zu bytes", sizeof(t.listen) - 1);
+		return -EINVAL;
+	}
+	t = *c;
+	memset(t.listen, 0, sizeof(t.listen));
+	memset(t.host, 0, sizeof(t.host));
+	memset(t.port, 0, sizeof(t.port));
+	memset(t.socket_path, 0, sizeof(t.socket_path));
+	if (!strncmp(s, "unix:", 5)) {
+		r = parse_socket_path(s + 5, "unix:/run/cgperf/metrics.sock", t.socket_path,
+				      sizeof(t.socket_path), err, err_len);
+		if (r < 0)
+			return r;
+		t.kind = LISTEN_UNIX;
+	} else {
+		/* ":9464" is every address, as Go exporters write it. */
+		r = s[0] == ':' && s[1] != ':' ? parse_port(s + 1, t.port, sizeof(t.port), err, err_len)
+				: parse_host_port(s, "", "9464", t.host, t.port, err, err_len);
+		if (r < 0)
+			return r;
+		t.kind = LISTEN_TCP;
+	}
+	snprintf(t.listen, sizeof(t.listen), "%s", s);
 	*c = t;
 	return 0;
 }

@@ -11,7 +11,6 @@ source "$CGPERF_SRC/tests/lib/common.sh"
 RSYSLOGD=/usr/sbin/rsyslogd
 [ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 TCP_PORT=$(free_port); UDP_PORT=$(free_port)
 mkdir -p "$TMP/rs"
 cat >"$TMP/rs/rsyslog.conf" <<CONF

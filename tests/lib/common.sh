@@ -27,6 +27,8 @@ mountpoint -q /sys/fs/bpf || mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 export CGPERF_BPFFS_DIR="/sys/fs/bpf/cgperf-test-$TEST_NAME-$$"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# A loopback TCP port free right now (for servers the test starts).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 skip() { echo "SKIP: $*"; exit 77; }
 log() { echo "# $*"; }
 

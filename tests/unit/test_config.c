@@ -43,7 +43,7 @@ static const struct bad_case bad_cases[] = {
 	{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)" },
 	{ "outputs:\n  csv:\n    dirctory: /x\n",
 	  "t.yaml:3:5: unknown key 'dirctory' in outputs.csv (did you mean 'directory'?)" },
-	{ "outputs:\n  kafka: {}\n", "t.yaml:2:3: unknown key 'kafka' in outputs (valid keys: csv, syslog)" },
+	{ "outputs:\n  kafka: {}\n", "t.yaml:2:3: unknown key 'kafka' in outputs (valid keys: csv, syslog, prometheus, textfile)" },
 	{ "cgroups: {maximum: 3}\n", "t.yaml:1:11: unknown key 'maximum' in cgroups" },
 	/* Duplicate keys, top level and nested. */
 	{ "interval: 10s\nevents: [cycles]\ninterval: 5s\n",
@@ -191,6 +191,20 @@ static const struct bad_case bad_cases[] = {
 	{ "interval: 10s\n\xff\xfe\n", "t.yaml:2:1: not valid UTF-8 text: invalid leading UTF-8 octet (byte 0xff)" },
 	{ "interval: 10\xc3s\n", "t.yaml:1:14: not valid UTF-8 text: invalid trailing UTF-8 octet (byte 0x73)" },
 	{ "events: [cycles]\ninterval: 1\x01s\n", "t.yaml:2:12: not valid UTF-8 text: control characters are not allowed (U+0001)" },
+	/* The Prometheus endpoint and the textfile. */
+	{ "outputs:\n  prometheus: {listen: \"::1:9\\n4\"}\n", "t.yaml:2:24: outputs.prometheus.listen: invalid address '::1:9\\n4': IPv6 addresses must be in brackets ([::1]:9464)" },
+	{ "outputs:\n  prometheus:\n    listen: 9464\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address '9464': missing :PORT (expected HOST:PORT)" },
+	{ "outputs:\n  prometheus:\n    listen: \"::1:9464\"\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address '::1:9464': IPv6 addresses must be in brackets ([::1]:9464)" },
+	{ "outputs:\n  prometheus:\n    listen: \":0\"\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address ':0': invalid port" },
+	{ "outputs:\n  prometheus:\n    listen: unix:run/m.sock\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address 'unix:run/m.sock': expected an absolute socket path" },
+	{ "outputs:\n  prometheus: {path: metrics}\n", "t.yaml:2:22: outputs.prometheus.path: must start with '/'" },
+	{ "outputs:\n  prometheus: {path: \"/a b\"}\n", "t.yaml:2:22: outputs.prometheus.path: only printable ASCII" },
+	{ "outputs:\n  prometheus: {keep_removed: soon}\n", "t.yaml:2:30: outputs.prometheus.keep_removed: invalid duration 'soon'" },
+	{ "outputs:\n  prometheus: {max_connections: 0}\n", "t.yaml:2:33: outputs.prometheus.max_connections: " },
+	{ "outputs:\n  prometheus: {listn: x}\n", "t.yaml:2:16: unknown key 'listn' in outputs.prometheus (did you mean 'listen'?)" },
+	{ "outputs:\n  textfile: {path: /tmp/cgperf.txt}\n", "t.yaml:2:20: outputs.textfile.path: '/tmp/cgperf.txt' must be a file name ending in .prom" },
+	{ "outputs:\n  textfile: {path: cgperf.prom}\n", "t.yaml:2:20: outputs.textfile.path: 'cgperf.prom' is not an absolute path" },
+	{ "outputs:\n  textfile: {path: /tmp/.prom}\n", "t.yaml:2:20: outputs.textfile.path: '/tmp/.prom' must be a file name" },
 	/* Escapes that would smuggle bytes into C strings or terminals. */
 	{ "interval: \"10\\0s\"\n", "t.yaml:1:11: interval: value contains a NUL character" },
 	{ "\"a\\nb\\u0085\\u2028\\e\": 1\n", "t.yaml:1:1: unknown key 'a\\nb\\u0085\\u2028\\x1b'" },
@@ -370,7 +384,14 @@ static const char full_yaml[] =
 	"    facility: local7\n"
 	"    app_name: cgperf-node\n"
 	"    enterprise_id: 4294967295\n"
-	"    queue_max: 1000000\n";
+	"    queue_max: 1000000\n"
+	"  prometheus:\n"
+	"    listen: \"[::]:19464\"\n"
+	"    path: /cgperf/metrics\n"
+	"    keep_removed: 0\n"
+	"    max_connections: 10000\n"
+	"  textfile:\n"
+	"    path: /srv/node exporter/cgperf.prom\n";
 
 static void test_full_file(void **state) {
 	struct agent_config c = parse_ok(full_yaml);
@@ -419,7 +440,59 @@ static void test_full_file(void **state) {
 	assert_string_equal(c.syslog.app_name, "cgperf-node");
 	assert_int_equal(c.syslog.enterprise_id, 4294967295u);
 	assert_int_equal(c.syslog.queue_max, 1000000);
+	assert_true(c.prometheus.enabled);
+	assert_int_equal(c.prometheus.kind, LISTEN_TCP);
+	assert_string_equal(c.prometheus.listen, "[::]:19464");
+	assert_string_equal(c.prometheus.host, "::");
+	assert_string_equal(c.prometheus.port, "19464");
+	assert_string_equal(c.prometheus.path, "/cgperf/metrics");
+	assert_int_equal(c.prometheus.keep_removed_ms, 0);
+	assert_int_equal(c.prometheus.max_connections, 10000);
+	assert_true(c.textfile.enabled);
+	assert_string_equal(c.textfile.path, "/srv/node exporter/cgperf.prom");
 	assert_round_trip(&c);
+}
+
+static void test_listen(void **state) {
+	static const struct {
+		const char *s;
+		int r;
+		enum listen_kind kind;
+		const char *host, *port, *path;
+	} cases[] = {
+		{ "127.0.0.1:9464", 0, LISTEN_TCP, "127.0.0.1", "9464", "" },
+		{ "[::]:9464", 0, LISTEN_TCP, "::", "9464", "" },
+		{ "[::1]:1", 0, LISTEN_TCP, "::1", "1", "" },
+		{ ":9464", 0, LISTEN_TCP, "", "9464", "" },
+		{ "localhost:65535", 0, LISTEN_TCP, "localhost", "65535", "" },
+		{ "unix:/run/cgperf/metrics.sock", 0, LISTEN_UNIX, "", "", "/run/cgperf/metrics.sock" },
+		{ "127.0.0.1:65536", -EINVAL, LISTEN_TCP, "", "", "" },
+		{ "127.0.0.1", -EINVAL, LISTEN_TCP, "", "", "" },
+		{ ":", -EINVAL, LISTEN_TCP, "", "", "" },
+		{ "", -EINVAL, LISTEN_TCP, "", "", "" },
+		{ "[::1:9464", -EINVAL, LISTEN_TCP, "", "", "" },
+		{ "300.1.1.1:80", -EINVAL, LISTEN_TCP, "", "", "" },
+		{ "unix:", -EINVAL, LISTEN_TCP, "", "", "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct prometheus_config c = { .max_connections = 7 };
+		char err[256] = "";
+		int r = config_parse_listen(cases[i].s, &c, err, sizeof(err));
+
+		if (r != cases[i].r)
+			fail_msg("'%s': got %d (%s), expected %d", cases[i].s, r, err, cases[i].r);
+		if (r < 0) {
+			assert_string_equal(c.listen, ""); /* untouched */
+			assert_true(err[0] != '\0');
+			continue;
+		}
+		assert_int_equal(c.kind, cases[i].kind);
+		assert_string_equal(c.listen, cases[i].s);
+		assert_string_equal(c.host, cases[i].host);
+		assert_string_equal(c.port, cases[i].port);
+		assert_string_equal(c.socket_path, cases[i].path);
+		assert_int_equal(c.max_connections, 7);
+	}
 }
 
 /* The same settings in flow style, quoted, with comments: same result. */
@@ -462,6 +535,13 @@ static void test_default(void **state) {
 	assert_int_equal(c.csv.max_size, 64ULL << 20);
 	assert_int_equal(c.csv.max_files, 10);
 	assert_false(c.syslog.enabled);
+	assert_false(c.prometheus.enabled);
+	assert_string_equal(c.prometheus.listen, "127.0.0.1:9464");
+	assert_string_equal(c.prometheus.path, "/metrics");
+	assert_int_equal(c.prometheus.keep_removed_ms, 5 * 60 * 1000);
+	assert_int_equal(c.prometheus.max_connections, 64);
+	assert_false(c.textfile.enabled);
+	assert_string_equal(c.textfile.path, "/var/lib/prometheus/node-exporter/cgperf.prom");
 	assert_round_trip(&c);
 }
 
@@ -863,6 +943,7 @@ int main(void) {
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_listen),
 		cmocka_unit_test(test_facilities),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_check_config_cmd),

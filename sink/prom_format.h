@@ -1,0 +1,77 @@
+/* The Prometheus exposition, built in memory from a neutral array of
+ * per-cgroup series: text format 0.0.4 or OpenMetrics 1.0. Pure: no I/O, no
+ * clock, no locale (every number is printed from integers). Families, labels
+ * and formats: docs/PROMETHEUS.md. */
+#pragma once
+#include "sink/sink.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* A growing byte buffer. After a failed append `error` is set (-ENOMEM) and
+ * later appends do nothing, so callers check once at the end. */
+struct prom_buf {
+	char *data;
+	size_t len, cap;
+	int error;
+};
+
+void prom_buf_free(struct prom_buf *b); /* NULL and never-used buffers are fine */
+int prom_buf_append(struct prom_buf *b, const char *bytes, size_t len);
+
+/* Append s as the inside of a label value: '\\', '"' and newline escaped,
+ * bytes that are not UTF-8 replaced by U+FFFD (both formats require UTF-8). */
+int prom_escape_label_value(struct prom_buf *b, const char *s);
+
+/* The label pairs of a cgroup, minus `event`, escaped, ready to be pasted
+ * after `{event="…",`: cgroup="…",kind="…",runtime="…",container_id="…",
+ * container_name="…",pod="…",namespace="…". Computed once per cgroup. */
+int prom_cgroup_labels(struct prom_buf *b, const struct sink_cgroup *cg);
+
+enum prom_format { PROM_FORMAT_TEXT, PROM_FORMAT_OPENMETRICS };
+
+#define PROM_CONTENT_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define PROM_CONTENT_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+/* One cgroup's series. */
+struct prom_series {
+	const char *labels; /* from prom_cgroup_labels() */
+	size_t labels_len;
+	const uint64_t *totals;       /* [nr_events]: scaled counts since `created` */
+	const double *running_ratio;  /* [nr_events]: over the last interval; < 0: not known yet
+	                               * (no sample is written) */
+	struct timespec created;      /* CLOCK_REALTIME when the cgroup was first counted */
+};
+
+/* The agent's own numbers. A `have_*` false leaves that family out (the
+ * output is not configured). */
+struct prom_health {
+	uint64_t cgroups_monitored;
+	uint64_t cgroups_over_cap;
+	double collection_duration_s;
+	bool have_csv;
+	uint64_t csv_rows_written, csv_rows_failed;
+	bool have_syslog;
+	uint64_t syslog_sent, syslog_dropped;
+	bool watch_limit_reached;
+	const char *version;
+	const char *follower_mode;
+	struct timespec since; /* CLOCK_REALTIME the health counters started from (_created) */
+};
+
+struct prom_input {
+	int nr_events;
+	const char *const *event_names;
+	const struct prom_series *series;
+	size_t nr_series;
+	const struct prom_health *health;
+};
+
+/* Build the whole exposition into b (appended). Series whose escaped labels
+ * equal an earlier series' (two cgroup names that differ only in bytes that
+ * are not UTF-8 escape to the same value) are left out, since a scrape with
+ * a duplicate series is rejected as a whole; their number goes to
+ * *ret_dropped. Returns 0 or -ENOMEM. */
+int prom_build(const struct prom_input *in, enum prom_format fmt, struct prom_buf *b,
+	       size_t *ret_dropped);

@@ -1,0 +1,395 @@
+/* The Prometheus sink: per-cgroup state in a table indexed by cgroup id
+ * (open addressing; rebuilt when entries are dropped, which happens only
+ * when removed cgroups expire), exposition built in prom_sink_publish(). */
+#include "sink/prom_sink.h"
+#include "sink/textfile.h"
+#include "util/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct entry {
+	uint64_t id;
+	struct prom_buf labels;
+	struct timespec created;
+	struct reading last[READINGS_MAX_EVENTS]; /* raw totals of the previous record */
+	uint64_t totals[READINGS_MAX_EVENTS];            /* scaled, since created */
+	double ratio[READINGS_MAX_EVENTS];               /* last interval; < 0: not known */
+	bool removed;
+	struct timespec removed_at;                    /* CLOCK_MONOTONIC */
+};
+
+struct prom_sink {
+	struct sink base;
+	struct prom_http *http;
+	char *textfile;
+	uint64_t keep_removed_ms;
+	int nr_events;
+	const char *event_names[READINGS_MAX_EVENTS]; /* the agent's, valid while it runs */
+	struct entry **items;
+	size_t nr, cap;
+	size_t *index; /* item position + 1, 0 = empty; index_size slots */
+	size_t index_size;
+	struct prom_series *series; /* scratch for publish, cap entries */
+	struct prom_buf text;       /* textfile only: kept and reused */
+	struct prom_sink_stats stats;
+	struct log_ratelimit mem_rl, dup_rl, file_rl;
+};
+
+static const struct sink_ops prom_ops;
+
+static struct prom_sink *to_prom(const struct sink *s)
+{
+	return s && s->ops == &prom_ops ? (struct prom_sink *)s : NULL;
+}
+
+/* ---- the id index ---- */
+
+static size_t slot_of(const struct prom_sink *s, uint64_t id)
+{
+	uint64_t h = id * 0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & (s->index_size - 1);
+}
+
+static int index_rebuild(struct prom_sink *s, size_t min_items)
+{
+	size_t size = 64;
+	size_t *idx;
+
+	while (size < min_items * 2)
+		size *= 2;
+	idx = calloc(size, sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	free(s->index);
+	s->index = idx;
+	s->index_size = size;
+	for (size_t i = 0; i < s->nr; i++) {
+		size_t h = slot_of(s, s->items[i]->id);
+		while (s->index[h])
+			h = (h + 1) & (size - 1);
+		s->index[h] = i + 1;
+	}
+	return 0;
+}
+
+static struct entry *find(const struct prom_sink *s, uint64_t id)
+{
+	if (!s->index)
+		return NULL;
+	for (size_t h = slot_of(s, id); s->index[h]; h = (h + 1) & (s->index_size - 1))
+		if (s->items[s->index[h] - 1]->id == id)
+			return s->items[s->index[h] - 1];
+	return NULL;
+}
+
+static void entry_free(struct entry *e)
+{
+	if (!e)
+		return;
+	prom_buf_free(&e->labels);
+	free(e);
+}
+
+static struct entry *add(struct prom_sink *s, const struct sink_record *r)
+{
+	struct entry *e;
+
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct entry **items = realloc(s->items, cap * sizeof(*items));
+		struct prom_series *series = items ? realloc(s->series, cap * sizeof(*series)) : NULL;
+
+		if (items)
+			s->items = items;
+		if (!series)
+			return NULL;
+		s->series = series;
+		s->cap = cap;
+	}
+	if ((s->nr + 1) * 2 > s->index_size && index_rebuild(s, s->nr + 1) < 0)
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	/* Labels never change for an id: escape them once. */
+	if (prom_cgroup_labels(&e->labels, r->cgroup) < 0) {
+		entry_free(e);
+		return NULL;
+	}
+	e->id = r->cgroup->id;
+	/* When the (persistent) session first counted the cgroup. */
+	e->created = r->created;
+	for (int i = 0; i < READINGS_MAX_EVENTS; i++)
+		e->ratio[i] = -1;
+	s->items[s->nr++] = e;
+	{
+		size_t h = slot_of(s, e->id);
+		while (s->index[h])
+			h = (h + 1) & (s->index_size - 1);
+		s->index[h] = s->nr;
+	}
+	return e;
+}
+
+/* ---- records ---- */
+
+static void update(struct entry *e, const struct reading *totals, int n, bool first)
+{
+	for (int i = 0; i < n; i++) {
+		struct reading d = totals[i];
+		uint64_t add;
+
+		/* The first record's totals are cumulative since `created`; later
+		 * ones add the scaled change, so the counter never goes down. */
+		if (!first)
+			reading_delta(&totals[i], &e->last[i], &d);
+		reading_scale(&d, &add, NULL);
+		e->totals[i] = e->totals[i] > UINT64_MAX - add ? UINT64_MAX : e->totals[i] + add;
+		if (d.enabled)
+			e->ratio[i] = (double)d.running / (double)d.enabled;
+		e->last[i] = totals[i];
+	}
+}
+
+/* A removed cgroup whose labels come back (a service restarted under the
+ * same path) leaves at once: two series with the same labels would make the
+ * whole scrape invalid, and the new one's reset counter is what is true now. */
+static void retire_same_labels(struct prom_sink *s, const struct entry *live)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		struct entry *e = s->items[i];
+
+		if (e->removed && e->labels.len == live->labels.len &&
+		    !memcmp(e->labels.data, live->labels.data, live->labels.len))
+			e->removed_at = (struct timespec){ 0 };
+	}
+}
+
+static int prom_write(struct sink *base, const struct sink_record *r)
+{
+	struct prom_sink *s = to_prom(base);
+	struct entry *e = find(s, r->cgroup->id);
+	bool first = !e;
+	int n;
+
+	if (s->nr_events == 0) {
+		s->nr_events = r->nr_events < READINGS_MAX_EVENTS ? r->nr_events : READINGS_MAX_EVENTS;
+		memcpy(s->event_names, r->event_names, (size_t)s->nr_events * sizeof(*s->event_names));
+	}
+	n = r->nr_events < s->nr_events ? r->nr_events : s->nr_events;
+	if (!e && (e = add(s, r)))
+		retire_same_labels(s, e);
+	if (!e) {
+		log_ratelimited(&s->mem_rl, 60, LOG_LVL_ERROR,
+				"prometheus: out of memory: cgroup %" PRIu64 " left out of the metrics",
+				r->cgroup->id);
+		return -ENOMEM;
+	}
+	update(e, r->totals, n, first);
+	e->removed = r->final;
+	if (r->final)
+		clock_gettime(CLOCK_MONOTONIC, &e->removed_at);
+	return 0;
+}
+
+/* ---- publishing ---- */
+
+static uint64_t ms_since(const struct timespec *t, const struct timespec *now)
+{
+	int64_t ms = (now->tv_sec - t->tv_sec) * 1000 + (now->tv_nsec - t->tv_nsec) / 1000000;
+
+	return ms < 0 ? 0 : (uint64_t)ms;
+}
+
+/* Removed cgroups past keep_removed go. */
+static void expire(struct prom_sink *s)
+{
+	struct timespec now;
+	size_t kept = 0, before = s->nr;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (size_t i = 0; i < s->nr; i++) {
+		struct entry *e = s->items[i];
+
+		if (e->removed && (!e->removed_at.tv_sec || ms_since(&e->removed_at, &now) >= s->keep_removed_ms))
+			entry_free(e);
+		else
+			s->items[kept++] = e;
+	}
+	s->nr = kept;
+	if (kept != before && index_rebuild(s, kept) < 0) {
+		/* Without an index every record would add a new entry: drop all,
+		 * the next records start them again (counters reset, _created says so). */
+		for (size_t i = 0; i < s->nr; i++)
+			entry_free(s->items[i]);
+		s->nr = 0;
+	}
+}
+
+static void series_of(const struct entry *e, struct prom_series *ret)
+{
+	*ret = (struct prom_series){
+		.labels = e->labels.data,
+		.labels_len = e->labels.len,
+		.totals = e->totals,
+		.running_ratio = e->ratio,
+		.created = e->created,
+	};
+}
+
+/* Live cgroups first, so that if labels still collide the live one is kept. */
+static size_t fill_series(struct prom_sink *s)
+{
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < s->nr; i++)
+			if (s->items[i]->removed == (pass == 1))
+				series_of(s->items[i], &s->series[n++]);
+	return n;
+}
+
+static int build(struct prom_sink *s, const struct prom_health *h, enum prom_format fmt,
+		 struct prom_buf *out)
+{
+	struct prom_input in = {
+		.nr_events = s->nr_events,
+		.event_names = s->event_names,
+		.series = s->series,
+		.nr_series = s->stats.series,
+		.health = h,
+	};
+	size_t dropped = 0;
+	int r = prom_build(&in, fmt, out, &dropped);
+
+	if (r < 0) {
+		log_ratelimited(&s->mem_rl, 60, LOG_LVL_ERROR, "prometheus: cannot build the metrics: %s",
+				strerror(-r));
+		return r;
+	}
+	s->stats.duplicates = dropped;
+	if (dropped)
+		log_ratelimited(&s->dup_rl, 60, LOG_LVL_WARN,
+				"prometheus: %zu cgroups left out of the metrics: their names differ only in "
+				"bytes that are not UTF-8, so their labels are the same as another's",
+				dropped);
+	return 0;
+}
+
+static void write_textfile(struct prom_sink *s, const struct prom_buf *text)
+{
+	int r = textfile_write(s->textfile, text->data, text->len);
+
+	if (r == 0) {
+		s->stats.textfile_writes++;
+		return;
+	}
+	s->stats.textfile_failures++;
+	log_ratelimited(&s->file_rl, 60, LOG_LVL_ERROR,
+			"cannot write the metrics textfile %s: %s (the previous one stays)", s->textfile,
+			strerror(-r));
+}
+
+/* Which bodies to build: OpenMetrics when a scraper asked for it, text
+ * when one did, for the textfile, or before any scrape. */
+static void formats_needed(struct prom_sink *s, bool *ret_text, bool *ret_om)
+{
+	*ret_om = s->http && prom_http_wants(s->http, PROM_FORMAT_OPENMETRICS);
+	*ret_text = s->textfile || !*ret_om || prom_http_wants(s->http, PROM_FORMAT_TEXT);
+}
+
+int prom_sink_publish(struct sink *base, const struct prom_health *h)
+{
+	struct prom_sink *s = to_prom(base);
+	struct prom_buf om = { 0 };
+	bool want_text, want_om;
+	int r = 0;
+
+	if (!s)
+		return -EINVAL;
+	expire(s);
+	s->stats.series = fill_series(s);
+	formats_needed(s, &want_text, &want_om);
+	/* Reused buffers: see prom_http_take_buffer(). */
+	if (s->http && want_text)
+		prom_http_take_buffer(s->http, &s->text);
+	if (s->http && want_om)
+		prom_http_take_buffer(s->http, &om);
+	s->text.len = 0;
+	s->text.error = 0;
+	if (want_text)
+		r = build(s, h, PROM_FORMAT_TEXT, &s->text);
+	if (r == 0 && want_om)
+		r = build(s, h, PROM_FORMAT_OPENMETRICS, &om);
+	if (r == 0) {
+		s->stats.publishes++;
+		s->stats.text_bytes = s->text.len;
+		if (s->textfile)
+			write_textfile(s, &s->text);
+		if (s->http)
+			r = prom_http_publish(s->http, &s->text, &om);
+	}
+	if (s->http)
+		prom_buf_free(&s->text);
+	prom_buf_free(&om);
+	return r;
+}
+
+int prom_sink_get_stats(const struct sink *base, struct prom_sink_stats *ret)
+{
+	const struct prom_sink *s = to_prom(base);
+
+	if (!s)
+		return -EINVAL;
+	*ret = s->stats;
+	return 0;
+}
+
+/* ---- life ---- */
+
+static void prom_free(struct sink *base)
+{
+	struct prom_sink *s = to_prom(base);
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr; i++)
+		entry_free(s->items[i]);
+	free(s->items);
+	free(s->series);
+	free(s->index);
+	free(s->textfile);
+	prom_buf_free(&s->text);
+	free(s);
+}
+
+static const struct sink_ops prom_ops = {
+	.name = "prometheus",
+	.write = prom_write,
+	.free = prom_free,
+};
+
+int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret)
+{
+	struct prom_sink *s;
+
+	if (!o || (!o->http && !o->textfile))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->base.ops = &prom_ops;
+	s->http = o->http;
+	s->keep_removed_ms = o->keep_removed_ms;
+	if (o->textfile && !(s->textfile = strdup(o->textfile))) {
+		free(s);
+		return -ENOMEM;
+	}
+	*ret = &s->base;
+	return 0;
+}

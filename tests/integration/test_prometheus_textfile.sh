@@ -1,0 +1,71 @@
+# The textfile output with a real node_exporter (Debian's
+# prometheus-node-exporter, textfile collector only, loopback port): the file
+# is replaced atomically every interval (read back hundreds of times while
+# the agent rewrites it: always complete, always lint-clean), node_exporter
+# serves exactly the file's cgperf samples without a scrape error, and the
+# totals equal the sums of the CSV rows of the same run.
+source "$CGPERF_SRC/tests/lib/common.sh"
+source "$CGPERF_SRC/tests/lib/prometheus.sh"
+
+NPORT=$(free_port)
+mkdir "$TMP/textfile"
+FILE="$TMP/textfile/cgperf.prom"
+agent_yaml "$TMP/agent.yaml" <<YAML
+  csv:
+    directory: $TMP/csv
+  textfile:
+    path: $FILE
+YAML
+burn_rel=$(mkcg burner)
+mkdir "$TEST_CG/q\"uote"
+
+start_agent agent "$TMP/agent.yaml"
+run_in_cg burner "$BURN" 3
+BURNER=$LAST_PID
+for _ in $(seq 50); do [ -s "$FILE" ] && break; sleep 0.1; done
+[ -s "$FILE" ] || fail "no textfile written"
+[ "$(stat -c %a "$FILE")" = 644 ] || fail "textfile mode $(stat -c %a "$FILE"), node_exporter must read it"
+
+# Read it over and over while the agent replaces it: never a partial file.
+python3 - "$FILE" <<'PY' || fail "a reader saw a partial textfile"
+import sys, time
+path, n, end = sys.argv[1], 0, time.time() + 3
+while time.time() < end:
+    data = open(path, "rb").read()
+    if not data.endswith(b"} 1\n"):
+        sys.exit("partial read: %d bytes ending %r" % (len(data), data[-40:]))
+    n += 1
+print("# %d complete reads while the agent rewrote the file" % n)
+PY
+lint=$("$PROMTOOL" check metrics <"$FILE" 2>&1) || fail "promtool: $lint"
+[ -z "$lint" ] || fail "promtool lint warnings: $lint"
+ls "$TMP/textfile" | grep -v '^cgperf.prom$' | grep '\.prom$' && fail "a temporary file ends in .prom"
+
+wait "$BURNER" || fail "burner failed"
+sleep 1.5
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent exit status $?"
+# Final values now: the file, the CSV rows, node_exporter must all agree.
+
+start_bg "$NODE_EXPORTER" --web.listen-address="127.0.0.1:$NPORT" --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$TMP/textfile"
+NE_PID=$LAST_PID
+wait_http "http://127.0.0.1:$NPORT/metrics" 30
+curl -sS -o "$TMP/ne.txt" "http://127.0.0.1:$NPORT/metrics"
+grep -q '^node_textfile_scrape_error 0$' "$TMP/ne.txt" || fail "node_exporter reports a textfile error: $(grep textfile "$TMP/ne.txt")"
+
+prom_parse text "$FILE" | grep '^cgperf_' | sort >"$TMP/file.samples"
+prom_parse text "$TMP/ne.txt" | grep '^cgperf_' | sort >"$TMP/ne.samples"
+[ -s "$TMP/file.samples" ] || fail "no cgperf samples in the textfile"
+diff "$TMP/file.samples" "$TMP/ne.samples" >"$TMP/diff" || fail "node_exporter serves other values than the file: $(cat "$TMP/diff")"
+log "ok: node_exporter serves the file's $(wc -l <"$TMP/file.samples") cgperf samples unchanged"
+
+for ev in cpu-clock context-switches; do
+	v=$(prom_value "$TMP/ne.txt" text cgperf_events_total "$ev" "$burn_rel")
+	sum=$(csv_sum "$TMP/csv" "$burn_rel" "$ev")
+	awk -v a="$v" -v b="$sum" 'BEGIN { exit !(a == b && a > 0) }' || fail "$ev: node_exporter $v, CSV rows sum $sum"
+	log "ok: $ev total $v = sum of the CSV rows"
+done
+prom_value "$TMP/ne.txt" text cgperf_events_total cpu-clock "$TEST_CG_REL/q\"uote" >/dev/null ||
+	fail "a name with a quote did not survive node_exporter"
+kill -TERM "$NE_PID"; wait "$NE_PID" 2>/dev/null || true
+log "PASS"

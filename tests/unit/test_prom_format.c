@@ -1,0 +1,403 @@
+/* The Prometheus exposition builder, content negotiation, the sink's
+ * per-cgroup state (scaling, monotonic totals, keep_removed) and the atomic
+ * textfile. The formats themselves are checked against real parsers
+ * (promtool, Prometheus, prometheus_client's OpenMetrics parser) by
+ * tests/integration/test_prometheus*.sh. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sink/http_accept.h"
+#include "sink/prom_format.h"
+#include "sink/prom_sink.h"
+#include "sink/textfile.h"
+
+static char *escaped(const char *s)
+{
+	struct prom_buf b = { 0 };
+	char *out;
+
+	assert_int_equal(prom_escape_label_value(&b, s), 0);
+	out = strndup(b.data ? b.data : "", b.len);
+	prom_buf_free(&b);
+	return out;
+}
+
+static void test_escape(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "/plain/path", "/plain/path" },
+		{ "a\"b", "a\\\"b" },
+		{ "a\\b", "a\\\\b" },
+		{ "a\nb", "a\\nb" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xb3", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xb3" },
+		{ "bad\xff", "bad\xef\xbf\xbd" },
+		{ "\xc3(", "\xef\xbf\xbd(" },          /* truncated sequence */
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
+		{ "tab\tcr\r", "tab\tcr\r" },          /* allowed as is */
+		{ "", "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = escaped(cases[i].in);
+		assert_string_equal(got, cases[i].out);
+		free(got);
+	}
+}
+
+/* ---- building ---- */
+
+static const char *const names[] = { "cpu-clock", "cycles" };
+
+struct fixture {
+	struct prom_buf labels[3];
+	uint64_t totals[3][2];
+	double ratio[3][2];
+	struct prom_series series[3];
+	struct prom_health health;
+};
+
+static void fixture_init(struct fixture *f)
+{
+	const struct sink_cgroup cg[3] = {
+		{ 1, "/docker/abc", "container", "docker", "abc", "web \"1\"", "", "" },
+		{ 2, "/odd\\name\n", "other", "", "", "", "", "" },
+		{ 3, "/kubepods/pod1", "pod", "containerd", "", "", "api-0", "shop" },
+	};
+
+	memset(f, 0, sizeof(*f));
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(prom_cgroup_labels(&f->labels[i], &cg[i]), 0);
+		f->totals[i][0] = 1000000000ULL * (i + 1);
+		f->totals[i][1] = UINT64_MAX - i;
+		f->ratio[i][0] = 1;
+		f->ratio[i][1] = i == 0 ? -1 : 0.25;
+		f->series[i] = (struct prom_series){ f->labels[i].data, f->labels[i].len, f->totals[i],
+						     f->ratio[i], { 1700000000 + i, 123456789 } };
+	}
+	f->health = (struct prom_health){ .cgroups_monitored = 3, .cgroups_over_cap = 2,
+					  .collection_duration_s = 0.0012345, .have_csv = true,
+					  .csv_rows_written = 10, .version = "1.2.3",
+					  .follower_mode = "tp", .since = { 1700000000, 0 } };
+}
+
+static void fixture_free(struct fixture *f)
+{
+	for (int i = 0; i < 3; i++)
+		prom_buf_free(&f->labels[i]);
+}
+
+static char *build(struct fixture *f, size_t n, enum prom_format fmt, size_t *ret_dropped)
+{
+	struct prom_input in = { 2, names, f->series, n, &f->health };
+	struct prom_buf b = { 0 };
+	char *out;
+
+	assert_int_equal(prom_build(&in, fmt, &b, ret_dropped), 0);
+	out = strndup(b.data, b.len);
+	prom_buf_free(&b);
+	return out;
+}
+
+static void assert_has(const char *body, const char *line)
+{
+	if (!strstr(body, line))
+		fail_msg("missing: %s\nin:\n%s", line, body);
+}
+
+static void assert_lacks(const char *body, const char *what)
+{
+	if (strstr(body, what))
+		fail_msg("unexpected: %s\nin:\n%s", what, body);
+}
+
+static void test_text_format(void **state)
+{
+	struct fixture f;
+	size_t dropped = 99;
+	char *t;
+
+	fixture_init(&f);
+	t = build(&f, 3, PROM_FORMAT_TEXT, &dropped);
+	assert_int_equal(dropped, 0);
+	assert_has(t, "# TYPE cgperf_events_total counter\n");
+	assert_has(t, "\ncgperf_events_total{event=\"cpu-clock\",cgroup=\"/docker/abc\",kind=\"container\","
+		      "runtime=\"docker\",container_id=\"abc\",container_name=\"web \\\"1\\\"\",pod=\"\","
+		      "namespace=\"\"} 1000000000\n");
+	assert_has(t, "{event=\"cycles\",cgroup=\"/odd\\\\name\\n\",kind=\"other\"");
+	assert_has(t, "pod=\"api-0\",namespace=\"shop\"} 18446744073709551613\n");
+	assert_has(t, "# TYPE cgperf_events_running_ratio gauge\n");
+	assert_has(t, "cgperf_events_running_ratio{event=\"cycles\",cgroup=\"/odd\\\\name\\n\"");
+	assert_has(t, "namespace=\"\"} 0.25\n");
+	/* A ratio not known yet has no sample. */
+	assert_lacks(t, "cgperf_events_running_ratio{event=\"cycles\",cgroup=\"/docker/abc\"");
+	assert_has(t, "\ncgperf_cgroups_monitored 3\n");
+	assert_has(t, "# TYPE cgperf_cgroups_over_cap_total counter\ncgperf_cgroups_over_cap_total 2\n");
+	assert_has(t, "\ncgperf_collection_duration_seconds 0.001235\n");
+	assert_has(t, "\ncgperf_csv_rows_written_total 10\n");
+	assert_has(t, "\ncgperf_csv_rows_failed_total 0\n");
+	assert_lacks(t, "syslog"); /* not configured */
+	assert_has(t, "\ncgperf_watch_limit_reached 0\n");
+	assert_has(t, "\ncgperf_build_info{version=\"1.2.3\",follower_mode=\"tp\"} 1\n");
+	assert_lacks(t, "_created");
+	assert_lacks(t, "# EOF");
+	free(t);
+	fixture_free(&f);
+}
+
+static void test_openmetrics_format(void **state)
+{
+	struct fixture f;
+	char *t;
+	size_t len;
+
+	fixture_init(&f);
+	t = build(&f, 3, PROM_FORMAT_OPENMETRICS, NULL);
+	assert_has(t, "# TYPE cgperf_events counter\n");
+	assert_lacks(t, "# TYPE cgperf_events_total");
+	assert_has(t, "cgperf_events_created{event=\"cpu-clock\",cgroup=\"/docker/abc\"");
+	assert_has(t, "namespace=\"\"} 1700000000.123\n");
+	assert_has(t, "# TYPE cgperf_cgroups_over_cap counter\ncgperf_cgroups_over_cap_total 2\n"
+		      "cgperf_cgroups_over_cap_created 1700000000.000\n");
+	len = strlen(t);
+	assert_true(len > 6 && !strcmp(t + len - 6, "# EOF\n"));
+	free(t);
+	fixture_free(&f);
+}
+
+/* Two series with the same labels would make a scraper reject the whole
+ * exposition: the later one is left out and counted. */
+static void test_duplicates(void **state)
+{
+	struct fixture f;
+	size_t dropped = 0;
+	char *t, *p;
+	int n = 0;
+
+	fixture_init(&f);
+	f.series[2].labels = f.series[0].labels;
+	f.series[2].labels_len = f.series[0].labels_len;
+	t = build(&f, 3, PROM_FORMAT_TEXT, &dropped);
+	assert_int_equal(dropped, 1);
+	for (p = t; (p = strstr(p, "cgperf_events_total{event=\"cpu-clock\",cgroup=\"/docker/abc\"")); p++)
+		n++;
+	assert_int_equal(n, 1);
+	assert_has(t, "cgroup=\"/docker/abc\",kind=\"container\",runtime=\"docker\",container_id=\"abc\","
+		      "container_name=\"web \\\"1\\\"\",pod=\"\",namespace=\"\"} 1000000000\n");
+	free(t);
+	fixture_free(&f);
+}
+
+/* ---- negotiation ---- */
+
+static void test_accept(void **state)
+{
+	static const struct {
+		const char *accept;
+		enum prom_format fmt;
+	} cases[] = {
+		{ NULL, PROM_FORMAT_TEXT },
+		{ "", PROM_FORMAT_TEXT },
+		{ "*/*", PROM_FORMAT_TEXT },
+		{ "text/plain", PROM_FORMAT_TEXT },
+		{ "application/openmetrics-text", PROM_FORMAT_OPENMETRICS },
+		/* What Prometheus 2.x sends. */
+		{ "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+		  "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+		  PROM_FORMAT_OPENMETRICS },
+		{ "Application/OpenMetrics-Text; Version=\"1.0.0\"", PROM_FORMAT_OPENMETRICS },
+		{ "application/openmetrics-text;version=2.0.0", PROM_FORMAT_TEXT },
+		{ "application/openmetrics-text;q=0", PROM_FORMAT_TEXT },
+		{ "text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5", PROM_FORMAT_TEXT },
+		{ "text/plain;q=0.5, application/openmetrics-text;q=0.5", PROM_FORMAT_OPENMETRICS },
+		{ "application/json", PROM_FORMAT_TEXT },
+		{ ";;;,,,=;q=", PROM_FORMAT_TEXT },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (http_pick_format(cases[i].accept) != cases[i].fmt)
+			fail_msg("Accept: %s", cases[i].accept ? cases[i].accept : "(none)");
+
+	assert_false(http_accepts_gzip(NULL));
+	assert_false(http_accepts_gzip("identity"));
+	assert_true(http_accepts_gzip("gzip"));
+	assert_true(http_accepts_gzip("deflate, GZIP;q=0.5"));
+	assert_true(http_accepts_gzip("*"));
+	assert_false(http_accepts_gzip("gzip;q=0"));
+	assert_false(http_accepts_gzip("gzip;q=0.000, *"));
+	assert_true(http_accepts_gzip("br;q=1.0, gzip;q=0.001"));
+	assert_false(http_accepts_gzip("gzipx"));
+}
+
+/* ---- the sink ---- */
+
+static char dir[] = "/tmp/cgperf-test-prom.XXXXXX";
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void write_rec(struct sink *s, const struct sink_cgroup *cg, uint64_t counter, uint64_t enabled,
+		      uint64_t running, bool final)
+{
+	const struct reading tot[1] = { { counter, enabled, running } };
+	const char *const ev[1] = { "cycles" };
+	struct sink_record r = { .cgroup = cg, .nr_events = 1, .event_names = ev, .totals = tot,
+				 .final = final, .created = { 1700000000, 5000000 } };
+
+	assert_int_equal(s->ops->write(s, &r), 0);
+}
+
+static char *publish(struct sink *s, const char *path)
+{
+	struct prom_health h = { .version = "t", .follower_mode = "tp" };
+
+	assert_int_equal(prom_sink_publish(s, &h), 0);
+	return slurp(path);
+}
+
+static void test_sink_totals(void **state)
+{
+	const struct sink_cgroup a = { 11, "/a", "other", "", "", "", "", "" };
+	const struct sink_cgroup b = { 12, "/b", "other", "", "", "", "", "" };
+	char path[sizeof(dir) + 32];
+	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 0 };
+	struct prom_sink_stats st;
+	struct sink *s;
+	char *t;
+
+	snprintf(path, sizeof(path), "%s/cgperf.prom", dir);
+	assert_int_equal(prom_sink_new(&(struct prom_sink_opts){ 0 }, &s), -EINVAL);
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	/* First record: cumulative since `created`, scaled (half the time running). */
+	write_rec(s, &a, 100, 2000, 1000, false);
+	write_rec(s, &b, 7, 10, 10, false);
+	t = publish(s, path);
+	assert_has(t, "cgperf_events_total{event=\"cycles\",cgroup=\"/a\",kind=\"other\",runtime=\"\","
+		      "container_id=\"\",container_name=\"\",pod=\"\",namespace=\"\"} 200\n");
+	assert_has(t, "cgperf_events_running_ratio{event=\"cycles\",cgroup=\"/a\"");
+	assert_has(t, "namespace=\"\"} 0.5\n");
+	free(t);
+	/* Later records add the scaled change: 50 more at full time = 250. */
+	write_rec(s, &a, 150, 3000, 2000, false);
+	/* Counting restarted underneath (totals went backwards): the new totals
+	 * count as the change, the counter does not go down. */
+	write_rec(s, &b, 3, 10, 10, false);
+	t = publish(s, path);
+	assert_has(t, "cgroup=\"/a\",kind=\"other\",runtime=\"\",container_id=\"\",container_name=\"\","
+		      "pod=\"\",namespace=\"\"} 250\n");
+	assert_has(t, "cgroup=\"/b\",kind=\"other\",runtime=\"\",container_id=\"\",container_name=\"\","
+		      "pod=\"\",namespace=\"\"} 10\n");
+	free(t);
+	/* A removed cgroup with keep_removed 0 is gone at the next publish
+	 * after its final record. */
+	write_rec(s, &b, 5, 20, 20, true);
+	t = publish(s, path);
+	assert_lacks(t, "cgroup=\"/b\"");
+	assert_has(t, "cgroup=\"/a\"");
+	free(t);
+	assert_int_equal(prom_sink_get_stats(s, &st), 0);
+	assert_int_equal(st.publishes, 3);
+	assert_int_equal(st.series, 1);
+	assert_int_equal(st.textfile_writes, 3);
+	s->ops->free(s);
+	unlink(path);
+}
+
+static void test_sink_keep_removed(void **state)
+{
+	const struct sink_cgroup a = { 21, "/svc", "service", "systemd", "", "", "", "" };
+	const struct sink_cgroup again = { 22, "/svc", "service", "systemd", "", "", "", "" };
+	char path[sizeof(dir) + 32];
+	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 60000 };
+	struct sink *s;
+	char *t, *p;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/keep.prom", dir);
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	write_rec(s, &a, 40, 1, 1, false);
+	write_rec(s, &a, 42, 2, 2, true);
+	t = publish(s, path);
+	assert_has(t, "cgroup=\"/svc\",kind=\"service\",runtime=\"systemd\",container_id=\"\","
+		      "container_name=\"\",pod=\"\",namespace=\"\"} 42\n");
+	free(t);
+	/* The same service again (new cgroup id, same labels): the live one
+	 * wins, the removed one is not written next to it. */
+	write_rec(s, &again, 3, 1, 1, false);
+	t = publish(s, path);
+	for (p = t; (p = strstr(p, "cgperf_events_total{event=\"cycles\",cgroup=\"/svc\"")); p++)
+		n++;
+	assert_int_equal(n, 1);
+	assert_has(t, "namespace=\"\"} 3\n");
+	free(t);
+	s->ops->free(s);
+	unlink(path);
+}
+
+static void test_textfile(void **state)
+{
+	char path[sizeof(dir) + 32], bad[sizeof(dir) + 32];
+	struct stat st;
+	char *t;
+
+	snprintf(path, sizeof(path), "%s/t.prom", dir);
+	snprintf(bad, sizeof(bad), "%s/missing/t.prom", dir);
+	assert_int_equal(textfile_write(path, "one\n", 4), 0);
+	umask(077);
+	assert_int_equal(textfile_write(path, "two\n", 4), 0);
+	umask(022);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	t = slurp(path);
+	assert_string_equal(t, "two\n");
+	free(t);
+	assert_int_equal(textfile_write(bad, "x", 1), -ENOENT);
+	/* No temporary file left behind: the directory is empty without it. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+}
+
+static int setup(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	return rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_text_format),
+		cmocka_unit_test(test_openmetrics_format),
+		cmocka_unit_test(test_duplicates),
+		cmocka_unit_test(test_accept),
+		cmocka_unit_test(test_sink_totals),
+		cmocka_unit_test(test_sink_keep_removed),
+		cmocka_unit_test(test_textfile),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
