@@ -42,7 +42,8 @@ log "ok: 3300 unmatched cgroups: $w0 -> $w1 inotify watches; a match is still co
 agent_yaml "$TMP/d.yaml" "$TEST_CG_REL/**" "max_watches: 50"
 start_agent d "$TMP/d.yaml" --duration 2
 w=$(watches "$AGENT_PID")
-[ "$w" -le 50 ] || fail "$w inotify watches with max_watches 50"
+# The CSV output holds one watch of its own, on its directory (rotation).
+[ "$w" -le 51 ] || fail "$w inotify watches with max_watches 50 (+1 for the CSV directory)"
 wait "$AGENT_PID" || fail "agent D failed"
 grep -q "cgroup directories have no inotify watch: the cap of 50 watches is reached" "$TMP/d.log" ||
 	fail "no watch cap line: $(grep -i watch "$TMP/d.log")"
