@@ -60,7 +60,7 @@ outputs:
   csv:
     directory: $TMP/csv-skip
 YAML
-"$CGPERF" agent -c "$TMP/skip.yaml" --duration 0.8 2>"$TMP/skip.log" ||
+"$CGPERF" agent -c "$TMP/skip.yaml" --instance skip --duration 0.8 2>"$TMP/skip.log" ||
 	fail "the agent failed on a config with an unsupported event: $(cat "$TMP/skip.log")"
 [ "$(grep -c "event 'software/config=0x7f/' is not supported by this kernel; skipping it" "$TMP/skip.log")" = 1 ] ||
 	fail "no single warning for the unsupported event: $(cat "$TMP/skip.log")"
