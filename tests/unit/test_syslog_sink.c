@@ -348,13 +348,16 @@ static int setup(void **state)
 	/* Its own work directory, no system socket, and a unix input that
 	 * parses RFC 5424 too (imuxsock's default parser only knows the
 	 * local RFC 3164 form). maxMessageSize is left at its default (8096)
-	 * so the sink's limit is checked against it. */
+	 * so the sink's limit is checked against it. A burst of ~2 KiB UDP
+	 * datagrams costs ~4 KiB each in the receive buffer: the default
+	 * (208 KiB) holds ~50 and the kernel drops the rest silently, which
+	 * is loopback loss, not the sink's; rcvbufSize makes room. */
 	snprintf(conf, sizeof(conf),
 		 "global(workDirectory=\"%s\")\n"
 		 "module(load=\"imuxsock\" SysSock.Use=\"off\")\n"
 		 "input(type=\"imuxsock\" Socket=\"%s\" useSpecialParser=\"off\" parseHostname=\"on\")\n"
 		 "module(load=\"imudp\")\n"
-		 "input(type=\"imudp\" address=\"127.0.0.1\" port=\"%d\")\n"
+		 "input(type=\"imudp\" address=\"127.0.0.1\" port=\"%d\" rcvbufSize=\"4m\")\n"
 		 "module(load=\"imtcp\")\n"
 		 "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"%d\")\n"
 		 "template(name=\"raw\" type=\"string\" string=\"%%inputname%%\\t%%rawmsg%%\\n\")\n"
