@@ -36,7 +36,8 @@ static int load_config(const struct agent_opts *o, struct agent_config *cfg)
 	else
 		r = config_load_default(cfg);
 	if (r < 0) {
-		fprintf(stderr, "%s\n", o->config_path ? err : "cgperf: the embedded default config is broken");
+		fprintf(stderr, "%s\n",
+			o->config_path ? err : "cgperf: the embedded default config is broken");
 		return r;
 	}
 	if (o->interval_ms)
@@ -148,13 +149,16 @@ static int open_outputs(struct agent *a)
 	if (a->cfg.csv.enabled) {
 		r = csv_sink_new(&a->cfg.csv, &s);
 		if (r == -EPERM) {
-			log_error("refusing to write CSV files to %s: the directory belongs to another "
-				  "user, who could replace the files under cgperf; chown it to cgperf's "
-				  "user or choose another directory", a->cfg.csv.directory);
+			log_error(
+				"refusing to write CSV files to %s: the directory belongs to another "
+				"user, who could replace the files under cgperf; chown it to cgperf's "
+				"user or choose another directory",
+				a->cfg.csv.directory);
 			return r;
 		}
 		if (r < 0) {
-			log_error("cannot write CSV files to %s: %s", log_name(a->cfg.csv.directory), strerror(-r));
+			log_error("cannot write CSV files to %s: %s",
+				  log_name(a->cfg.csv.directory), strerror(-r));
 			return r;
 		}
 		add_output(a, s, RECORD_OUT_CSV);
@@ -163,7 +167,8 @@ static int open_outputs(struct agent *a)
 	if (a->cfg.syslog.enabled) {
 		r = syslog_sink_new(&a->cfg.syslog, &s);
 		if (r < 0) {
-			log_error("cannot set up syslog to %s: %s", log_name(a->cfg.syslog.target), strerror(-r));
+			log_error("cannot set up syslog to %s: %s", log_name(a->cfg.syslog.target),
+				  strerror(-r));
 			return r;
 		}
 		add_output(a, s, RECORD_OUT_SYSLOG);
@@ -186,8 +191,9 @@ static int open_outputs(struct agent *a)
 		a->prom = s;
 	}
 	if (a->nr_outputs == 0)
-		log_warn("no output configured (neither CSV, syslog nor Prometheus): counting without "
-			 "logging");
+		log_warn(
+			"no output configured (neither CSV, syslog nor Prometheus): counting without "
+			"logging");
 	return 0;
 }
 
@@ -225,15 +231,17 @@ static void log_summary(struct agent *a)
 	struct cg_watch_stats ws = { 0 };
 
 	if (a->csv && csv_sink_get_stats(a->csv, &cs) == 0)
-		snprintf(csv, sizeof(csv),
-			 "; CSV: %llu rows written, %llu failed, %llu files deleted (%llu of removed "
-			 "cgroups, %llu for max_total_size)",
-			 (unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed,
-			 (unsigned long long)(cs.files_deleted_removed + cs.files_deleted_for_size),
-			 (unsigned long long)cs.files_deleted_removed,
-			 (unsigned long long)cs.files_deleted_for_size);
+		snprintf(
+			csv, sizeof(csv),
+			"; CSV: %llu rows written, %llu failed, %llu files deleted (%llu of removed "
+			"cgroups, %llu for max_total_size)",
+			(unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed,
+			(unsigned long long)(cs.files_deleted_removed + cs.files_deleted_for_size),
+			(unsigned long long)cs.files_deleted_removed,
+			(unsigned long long)cs.files_deleted_for_size);
 	if (a->syslog && syslog_sink_get_stats(a->syslog, &ss) == 0)
-		snprintf(sys, sizeof(sys), "; syslog: %llu messages sent, %llu dropped, %zu undelivered",
+		snprintf(sys, sizeof(sys),
+			 "; syslog: %llu messages sent, %llu dropped, %zu undelivered",
 			 (unsigned long long)ss.sent, (unsigned long long)ss.dropped, ss.queued);
 	if (a->watch)
 		cg_watch_get_stats(a->watch, &ws);
@@ -246,7 +254,11 @@ static void log_summary(struct agent *a)
 /* KEEP: a persistent session goes on counting in the kernel (restart,
  * upgrade); FINAL: every cgroup's last row, and a persistent session is
  * released; ABORT: a start that failed, nothing to write. */
-enum stop_mode { STOP_ABORT, STOP_KEEP, STOP_FINAL };
+enum stop_mode {
+	STOP_ABORT,
+	STOP_KEEP,
+	STOP_FINAL
+};
 
 static void agent_stop(struct agent *a, enum stop_mode mode)
 {
@@ -264,8 +276,10 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 	close_outputs(a);
 	persist_close(a, mode == STOP_FINAL);
 	if (kept)
-		log_info("instance '%s': counting goes on in the kernel until the next agent adopts "
-			 "it ('cgperf release' gives the counters back)", a->cfg.instance);
+		log_info(
+			"instance '%s': counting goes on in the kernel until the next agent adopts "
+			"it ('cgperf release' gives the counters back)",
+			a->cfg.instance);
 	counter_close(a->counter);
 	a->counter = NULL;
 	record_clear(&a->recs);
@@ -290,8 +304,9 @@ static int http_for(struct agent *a, const struct agent_config *cfg, struct prom
 		return 0;
 	if (prom_http_same_listen(a->http, &cfg->prometheus)) {
 		if (a->cfg.prometheus.max_connections != cfg->prometheus.max_connections)
-			log_warn("outputs.prometheus.max_connections: the new value takes effect when the "
-				 "agent restarts (the endpoint keeps serving)");
+			log_warn(
+				"outputs.prometheus.max_connections: the new value takes effect when the "
+				"agent restarts (the endpoint keeps serving)");
 		prom_http_set_path(a->http, cfg->prometheus.path);
 		*ret = a->http;
 		return 0;
@@ -350,14 +365,16 @@ static int agent_start(struct agent *a)
 	/* The initial scan reports every existing cgroup through the callbacks. */
 	r = cg_watch_new(&wo, &agent_watch_ops, a, &a->watch);
 	if (r < 0) {
-		log_error("cannot watch the cgroup tree under %s: %s", log_name(root), strerror(-r));
+		log_error("cannot watch the cgroup tree under %s: %s", log_name(root),
+			  strerror(-r));
 		return r;
 	}
 	persist_reconcile(a);
 	report_watch_limits(a);
 	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)",
 		 record_count_live(&a->recs), log_name(root), a->nr_events,
-		 (unsigned long long)a->cfg.interval_ms, follower_mode_name(counter_mode(a->counter)));
+		 (unsigned long long)a->cfg.interval_ms,
+		 follower_mode_name(counter_mode(a->counter)));
 	/* Adopted: the rows of the time no agent ran, and the last rows of
 	 * cgroups gone meanwhile, now rather than at the next tick. */
 	if (counter_adopted(a->counter))
@@ -382,8 +399,9 @@ static int arm_interval_timer(int fd, uint64_t interval_ms)
 	its.it_value.tv_nsec = (next_ms % 1000) * 1000000;
 	its.it_interval.tv_sec = interval_ms / 1000;
 	its.it_interval.tv_nsec = (interval_ms % 1000) * 1000000;
-	return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL) < 0 ? -errno
-												 : 0;
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL) < 0
+		       ? -errno
+		       : 0;
 }
 
 static void drain(int fd)
@@ -401,7 +419,8 @@ static int reload(struct agent *a, const struct agent_opts *o)
 	struct agent_config next;
 	struct prom_http *http = NULL;
 
-	log_info("SIGHUP: reloading %s", o->config_path ? log_name(o->config_path) : "the embedded config");
+	log_info("SIGHUP: reloading %s",
+		 o->config_path ? log_name(o->config_path) : "the embedded config");
 	if (load_config(o, &next) < 0 || http_for(a, &next, &http) < 0) {
 		log_error("keeping the running configuration");
 	} else if (memcmp(&next, &a->cfg, sizeof(next)) != 0) {
@@ -434,7 +453,16 @@ static int reload(struct agent *a, const struct agent_opts *o)
 	return 0;
 }
 
-enum { FD_SIGNAL, FD_INTERVAL, FD_RESCAN, FD_END, FD_WATCH, FD_SYSLOG, FD_NAMES, NR_FDS };
+enum {
+	FD_SIGNAL,
+	FD_INTERVAL,
+	FD_RESCAN,
+	FD_END,
+	FD_WATCH,
+	FD_SYSLOG,
+	FD_NAMES,
+	NR_FDS
+};
 
 static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 {
@@ -443,7 +471,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
 	int rc = EXIT_OK;
 
-	if (interval_fd < 0 || rescan_fd < 0 || arm_interval_timer(interval_fd, a->cfg.interval_ms) < 0) {
+	if (interval_fd < 0 || rescan_fd < 0 ||
+	    arm_interval_timer(interval_fd, a->cfg.interval_ms) < 0) {
 		log_error("cannot create timers: %s", strerror(errno));
 		rc = EXIT_RUNTIME;
 		goto out;
@@ -475,7 +504,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 		if (p[FD_INTERVAL].revents & POLLIN) {
 			uint64_t ticks;
 			if (read(interval_fd, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED)
-				arm_interval_timer(interval_fd, a->cfg.interval_ms); /* clock was set */
+				arm_interval_timer(interval_fd,
+						   a->cfg.interval_ms); /* clock was set */
 			agent_collect(a, false);
 		}
 		if (p[FD_RESCAN].revents & POLLIN) {

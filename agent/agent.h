@@ -4,18 +4,18 @@
 #include "config/config.h"
 
 struct agent_opts {
-	const char *config_path;    /* NULL: embedded default */
+	const char *config_path; /* NULL: embedded default */
 	/* Command-line overrides (0/NULL: from the config) */
 	uint64_t interval_ms;
 	const char *csv_dir;
 	const char *syslog_target;
 	const char *prometheus_listen; /* --prometheus ADDR */
-	const char *events;         /* comma list */
-	double duration_s;          /* run this long, flush, exit 0 */
-	const char *instance;       /* --instance NAME (checked by the caller) */
-	bool no_persist;            /* --no-persist: the session ends with the process */
-	bool release;               /* `cgperf release`: last rows, remove the pins, exit */
-	bool release_all;           /* --all: the other instances too (without their rows) */
+	const char *events; /* comma list */
+	double duration_s; /* run this long, flush, exit 0 */
+	const char *instance; /* --instance NAME (checked by the caller) */
+	bool no_persist; /* --no-persist: the session ends with the process */
+	bool release; /* `cgperf release`: last rows, remove the pins, exit */
+	bool release_all; /* --all: the other instances too (without their rows) */
 };
 
 /* Returns the process exit code. */

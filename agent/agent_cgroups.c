@@ -11,8 +11,8 @@
 #include <time.h>
 
 struct collection {
-	uint64_t now_ns;        /* CLOCK_BOOTTIME of the read */
-	struct timespec now;    /* CLOCK_REALTIME of the same read: every row's timestamp */
+	uint64_t now_ns; /* CLOCK_BOOTTIME of the read */
+	struct timespec now; /* CLOCK_REALTIME of the same read: every row's timestamp */
 };
 
 static void collection_start(struct collection *col)
@@ -33,15 +33,17 @@ static uint32_t outputs_mask(const struct agent *a)
 static void give_up_final(struct agent *a, struct cg_record *r, const struct agent_output *o)
 {
 	a->finals_lost++;
-	log_ratelimited(&a->final_rl, 60, LOG_LVL_ERROR,
-			"%s: gave up the last row of cgroup %s (id %llu) after %d tries: its counts "
-			"since the previous row are lost (%llu final rows lost so far)",
-			o->name, log_name(r->path), (unsigned long long)r->id, RECORD_FINAL_TRIES, a->finals_lost);
+	log_ratelimited(
+		&a->final_rl, 60, LOG_LVL_ERROR,
+		"%s: gave up the last row of cgroup %s (id %llu) after %d tries: its counts "
+		"since the previous row are lost (%llu final rows lost so far)",
+		o->name, log_name(r->path), (unsigned long long)r->id, RECORD_FINAL_TRIES,
+		a->finals_lost);
 }
 
 /* One row per output that still owes one. */
-static void emit(struct agent *a, struct cg_record *r, const struct reading *totals,
-		 int nr_events, const char *const *names, const struct collection *col)
+static void emit(struct agent *a, struct cg_record *r, const struct reading *totals, int nr_events,
+		 const char *const *names, const struct collection *col)
 {
 	for (int i = 0; i < a->nr_outputs; i++) {
 		const struct agent_output *o = &a->outputs[i];
@@ -133,7 +135,8 @@ void agent_collect(struct agent *a, bool final)
 	flush_outputs(a);
 	tick_outputs(a);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	agent_publish_metrics(a, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	agent_publish_metrics(a, (double)(t1.tv_sec - t0.tv_sec) +
+					 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	persist_save(a);
 	finish_records(a);
 }
@@ -170,9 +173,10 @@ static int ancestors_of(const struct cg_watch *w, uint64_t id, const char *path,
 static void cap_reached(struct agent *a)
 {
 	a->over_cap++;
-	log_ratelimited(&a->cap_rl, 60, LOG_LVL_WARN,
-			"monitored cgroup cap (%u) reached: %u cgroups not counted (raise cgroups.max)",
-			a->cfg.cgroups.max, a->over_cap);
+	log_ratelimited(
+		&a->cap_rl, 60, LOG_LVL_WARN,
+		"monitored cgroup cap (%u) reached: %u cgroups not counted (raise cgroups.max)",
+		a->cfg.cgroups.max, a->over_cap);
 }
 
 /* An adopted record's cgroup is still there: it goes on in its own slot. */
@@ -190,7 +194,8 @@ static int resume(struct agent *a, struct cg_record *r, const char *path, const 
 }
 
 static int start_counting(struct agent *a, uint64_t id, const char *path, const uint64_t *anc,
-			  int nr_anc, const struct cg_identity *ident, const struct cg_metadata *meta)
+			  int nr_anc, const struct cg_identity *ident,
+			  const struct cg_metadata *meta)
 {
 	struct cg_record *r;
 	int slot, err;
@@ -224,10 +229,12 @@ static void admit(struct agent *a, struct cg_record *r, const struct cg_watch *w
 	err = r ? resume(a, r, path, anc, nr_anc, ident, meta)
 		: start_counting(a, id, path, anc, nr_anc, ident, meta);
 	if (err < 0)
-		log_ratelimited(&a->add_rl, 60, LOG_LVL_WARN, "cannot count cgroup %s: %s", log_name(path),
-				err == -E2BIG ? "more than 8 nested monitored levels" : strerror(-err));
+		log_ratelimited(
+			&a->add_rl, 60, LOG_LVL_WARN, "cannot count cgroup %s: %s", log_name(path),
+			err == -E2BIG ? "more than 8 nested monitored levels" : strerror(-err));
 	else
-		log_debug("counting %s (%s %s)", log_name(path), cg_kind_name(ident->kind), ident->runtime);
+		log_debug("counting %s (%s %s)", log_name(path), cg_kind_name(ident->kind),
+			  ident->runtime);
 }
 
 /* Only containers and pods have names in the runtimes' files. */
@@ -315,5 +322,6 @@ static bool want_watch(void *ctx, const struct cg_watch *w, const char *path, ui
 	return cg_select_may_match_below(&a->sel, path);
 }
 
-const struct cg_watch_ops agent_watch_ops = { .added = on_added, .removed = on_removed,
+const struct cg_watch_ops agent_watch_ops = { .added = on_added,
+					      .removed = on_removed,
 					      .want_watch = want_watch };

@@ -36,7 +36,8 @@ static void usage(FILE *f)
 
 static int usage_error(const char *cmd, const char *what, const char *arg)
 {
-	fprintf(stderr, "cgperf %s: %s '%s' (see 'cgperf %s --help')\n", cmd, what, log_name(arg), cmd);
+	fprintf(stderr, "cgperf %s: %s '%s' (see 'cgperf %s --help')\n", cmd, what, log_name(arg),
+		cmd);
 	return EXIT_USAGE;
 }
 
@@ -59,8 +60,14 @@ static void release_usage(FILE *f)
 }
 
 enum {
-	OPT_INTERVAL = 256, OPT_CSV_DIR, OPT_SYSLOG, OPT_PROMETHEUS, OPT_DURATION, OPT_INSTANCE,
-	OPT_NO_PERSIST, OPT_ALL
+	OPT_INTERVAL = 256,
+	OPT_CSV_DIR,
+	OPT_SYSLOG,
+	OPT_PROMETHEUS,
+	OPT_DURATION,
+	OPT_INSTANCE,
+	OPT_NO_PERSIST,
+	OPT_ALL
 };
 
 /* `cgperf release` takes the agent's options that say which session and
@@ -152,11 +159,13 @@ static int run(int argc, char **argv, bool release)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, release ? ":c:vh" : ":c:e:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, release ? ":c:vh" : ":c:e:vh", longopts, NULL)) !=
+	       -1) {
 		if (!option_of(opt, release)) {
 			fprintf(stderr, "cgperf %s: %s (see 'cgperf %s --help')\n", cmd,
 				release ? "takes only -c, --instance, --all and -v"
-					: "--all is an option of cgperf release", cmd);
+					: "--all is an option of cgperf release",
+				cmd);
 			return EXIT_USAGE;
 		}
 		rc = take_option(opt, &o, &verbose, cmd, argv);

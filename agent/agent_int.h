@@ -32,8 +32,8 @@ struct agent {
 	struct agent_output outputs[AGENT_MAX_OUTPUTS];
 	int nr_outputs;
 	struct sink *syslog; /* also in outputs[], driven by the loop */
-	struct sink *csv;    /* also in outputs[] */
-	struct sink *prom;   /* also in outputs[]: Prometheus endpoint and/or textfile */
+	struct sink *csv; /* also in outputs[] */
+	struct sink *prom; /* also in outputs[]: Prometheus endpoint and/or textfile */
 	/* The HTTP endpoint outlives agent_stop/agent_start (reload): scrapers see
 	 * no gap, and a new address that cannot be bound leaves the old one. */
 	struct prom_http *http;
@@ -48,10 +48,10 @@ struct agent {
 	/* The persistent session (cfg.persist): its directory, held locked. */
 	char pin_dir[600];
 	int lock_fd, state_fd;
-	uint64_t *keys;       /* persist_save's buffers: one key and blob per record */
+	uint64_t *keys; /* persist_save's buffers: one key and blob per record */
 	unsigned char *blobs;
 	int blobs_cap;
-	bool release;         /* `cgperf release`: last rows, then remove the pins */
+	bool release; /* `cgperf release`: last rows, then remove the pins */
 	/* For the summary line. */
 	unsigned long long cgroups_seen, finals_lost, resumed, gone_while_down;
 	unsigned over_cap;
@@ -90,10 +90,10 @@ struct persist_drained {
 int persist_drain_begin(struct agent *a, struct persist_drained *ret);
 void persist_drain_end(struct agent *a, struct persist_drained *d); /* says so, removes it */
 void persist_close(struct agent *a, bool release);
-int persist_load(struct agent *a);       /* adopted: records from the state map */
+int persist_load(struct agent *a); /* adopted: records from the state map */
 void persist_reconcile(struct agent *a); /* after the initial scan: gone while down */
 void persist_put(struct agent *a, const struct cg_record *r);
-void persist_save(struct agent *a);      /* every record, after a collection */
+void persist_save(struct agent *a); /* every record, after a collection */
 void persist_forget(struct agent *a, uint64_t id);
 /* Every instance but `except` released without rows; -EBUSY if one runs. */
 int persist_release_all(const char *except);

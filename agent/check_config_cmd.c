@@ -16,12 +16,13 @@
 
 struct check_opts {
 	bool help;
-	bool print;     /* print the effective settings of each valid file */
+	bool print; /* print the effective settings of each valid file */
 	bool use_default;
 	int first_file; /* argv index of the first FILE, argc when none */
 };
 
-static void usage(FILE *f) {
+static void usage(FILE *f)
+{
 	fputs("Usage: cgperf check-config [--print] FILE...\n"
 	      "       cgperf check-config --default\n"
 	      "\n"
@@ -37,7 +38,8 @@ static void usage(FILE *f) {
 	      f);
 }
 
-static int parse_args(int argc, char **argv, struct check_opts *ret_opts) {
+static int parse_args(int argc, char **argv, struct check_opts *ret_opts)
+{
 	struct check_opts opts = { .first_file = argc };
 	int i;
 
@@ -55,7 +57,8 @@ static int parse_args(int argc, char **argv, struct check_opts *ret_opts) {
 		else if (!strcmp(a, "--default"))
 			opts.use_default = true;
 		else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "cgperf check-config: unknown option '%s' (try --help)\n", log_name(a));
+			fprintf(stderr, "cgperf check-config: unknown option '%s' (try --help)\n",
+				log_name(a));
 			return -EINVAL;
 		} else
 			break;
@@ -78,7 +81,8 @@ static int parse_args(int argc, char **argv, struct check_opts *ret_opts) {
 	return 0;
 }
 
-static int check_default(void) {
+static int check_default(void)
+{
 	struct agent_config c;
 
 	if (config_load_default(&c) < 0)
@@ -88,7 +92,8 @@ static int check_default(void) {
 }
 
 /* Returns 0 when the file is valid, -EINVAL otherwise (message printed). */
-static int check_file(const char *path, bool print) {
+static int check_file(const char *path, bool print)
+{
 	struct agent_config *c;
 	char err[1024] = "", name[256];
 	int r;
@@ -122,7 +127,8 @@ out:
 	return r;
 }
 
-int do_check_config(int argc, char **argv) {
+int do_check_config(int argc, char **argv)
+{
 	struct check_opts opts;
 	int status = EXIT_OK;
 

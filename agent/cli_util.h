@@ -7,4 +7,8 @@ int parse_u64(const char *s, uint64_t max, uint64_t *ret);
 /* "2", "2.5", "2s", "500ms", "1m": seconds as a positive double. */
 int parse_seconds(const char *s, double *ret);
 /* Exit codes of every subcommand. */
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 2
+};

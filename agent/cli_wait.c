@@ -11,7 +11,8 @@ void cli_wait(int sig_fd, uint64_t interval_ms, double duration_s, const struct 
 	int end_fd = duration_s > 0 ? timer_relative(duration_s, false) : -1;
 
 	for (;;) {
-		struct pollfd p[3] = { { sig_fd, POLLIN, 0 }, { interval_fd, POLLIN, 0 },
+		struct pollfd p[3] = { { sig_fd, POLLIN, 0 },
+				       { interval_fd, POLLIN, 0 },
 				       { end_fd, POLLIN, 0 } };
 		struct signalfd_siginfo si;
 		uint64_t ticks;

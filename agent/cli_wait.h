@@ -6,7 +6,7 @@
 #include <sys/signalfd.h>
 
 struct cli_wait_ops {
-	void (*tick)(void *ctx);  /* every interval_ms (0: never) */
+	void (*tick)(void *ctx); /* every interval_ms (0: never) */
 	/* A signal arrived: true ends the wait. */
 	bool (*on_signal)(void *ctx, const struct signalfd_siginfo *si);
 };

@@ -25,7 +25,7 @@ struct events_opts {
 struct event_row {
 	char name[EVENT_NAME_MAX];
 	const char *kind; /* static string from event_for_each_known() */
-	int probe_r;      /* 0 supported, else negative errno */
+	int probe_r; /* 0 supported, else negative errno */
 	char reason[REASON_MAX];
 };
 
@@ -41,7 +41,8 @@ struct events_report {
 	size_t n_pmus;
 };
 
-static void usage(FILE *f) {
+static void usage(FILE *f)
+{
 	fputs("Usage: cgperf events [--json] [--all]\n"
 	      "\n"
 	      "List the perf events cgperf knows by name, whether this host supports\n"
@@ -55,7 +56,8 @@ static void usage(FILE *f) {
 	      f);
 }
 
-static int parse_args(int argc, char **argv, struct events_opts *ret_opts) {
+static int parse_args(int argc, char **argv, struct events_opts *ret_opts)
+{
 	struct events_opts opts = { 0 };
 
 	for (int i = 1; i < argc; i++) {
@@ -69,9 +71,12 @@ static int parse_args(int argc, char **argv, struct events_opts *ret_opts) {
 			opts.help = true;
 		else {
 			if (a[0] == '-')
-				fprintf(stderr, "cgperf events: unknown option '%s' (try --help)\n", log_name(a));
+				fprintf(stderr, "cgperf events: unknown option '%s' (try --help)\n",
+					log_name(a));
 			else
-				fprintf(stderr, "cgperf events: unexpected argument '%s' (try --help)\n", log_name(a));
+				fprintf(stderr,
+					"cgperf events: unexpected argument '%s' (try --help)\n",
+					log_name(a));
 			return -EINVAL;
 		}
 	}
@@ -80,7 +85,8 @@ static int parse_args(int argc, char **argv, struct events_opts *ret_opts) {
 }
 
 /* Growable array append; *n is the element count. */
-static void *append(void *array, size_t *n, size_t elem_size) {
+static void *append(void *array, size_t *n, size_t elem_size)
+{
 	void *p = realloc(array, (*n + 1) * elem_size);
 
 	if (!p)
@@ -90,7 +96,8 @@ static void *append(void *array, size_t *n, size_t elem_size) {
 	return p;
 }
 
-static void probe_row(struct event_row *row) {
+static void probe_row(struct event_row *row)
+{
 	struct event_spec spec;
 	int r;
 
@@ -102,7 +109,8 @@ static void probe_row(struct event_row *row) {
 		row->reason[0] = '\0';
 }
 
-static int collect_event(const char *name, const char *kind, void *data) {
+static int collect_event(const char *name, const char *kind, void *data)
+{
 	struct events_report *rep = data;
 	struct event_row *rows = append(rep->events, &rep->n_events, sizeof(*rows));
 	struct event_row *row;
@@ -117,7 +125,8 @@ static int collect_event(const char *name, const char *kind, void *data) {
 	return 0;
 }
 
-static int collect_pmu(const char *name, uint32_t type, void *data) {
+static int collect_pmu(const char *name, uint32_t type, void *data)
+{
 	struct events_report *rep = data;
 	struct pmu_row *rows = append(rep->pmus, &rep->n_pmus, sizeof(*rows));
 
@@ -129,12 +138,14 @@ static int collect_pmu(const char *name, uint32_t type, void *data) {
 	return 0;
 }
 
-static void report_free(struct events_report *rep) {
+static void report_free(struct events_report *rep)
+{
 	free(rep->events);
 	free(rep->pmus);
 }
 
-static int collect_report(struct events_report *ret_rep) {
+static int collect_report(struct events_report *ret_rep)
+{
 	struct events_report rep = { 0 };
 	int r;
 
@@ -153,11 +164,13 @@ fail:
 	return r;
 }
 
-static bool is_permission_error(int r) {
+static bool is_permission_error(int r)
+{
 	return r == -EACCES || r == -EPERM;
 }
 
-static const char *short_status(int r) {
+static const char *short_status(int r)
+{
 	if (r == 0)
 		return "supported";
 	if (is_permission_error(r))
@@ -167,7 +180,8 @@ static const char *short_status(int r) {
 	return "error";
 }
 
-static void print_table(const struct events_report *rep, bool all) {
+static void print_table(const struct events_report *rep, bool all)
+{
 	size_t hidden = 0, denied = 0;
 
 	printf("%-28s %-15s %s\n", "EVENT", "KIND", "STATUS");
@@ -189,10 +203,12 @@ static void print_table(const struct events_report *rep, bool all) {
 		putchar('\n');
 	}
 	if (hidden > 0 && !all)
-		printf("(%zu unsupported event%s not shown; use --all to list them)\n", hidden, hidden == 1 ? "" : "s");
+		printf("(%zu unsupported event%s not shown; use --all to list them)\n", hidden,
+		       hidden == 1 ? "" : "s");
 	if (denied > 0)
 		printf("(%zu event%s could not be probed for lack of permission: run as root or set "
-		       "kernel.perf_event_paranoid / CAP_PERFMON)\n", denied, denied == 1 ? "" : "s");
+		       "kernel.perf_event_paranoid / CAP_PERFMON)\n",
+		       denied, denied == 1 ? "" : "s");
 
 	printf("\n%-28s %s\n", "PMU", "TYPE");
 	for (size_t i = 0; i < rep->n_pmus; i++)
@@ -202,7 +218,8 @@ static void print_table(const struct events_report *rep, bool all) {
 /* json-c returns NULL on allocation failure; json_object_array_add() and
  * json_object_object_add() take ownership (and tolerate NULL values), so the
  * only failures to catch are the containers themselves. */
-static struct json_object *event_to_json(const struct event_row *row) {
+static struct json_object *event_to_json(const struct event_row *row)
+{
 	struct json_object *o = json_object_new_object();
 
 	if (!o)
@@ -210,11 +227,13 @@ static struct json_object *event_to_json(const struct event_row *row) {
 	json_object_object_add(o, "name", json_object_new_string(row->name));
 	json_object_object_add(o, "kind", json_object_new_string(row->kind));
 	json_object_object_add(o, "supported", json_object_new_boolean(row->probe_r == 0));
-	json_object_object_add(o, "reason", row->probe_r == 0 ? NULL : json_object_new_string(row->reason));
+	json_object_object_add(o, "reason",
+			       row->probe_r == 0 ? NULL : json_object_new_string(row->reason));
 	return o;
 }
 
-static struct json_object *pmu_to_json(const struct pmu_row *row) {
+static struct json_object *pmu_to_json(const struct pmu_row *row)
+{
 	struct json_object *o = json_object_new_object();
 
 	if (!o)
@@ -227,7 +246,8 @@ static struct json_object *pmu_to_json(const struct pmu_row *row) {
 	return o;
 }
 
-static int print_json(const struct events_report *rep) {
+static int print_json(const struct events_report *rep)
+{
 	struct json_object *arr = json_object_new_array();
 	int r = -ENOMEM;
 
@@ -245,14 +265,16 @@ static int print_json(const struct events_report *rep) {
 		if (!o || json_object_array_add(arr, o) < 0)
 			goto out;
 	}
-	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
+							 JSON_C_TO_STRING_NOSLASHESCAPE));
 	r = 0;
 out:
 	json_object_put(arr);
 	return r;
 }
 
-int do_events(int argc, char **argv) {
+int do_events(int argc, char **argv)
+{
 	struct events_opts opts;
 	struct events_report rep;
 	int r;

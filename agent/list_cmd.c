@@ -72,7 +72,8 @@ static void add_json(struct list_state *s, const char *path, uint64_t id,
 #undef ADD_STR
 	/* A rootless user's container: its uid; names from that user's storage. */
 	json_object_object_add(o, "rootless", json_object_new_boolean(ident->rootless));
-	json_object_object_add(o, "uid", ident->rootless ? json_object_new_uint64(ident->uid) : NULL);
+	json_object_object_add(o, "uid",
+			       ident->rootless ? json_object_new_uint64(ident->uid) : NULL);
 	json_object_array_add(s->array, o);
 }
 
@@ -91,7 +92,10 @@ static void print_row(const char *path, uint64_t id, const struct cg_identity *i
 	text_escape_control(md->pod_name, pod, sizeof(pod));
 	text_escape_control(md->pod_namespace, ns, sizeof(ns));
 	printf("%-8llu %-10s %-10s %-12.12s %-24s %-24s %-12s %s\n", (unsigned long long)id,
-	       cg_kind_name(ident->kind), ident->runtime[0] ? ident->runtime : md->runtime[0] ? md->runtime : "-",
+	       cg_kind_name(ident->kind),
+	       ident->runtime[0] ? ident->runtime
+	       : md->runtime[0]	 ? md->runtime
+				 : "-",
 	       ident->container_id[0] ? ident->container_id : "-", name[0] ? name : "-",
 	       pod[0] ? pod : "-", ns[0] ? ns : "-", p);
 }
@@ -117,7 +121,14 @@ static int visit(const char *path, uint64_t id, void *data)
 
 int do_list(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_INCLUDE, OPT_EXCLUDE, OPT_CONTAINERS, OPT_ALL, OPT_ROOT };
+	enum {
+		OPT_JSON = 256,
+		OPT_INCLUDE,
+		OPT_EXCLUDE,
+		OPT_CONTAINERS,
+		OPT_ALL,
+		OPT_ROOT
+	};
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "config", required_argument, NULL, 'c' },
@@ -173,10 +184,12 @@ int do_list(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		case ':':
-			fprintf(stderr, "cgperf list: option '%s' needs an argument\n", log_name(argv[optind - 1]));
+			fprintf(stderr, "cgperf list: option '%s' needs an argument\n",
+				log_name(argv[optind - 1]));
 			return EXIT_USAGE;
 		default:
-			fprintf(stderr, "cgperf list: unknown option '%s' (see 'cgperf list --help')\n",
+			fprintf(stderr,
+				"cgperf list: unknown option '%s' (see 'cgperf list --help')\n",
 				log_name(argv[optind - 1]));
 			return EXIT_USAGE;
 		}
@@ -197,15 +210,17 @@ int do_list(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	snprintf(cg_root, sizeof(cg_root), "%s", cfg.cgroups.root);
-	if (root_opt && config_normalize_cgroup_root(root_opt, cg_root, sizeof(cg_root), err, sizeof(err)) < 0) {
+	if (root_opt && config_normalize_cgroup_root(root_opt, cg_root, sizeof(cg_root), err,
+						     sizeof(err)) < 0) {
 		fprintf(stderr, "cgperf list: --root '%s': %s\n", root_opt,
 			err[0] ? err : "longer than 255 bytes");
 		return EXIT_USAGE;
 	}
 	s.root = cg_root;
 	if (cgroup2_root(&root, NULL) < 0) {
-		fprintf(stderr, "cgperf list: no cgroup2 hierarchy is mounted (legacy cgroup v1 only); "
-				"per-cgroup counting needs cgroup2\n");
+		fprintf(stderr,
+			"cgperf list: no cgroup2 hierarchy is mounted (legacy cgroup v1 only); "
+			"per-cgroup counting needs cgroup2\n");
 		return EXIT_RUNTIME;
 	}
 	s.sel.include = inc;
@@ -233,8 +248,8 @@ int do_list(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	if (s.json) {
-		puts(json_object_to_json_string_ext(s.array, JSON_C_TO_STRING_PRETTY |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+		puts(json_object_to_json_string_ext(
+			s.array, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(s.array);
 	}
 	return EXIT_OK;

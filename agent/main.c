@@ -35,7 +35,8 @@ static void usage(FILE *f)
 	fputs("usage: cgperf COMMAND [OPTIONS]\n\ncommands:\n", f);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fputs("\n'cgperf COMMAND --help' for a command's options, 'cgperf --version' for the version.\n", f);
+	fputs("\n'cgperf COMMAND --help' for a command's options, 'cgperf --version' for the version.\n",
+	      f);
 }
 
 static int do_version(void)

@@ -168,7 +168,8 @@ int name_lookup_fd(const struct name_lookup *nl)
 
 void name_lookup_collect(struct name_lookup *nl,
 			 void (*cb)(void *ctx, uint64_t id, const char *path,
-				    const struct cg_identity *ident, const struct cg_metadata *meta),
+				    const struct cg_identity *ident,
+				    const struct cg_metadata *meta),
 			 void *ctx)
 {
 	eventfd_t ignored;

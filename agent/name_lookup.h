@@ -24,7 +24,8 @@ int name_lookup_fd(const struct name_lookup *nl);
 /* Hand every finished result to cb, in the calling thread. */
 void name_lookup_collect(struct name_lookup *nl,
 			 void (*cb)(void *ctx, uint64_t id, const char *path,
-				    const struct cg_identity *ident, const struct cg_metadata *meta),
+				    const struct cg_identity *ident,
+				    const struct cg_metadata *meta),
 			 void *ctx);
 /* Lookups done so far and the worker's cache figures (for the summary). */
 struct name_lookup_stats {

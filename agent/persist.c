@@ -44,9 +44,11 @@ static int lock_instance(struct agent *a)
 	r = session_dir_open(dir, a->cfg.instance, a->pin_dir, sizeof(a->pin_dir), &a->lock_fd);
 	if (r == -EBUSY)
 		log_error("instance '%s' is in use by another cgperf agent (its session in %s is "
-			  "locked); give each agent its own 'instance:'", a->cfg.instance, a->pin_dir);
+			  "locked); give each agent its own 'instance:'",
+			  a->cfg.instance, a->pin_dir);
 	else if (r < 0 && r != -EPERM)
-		log_error("cannot use %s/instances/%s: %s", log_name(dir), a->cfg.instance, strerror(-r));
+		log_error("cannot use %s/instances/%s: %s", log_name(dir), a->cfg.instance,
+			  strerror(-r));
 	return r;
 }
 
@@ -78,7 +80,8 @@ int persist_drain_begin(struct agent *a, struct persist_drained *d)
 	if (r < 0) {
 		log_warn("instance '%s': the counting state pinned in %s is of another cgperf "
 			 "(layout) and cannot be read (%s): its counts since its last rows are "
-			 "lost; replacing it", a->cfg.instance, a->pin_dir, strerror(-r));
+			 "lost; replacing it",
+			 a->cfg.instance, a->pin_dir, strerror(-r));
 		session_unpin(a->pin_dir);
 		return r;
 	}
@@ -103,8 +106,8 @@ void persist_drain_end(struct agent *a, struct persist_drained *d)
 
 	list[0] = '\0';
 	for (uint32_t i = 0; i < d->meta.nr_events; i++)
-		used += snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0, "%s%.*s",
-				 i ? "," : "", SESSION_NAME_MAX, d->meta.names[i]);
+		used += snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+				 "%s%.*s", i ? "," : "", SESSION_NAME_MAX, d->meta.names[i]);
 	log_info("instance '%s': the pinned session counted other events (%s) or other slots: "
 		 "wrote the last rows of its %d cgroups and replaced it",
 		 a->cfg.instance, list, d->recs.nr);
@@ -136,7 +139,8 @@ static int open_state(struct agent *a)
 	/* The records cannot be read: without them rows would count the whole
 	 * history again. Start over. */
 	log_warn("instance '%s': the records pinned in %s are of another layout; replacing "
-		 "the session (its counts since the last rows are lost)", a->cfg.instance, a->pin_dir);
+		 "the session (its counts since the last rows are lost)",
+		 a->cfg.instance, a->pin_dir);
 	counter_unpin(a->counter);
 	counter_close(a->counter);
 	a->counter = NULL;
@@ -144,7 +148,8 @@ static int open_state(struct agent *a)
 	if (r == 0)
 		r = open_counter(a);
 	if (r == 0)
-		r = session_state_open(a->pin_dir, RECORD_BLOB_SIZE, state_entries(a), &a->state_fd);
+		r = session_state_open(a->pin_dir, RECORD_BLOB_SIZE, state_entries(a),
+				       &a->state_fd);
 	return r;
 }
 
@@ -229,7 +234,8 @@ int persist_load(struct agent *a)
 
 	if (l.dropped)
 		log_warn("instance '%s': %u pinned records could not be used (another layout, or a "
-			 "slot claimed twice) and were dropped", a->cfg.instance, l.dropped);
+			 "slot claimed twice) and were dropped",
+			 a->cfg.instance, l.dropped);
 	/* Counts without a record (one that could not be saved or read) have
 	 * no owner: their keys go now, before the scan hands out slots, and
 	 * their slots are cleared so no new cgroup inherits them. */
@@ -260,15 +266,16 @@ void persist_reconcile(struct agent *a)
 		log_warn("instance '%s': stale filter entries could not all be removed",
 			 a->cfg.instance);
 	log_info("instance '%s': adopted the pinned counting session: %llu cgroups resumed, %llu "
-		 "gone while no agent ran (their last rows follow)", a->cfg.instance, a->resumed,
-		 a->gone_while_down);
+		 "gone while no agent ran (their last rows follow)",
+		 a->cfg.instance, a->resumed, a->gone_while_down);
 }
 
 static void persist_failed(struct agent *a, const char *what, int err)
 {
 	log_ratelimited(&a->persist_rl, 60, LOG_LVL_WARN,
 			"instance '%s': cannot persist %s: %s (a restart now would count the "
-			"rows since then again)", a->cfg.instance, what, strerror(-err));
+			"rows since then again)",
+			a->cfg.instance, what, strerror(-err));
 }
 
 void persist_put(struct agent *a, const struct cg_record *r)
@@ -345,8 +352,10 @@ static int release_other(const char *bpffs_dir, const char *name)
 		return r;
 	r = session_unpin(path);
 	if (r == 0)
-		log_warn("instance '%s': released without its final rows (its outputs are in its own "
-			 "configuration: 'cgperf release -c ITS_CONFIG' writes them)", name);
+		log_warn(
+			"instance '%s': released without its final rows (its outputs are in its own "
+			"configuration: 'cgperf release -c ITS_CONFIG' writes them)",
+			name);
 	close(lock_fd);
 	return r;
 }

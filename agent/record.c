@@ -62,8 +62,9 @@ static void fill_view(struct cg_record *r)
 		.container_id = r->short_id,
 		/* Unnamed containers are known by their short id (`docker ps`). */
 		.container_name = r->meta.container_name[0] ? r->meta.container_name
-			: r->ident.kind == CG_KIND_CONTAINER && r->short_id[0] ? r->short_id
-										: r->ident.lxc_name,
+				  : r->ident.kind == CG_KIND_CONTAINER && r->short_id[0]
+					  ? r->short_id
+					  : r->ident.lxc_name,
 		.pod = r->meta.pod_name,
 		.pod_namespace = r->meta.pod_namespace,
 	};
@@ -182,9 +183,9 @@ int record_count_live(const struct record_set *set)
 
 /* ---- rows ---- */
 
-void record_row(const struct cg_record *r, enum record_output_id out,
-		const struct reading *totals, int nr_events, uint64_t now_ns,
-		struct reading *ret_delta, struct sink_record *ret_rec)
+void record_row(const struct cg_record *r, enum record_output_id out, const struct reading *totals,
+		int nr_events, uint64_t now_ns, struct reading *ret_delta,
+		struct sink_record *ret_rec)
 {
 	const struct record_output *o = &r->out[out];
 	uint64_t from_ns = o->seq ? o->last_ns : r->created_ns;
@@ -319,8 +320,7 @@ static int decode_strings(struct blob_cursor *c, char *path, size_t path_size,
 	return err;
 }
 
-int record_decode(struct record_set *set, const void *blob, int nr_events,
-		  struct cg_record **ret)
+int record_decode(struct record_set *set, const void *blob, int nr_events, struct cg_record **ret)
 {
 	struct blob_cursor c = { (unsigned char *)blob, RECORD_BLOB_SIZE };
 	struct cg_record tmp = { 0 }, *r;

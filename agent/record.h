@@ -28,32 +28,32 @@ enum record_output_id {
 
 struct record_output {
 	struct reading last[READINGS_MAX_EVENTS]; /* totals of the last row written */
-	uint64_t last_ns;                         /* CLOCK_BOOTTIME of that row's read */
-	uint64_t seq;                             /* rows written */
-	unsigned final_tries;                     /* failed tries of the final row */
+	uint64_t last_ns; /* CLOCK_BOOTTIME of that row's read */
+	uint64_t seq; /* rows written */
+	unsigned final_tries; /* failed tries of the final row */
 };
 
 struct cg_record {
 	uint64_t id;
 	int slot;
-	uint32_t generation;      /* of the slot: bumped each time the record is made */
+	uint32_t generation; /* of the slot: bumped each time the record is made */
 	char *path;
 	struct cg_identity ident;
 	struct cg_metadata meta;
 	char short_id[13];
-	struct sink_cgroup view;  /* what outputs see: views into the fields above */
-	uint64_t created_ns;      /* CLOCK_BOOTTIME when counting started */
+	struct sink_cgroup view; /* what outputs see: views into the fields above */
+	uint64_t created_ns; /* CLOCK_BOOTTIME when counting started */
 	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
-	bool adopted;             /* decoded from a persisted session, not seen live yet */
-	bool removed;             /* gone: its slot holds its last totals */
-	uint32_t outputs_done;    /* removed: bit n set once output n wrote (or lost) the final row */
+	bool adopted; /* decoded from a persisted session, not seen live yet */
+	bool removed; /* gone: its slot holds its last totals */
+	uint32_t outputs_done; /* removed: bit n set once output n wrote (or lost) the final row */
 	struct record_output out[RECORD_MAX_OUTPUTS];
 };
 
 struct record_set {
 	struct cg_record **items;
 	int nr, cap;
-	int *index;   /* open addressing by id: positions in items, -1 empty */
+	int *index; /* open addressing by id: positions in items, -1 empty */
 	int index_cap;
 };
 
@@ -71,9 +71,9 @@ int record_count_live(const struct record_set *set);
 
 /* The row an output gets for totals read at now_ns / now_real: the delta
  * since that output's last written row (or since counting started). */
-void record_row(const struct cg_record *r, enum record_output_id out,
-		const struct reading *totals, int nr_events, uint64_t now_ns,
-		struct reading *ret_delta, struct sink_record *ret_rec);
+void record_row(const struct cg_record *r, enum record_output_id out, const struct reading *totals,
+		int nr_events, uint64_t now_ns, struct reading *ret_delta,
+		struct sink_record *ret_rec);
 /* The output wrote that row: it becomes the output's base. */
 void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
 		   int nr_events, uint64_t now_ns);
@@ -87,5 +87,4 @@ void record_commit(struct cg_record *r, enum record_output_id out, const struct 
 int record_encode(const struct cg_record *r, int nr_events, void *blob);
 /* A record from a blob, added to set (adopted = true). -EINVAL: not a record
  * of this version / event count. */
-int record_decode(struct record_set *set, const void *blob, int nr_events,
-		  struct cg_record **ret);
+int record_decode(struct record_set *set, const void *blob, int nr_events, struct cg_record **ret);

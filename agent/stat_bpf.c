@@ -22,15 +22,15 @@
 #define MAX_PROGS 256
 
 struct target {
-	struct prog_sample last;  /* at the previous line (or the start) */
-	bool gone;                /* got its final line */
+	struct prog_sample last; /* at the previous line (or the start) */
+	bool gone; /* got its final line */
 };
 
 struct bpf_run {
 	const struct stat_bpf_opts *o;
 	struct target t[MAX_PROGS];
 	int nr;
-	double start_s, last_s;   /* CLOCK_MONOTONIC */
+	double start_s, last_s; /* CLOCK_MONOTONIC */
 };
 
 static double now_s(void)
@@ -104,8 +104,9 @@ static int add_glob(struct bpf_run *b, const char *glob)
 static void print_header(const struct bpf_run *b)
 {
 	if (b->o->sep) {
-		static const char *const cols[] = { "prog_id", "prog_name", "prog_tag", "prog_type",
-						    "runs", "run_ns", "ns_per_run", "cpu_pct", "state" };
+		static const char *const cols[] = { "prog_id",	  "prog_name", "prog_tag",
+						    "prog_type",  "runs",      "run_ns",
+						    "ns_per_run", "cpu_pct",   "state" };
 
 		if (b->o->interval_ms)
 			fprintf(b->o->out, "time%s", b->o->sep);
@@ -114,18 +115,20 @@ static void print_header(const struct bpf_run *b)
 		fputc('\n', b->o->out);
 		return;
 	}
-	fprintf(b->o->out, "\n BPF program statistics for %d program%s (run count and run time):\n\n",
-		b->nr, b->nr == 1 ? "" : "s");
+	fprintf(b->o->out,
+		"\n BPF program statistics for %d program%s (run count and run time):\n\n", b->nr,
+		b->nr == 1 ? "" : "s");
 	fprintf(b->o->out, "%s%8s  %-16s %-16s %14s %14s %9s %8s\n",
-		b->o->interval_ms ? "          time " : "", "id", "name", "type", "runs", "run time ms",
-		"ns/run", "% CPU");
+		b->o->interval_ms ? "          time " : "", "id", "name", "type", "runs",
+		"run time ms", "ns/run", "% CPU");
 }
 
 static void print_line(const struct bpf_run *b, const struct prog_sample *now,
 		       const struct prog_sample *before, double elapsed_s, bool gone)
 {
 	uint64_t runs = now->run_cnt - before->run_cnt, ns = now->run_time_ns - before->run_time_ns;
-	double per_run = runs ? (double)ns / runs : 0, cpu = elapsed_s > 0 ? ns / (elapsed_s * 1e7) : 0;
+	double per_run = runs ? (double)ns / runs : 0,
+	       cpu = elapsed_s > 0 ? ns / (elapsed_s * 1e7) : 0;
 	char type[32];
 	const char *tn = prog_stats_type_name(now->type, type, sizeof(type));
 	const char *sep = b->o->sep;
@@ -133,15 +136,16 @@ static void print_line(const struct bpf_run *b, const struct prog_sample *now,
 	if (sep) {
 		if (b->o->interval_ms)
 			fprintf(b->o->out, "%.9f%s", now_s() - b->start_s, sep);
-		fprintf(b->o->out, "%" PRIu32 "%s%s%s%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%.0f%s%.4f%s%s\n",
+		fprintf(b->o->out,
+			"%" PRIu32 "%s%s%s%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%.0f%s%.4f%s%s\n",
 			now->id, sep, now->name, sep, now->tag, sep, tn, sep, runs, sep, ns, sep,
 			per_run, sep, cpu, sep, gone ? "gone" : "");
 		return;
 	}
 	if (b->o->interval_ms)
 		fprintf(b->o->out, "%14.9f ", now_s() - b->start_s);
-	fprintf(b->o->out, "%8" PRIu32 "  %-16s %-16s %14" PRIu64 " %14.3f %9.0f %7.3f%%%s\n", now->id,
-		now->name, tn, runs, ns / 1e6, per_run, cpu, gone ? "  (gone)" : "");
+	fprintf(b->o->out, "%8" PRIu32 "  %-16s %-16s %14" PRIu64 " %14.3f %9.0f %7.3f%%%s\n",
+		now->id, now->name, tn, runs, ns / 1e6, per_run, cpu, gone ? "  (gone)" : "");
 }
 
 /* One line per program: the change since its previous line (the start,
@@ -184,12 +188,14 @@ static void say_what_is_counted(const struct stat_bpf_opts *o)
 	int r = probe_trampolines(reason, sizeof(reason));
 
 	if (r < 0)
-		log_warn("event counts inside BPF programs need BPF trampolines (fentry/fexit), and "
-			 "%s; counting run counts and run time from the kernel's BPF statistics",
-			 reason);
+		log_warn(
+			"event counts inside BPF programs need BPF trampolines (fentry/fexit), and "
+			"%s; counting run counts and run time from the kernel's BPF statistics",
+			reason);
 	else if (o->events_given)
-		log_warn("event counts inside BPF programs (fentry/fexit on them) are not built yet; "
-			 "counting run counts and run time from the kernel's BPF statistics");
+		log_warn(
+			"event counts inside BPF programs (fentry/fexit on them) are not built yet; "
+			"counting run counts and run time from the kernel's BPF statistics");
 }
 
 int stat_bpf_run(const struct stat_bpf_opts *o, int sig_fd)

@@ -7,12 +7,12 @@
 #include <stdio.h>
 
 struct stat_bpf_opts {
-	const char *ids;       /* -b: "12,34" */
-	const char *glob;      /* --bpf-prog: program name glob, expanded at start */
-	bool events_given;     /* -e: events inside programs need trampolines */
-	uint64_t interval_ms;  /* -I */
+	const char *ids; /* -b: "12,34" */
+	const char *glob; /* --bpf-prog: program name glob, expanded at start */
+	bool events_given; /* -e: events inside programs need trampolines */
+	uint64_t interval_ms; /* -I */
 	double duration_s;
-	const char *sep;       /* -x */
+	const char *sep; /* -x */
 	FILE *out;
 };
 

@@ -92,7 +92,13 @@ static int append_events(struct stat_opts *o, const char *arg)
 /* Returns 0, 1 for --help, or -EINVAL after printing a usage error. */
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
-	enum { OPT_FOR_EACH = 256, OPT_DURATION, OPT_STRICT, OPT_FOLLOWER, OPT_BPF_PROG };
+	enum {
+		OPT_FOR_EACH = 256,
+		OPT_DURATION,
+		OPT_STRICT,
+		OPT_FOLLOWER,
+		OPT_BPF_PROG
+	};
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -138,7 +144,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->tid_list = optarg;
 			break;
 		case 'G':
-			o->cgroup_args = realloc(o->cgroup_args, (o->nr_cgroup_args + 1) * sizeof(char *));
+			o->cgroup_args =
+				realloc(o->cgroup_args, (o->nr_cgroup_args + 1) * sizeof(char *));
 			if (!o->cgroup_args)
 				return -ENOMEM;
 			o->cgroup_args[o->nr_cgroup_args++] = optarg;
@@ -155,8 +162,11 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->bpf_glob = optarg;
 			break;
 		case 'I':
-			if (parse_u64(optarg, 3600 * 1000, &o->interval_ms) < 0 || o->interval_ms < 10)
-				return usage_error("invalid interval '%s' (milliseconds, at least 10)", optarg);
+			if (parse_u64(optarg, 3600 * 1000, &o->interval_ms) < 0 ||
+			    o->interval_ms < 10)
+				return usage_error(
+					"invalid interval '%s' (milliseconds, at least 10)",
+					optarg);
 			break;
 		case 'x':
 			if (!*optarg || strpbrk(optarg, "\"\r\n"))
@@ -168,7 +178,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_DURATION:
 			if (parse_seconds(optarg, &o->duration_s) < 0)
-				return usage_error("invalid duration '%s' (e.g. 2, 1.5, 500ms)", optarg);
+				return usage_error("invalid duration '%s' (e.g. 2, 1.5, 500ms)",
+						   optarg);
 			break;
 		case OPT_STRICT:
 			o->strict = true;
@@ -181,7 +192,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			else if (!strcmp(optarg, "fexit"))
 				o->follower = FOLLOWER_FORCE_FEXIT;
 			else
-				return usage_error("invalid follower mode '%s' (auto, fexit or tp)", optarg);
+				return usage_error("invalid follower mode '%s' (auto, fexit or tp)",
+						   optarg);
 			break;
 		case 'v':
 			verbose++;
@@ -203,10 +215,11 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	if (o->bpf_ids || o->bpf_glob)
 		return 0; /* run_bpf() checks its own */
 	if (nr_targets > 1)
-		return usage_error("choose one target: -a, -C, -p, -t or -G/--for-each-cgroup%s", "");
-	if (nr_targets == 0 && !o->cmd)
-		return usage_error("nothing to count: give a target (-a, -C, -p, -t, -G) or a command%s",
+		return usage_error("choose one target: -a, -C, -p, -t or -G/--for-each-cgroup%s",
 				   "");
+	if (nr_targets == 0 && !o->cmd)
+		return usage_error(
+			"nothing to count: give a target (-a, -C, -p, -t, -G) or a command%s", "");
 	if (o->cmd && (o->pid_list || o->tid_list))
 		return usage_error("-p/-t and a command cannot be combined%s", "");
 	if (o->cmd && o->duration_s > 0)
@@ -227,8 +240,9 @@ static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int 
 	/* A group must be scheduled together on the PMU; a shared leader reads
 	 * one event, so groups cannot be served. Say so rather than mis-parse. */
 	if (strpbrk(o->events_arg, "{}")) {
-		fprintf(stderr, "cgperf stat: event groups ('{...}') are not supported: shared leaders "
-				"read single events; list the events without braces\n");
+		fprintf(stderr,
+			"cgperf stat: event groups ('{...}') are not supported: shared leaders "
+			"read single events; list the events without braces\n");
 		return -EXIT_USAGE;
 	}
 	n = event_parse_list(o->events_arg, all, 64, err, sizeof(err));
@@ -299,13 +313,13 @@ struct stat_run {
 	struct stat_targets targets;
 	struct event_spec events[CGPERF_MAX_EVENTS];
 	int nr_events, nr_slots;
-	int *slot_of_key;                  /* per target key */
+	int *slot_of_key; /* per target key */
 	struct reading *now, *last; /* nr_slots * nr_events */
 	FILE *out;
 	struct stat_format fmt;
 	struct timespec start;
-	double last_print_s;            /* seconds since start at the last print */
-	struct derived_map derived;     /* which events feed IPC, CPUs utilized, ... */
+	double last_print_s; /* seconds since start at the last print */
+	struct derived_map derived; /* which events feed IPC, CPUs utilized, ... */
 };
 
 static double seconds_since(const struct timespec *t0)
@@ -394,15 +408,17 @@ static int open_counter(struct stat_run *s, const struct stat_opts *o, pid_t wor
 	int r;
 
 	/* `-- CMD` alone: count the command's process, and what it forks. */
-	if (workload_pid > 0 && s->targets.filter == CGPERF_FILTER_TGID && s->targets.nr_keys == 0 &&
+	if (workload_pid > 0 && s->targets.filter == CGPERF_FILTER_TGID &&
+	    s->targets.nr_keys == 0 &&
 	    (r = stat_targets_add_key(&s->targets, (uint64_t)workload_pid)) < 0)
 		return r;
 
 	s->nr_slots = s->targets.filter == CGPERF_FILTER_GLOBAL ? 1 : s->targets.nr_keys;
 	co.max_slots = s->nr_slots;
-	co.max_keys = s->targets.filter == CGPERF_FILTER_PID || s->targets.filter == CGPERF_FILTER_TGID
-			      ? 65536
-			      : s->nr_slots;
+	co.max_keys =
+		s->targets.filter == CGPERF_FILTER_PID || s->targets.filter == CGPERF_FILTER_TGID
+			? 65536
+			: s->nr_slots;
 	r = counter_open(&co, &s->counter);
 	if (r < 0)
 		return r;
@@ -505,11 +521,13 @@ static int run_bpf(const struct stat_opts *o)
 	if (o->system_wide || o->cpu_list || o->pid_list || o->tid_list || o->nr_cgroup_args ||
 	    o->for_each_pattern || o->cmd) {
 		fputs("cgperf stat: -b/--bpf-prog count BPF programs; they take no other target "
-		      "(see 'cgperf stat --help')\n", stderr);
+		      "(see 'cgperf stat --help')\n",
+		      stderr);
 		return EXIT_USAGE;
 	}
 	if (o->output_path && !(bo.out = fopen(o->output_path, "we"))) {
-		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o->output_path), strerror(errno));
+		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o->output_path),
+			strerror(errno));
 		return EXIT_RUNTIME;
 	}
 	sig_fd = block_signals();
@@ -547,7 +565,8 @@ int do_stat(int argc, char **argv)
 	}
 	s.out = stdout;
 	if (o.output_path && !(s.out = fopen(o.output_path, "we"))) {
-		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o.output_path), strerror(errno));
+		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o.output_path),
+			strerror(errno));
 		goto out;
 	}
 	s.fmt.sep = o.sep;
@@ -556,7 +575,8 @@ int do_stat(int argc, char **argv)
 	sig_fd = block_signals();
 
 	if (o.cmd && (r = workload_prepare(o.cmd, &w)) < 0) {
-		fprintf(stderr, "cgperf stat: cannot start '%s': %s\n", log_name(o.cmd[0]), strerror(-r));
+		fprintf(stderr, "cgperf stat: cannot start '%s': %s\n", log_name(o.cmd[0]),
+			strerror(-r));
 		goto out;
 	}
 	r = open_counter(&s, &o, w.pid);

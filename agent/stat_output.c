@@ -59,7 +59,8 @@ static void print_csv(FILE *out, const struct stat_format *f, const struct stat_
 	csv_write_field(out, row->event->name, f->sep);
 	fputs(f->sep, out);
 	csv_write_field(out, row->cgroup ? row->cgroup : "", f->sep);
-	fprintf(out, "%s%llu%s%.2f\n", f->sep, (unsigned long long)row->reading.running, f->sep, pct);
+	fprintf(out, "%s%llu%s%.2f\n", f->sep, (unsigned long long)row->reading.running, f->sep,
+		pct);
 }
 
 static void print_table(FILE *out, const struct stat_format *f, const struct stat_row *row)

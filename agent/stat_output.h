@@ -8,17 +8,17 @@
 
 struct stat_row {
 	const struct event_spec *event;
-	const char *cgroup;             /* NULL when not counting per cgroup */
-	struct reading reading;  /* raw sums: counter, enabled, running */
-	bool has_metric;         /* a derived metric rides on this row (perf's "# ...") */
+	const char *cgroup; /* NULL when not counting per cgroup */
+	struct reading reading; /* raw sums: counter, enabled, running */
+	bool has_metric; /* a derived metric rides on this row (perf's "# ...") */
 	double metric;
 	const char *metric_unit; /* "insn per cycle", "CPUs utilized", ... */
 };
 
 struct stat_format {
-	const char *sep;      /* NULL: table; else CSV with this separator */
-	bool interval;        /* prefix each row with the timestamp */
-	double timestamp;     /* seconds since start, for interval rows */
+	const char *sep; /* NULL: table; else CSV with this separator */
+	bool interval; /* prefix each row with the timestamp */
+	double timestamp; /* seconds since start, for interval rows */
 };
 
 /* Multiplex-scaled value and percent running. Returns false when the event

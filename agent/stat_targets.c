@@ -108,7 +108,8 @@ int stat_targets_pids(struct stat_targets *t, const char *list, bool threads)
 		struct stat st;
 
 		if (*end || end == tok || v <= 0 || v > INT_MAX) {
-			log_error("invalid %s '%s'", threads ? "thread id" : "process id", log_name(tok));
+			log_error("invalid %s '%s'", threads ? "thread id" : "process id",
+				  log_name(tok));
 			r = -EINVAL;
 			goto out;
 		}
@@ -233,7 +234,8 @@ int stat_targets_for_each_cgroup(struct stat_targets *t, const char *arg)
 	copy = strdup(arg);
 	if (!copy)
 		return -ENOMEM;
-	for (char *tok = strtok_r(copy, ",", &save); tok && r == 0; tok = strtok_r(NULL, ",", &save))
+	for (char *tok = strtok_r(copy, ",", &save); tok && r == 0;
+	     tok = strtok_r(NULL, ",", &save))
 		r = for_each_one(t, tok);
 	if (r == 0 && t->nr_keys == 0) {
 		log_error("empty cgroup list");

@@ -7,17 +7,17 @@
 
 struct stat_target_key {
 	uint64_t key;
-	char *label;                 /* cgroup path (CGROUP), else NULL */
+	char *label; /* cgroup path (CGROUP), else NULL */
 	int nr_ancestors;
 	uint64_t ancestors[CGPERF_MAX_CGROUP_DEPTH];
 };
 
 struct stat_targets {
 	enum cgperf_filter_type filter;
-	bool per_key_output;        /* one row group per key (cgroups) or one total */
+	bool per_key_output; /* one row group per key (cgroups) or one total */
 	struct stat_target_key *keys;
 	int nr_keys;
-	char desc[256];             /* "'system wide'", "process 123", ... */
+	char desc[256]; /* "'system wide'", "process 123", ... */
 };
 
 void stat_targets_free(struct stat_targets *t);

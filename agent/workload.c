@@ -34,7 +34,8 @@ int workload_prepare(char *const argv[], struct workload *ret)
 		if (read(gate[0], &go, 1) != 1)
 			_exit(127);
 		execvp(argv[0], argv);
-		fprintf(stderr, "cgperf: cannot run '%s': %s\n", log_name(argv[0]), strerror(errno));
+		fprintf(stderr, "cgperf: cannot run '%s': %s\n", log_name(argv[0]),
+			strerror(errno));
 		_exit(127);
 	}
 	close(gate[0]);

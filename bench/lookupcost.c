@@ -75,7 +75,8 @@ static double time_lookups(const struct metadata_roots *roots, int n, int lookup
 		cg_identify(path, &ident);
 		cg_metadata_lookup(roots, &ident, &md);
 		if (strncmp(md.container_name, "container-", 10) != 0) {
-			fprintf(stderr, "lookupcost: %s not named (got '%s')\n", id, md.container_name);
+			fprintf(stderr, "lookupcost: %s not named (got '%s')\n", id,
+				md.container_name);
 			exit(1);
 		}
 	}
@@ -86,7 +87,9 @@ int main(int argc, char **argv)
 {
 	int n = 5000, lookups = 20, opt;
 	char root[] = "/tmp/cgperf-lookupcost.XXXXXX", cmd[600];
-	struct metadata_roots roots = { .docker = "", .containerd = "", .crio = "", .pod_logs = "" };
+	struct metadata_roots roots = {
+		.docker = "", .containerd = "", .crio = "", .pod_logs = ""
+	};
 	struct metadata_cache *cache;
 	double uncached, cached;
 	size_t bytes = 0;

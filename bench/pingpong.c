@@ -194,7 +194,8 @@ int main(int argc, char **argv)
 		die("waitpid");
 
 	qsort(us, repeats, sizeof(*us), cmp_double);
-	printf("%.3f\n", repeats % 2 ? us[repeats / 2] : (us[repeats / 2 - 1] + us[repeats / 2]) / 2);
+	printf("%.3f\n",
+	       repeats % 2 ? us[repeats / 2] : (us[repeats / 2 - 1] + us[repeats / 2]) / 2);
 	free(us);
 	return 0;
 

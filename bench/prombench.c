@@ -61,7 +61,8 @@ static int free_port(void)
 /* One GET over a fresh connection; returns the bytes received, -1 on error. */
 static long scrape(int port, bool gzip)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	char req[256], buf[1 << 16];
 	long total = 0;
@@ -72,7 +73,8 @@ static long scrape(int port, bool gzip)
 		close(fd);
 		return -1;
 	}
-	snprintf(req, sizeof(req), "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s\r\n",
+	snprintf(req, sizeof(req),
+		 "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s\r\n",
 		 gzip ? "Accept-Encoding: gzip\r\n" : "");
 	if (write(fd, req, strlen(req)) < 0)
 		total = -1;
@@ -91,10 +93,14 @@ int main(int argc, char **argv)
 	struct prom_series *series = calloc((size_t)nr, sizeof(*series));
 	uint64_t *totals = calloc((size_t)nr * NR_EVENTS, sizeof(*totals));
 	double *ratio = calloc((size_t)nr * NR_EVENTS, sizeof(*ratio));
-	double *t_text = calloc((size_t)rounds, sizeof(double)), *t_om = calloc((size_t)rounds, sizeof(double));
-	double *t_gz = calloc((size_t)rounds, sizeof(double)), *t_get = calloc((size_t)rounds, sizeof(double));
+	double *t_text = calloc((size_t)rounds, sizeof(double)),
+	       *t_om = calloc((size_t)rounds, sizeof(double));
+	double *t_gz = calloc((size_t)rounds, sizeof(double)),
+	       *t_get = calloc((size_t)rounds, sizeof(double));
 	double *t_getgz = calloc((size_t)rounds, sizeof(double));
-	struct prom_health h = { .cgroups_monitored = (uint64_t)nr, .version = "bench", .follower_mode = "tp" };
+	struct prom_health h = { .cgroups_monitored = (uint64_t)nr,
+				 .version = "bench",
+				 .follower_mode = "tp" };
 	struct prometheus_config cfg = { .max_connections = 64 };
 	struct prom_buf text = { 0 }, om = { 0 }, gz = { 0 };
 	struct prom_http *http;
@@ -104,14 +110,20 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < nr; i++) {
 		char path[256], id[13], name[40];
-		struct sink_cgroup cg = { .id = (uint64_t)i, .path = path, .kind = "container",
-					  .runtime = "containerd", .container_id = id,
-					  .container_name = name, .pod = name, .pod_namespace = "production" };
+		struct sink_cgroup cg = { .id = (uint64_t)i,
+					  .path = path,
+					  .kind = "container",
+					  .runtime = "containerd",
+					  .container_id = id,
+					  .container_name = name,
+					  .pod = name,
+					  .pod_namespace = "production" };
 
-		snprintf(path, sizeof(path),
-			 "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%08x.slice/"
-			 "cri-containerd-%064x.scope",
-			 i, i);
+		snprintf(
+			path, sizeof(path),
+			"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod%08x.slice/"
+			"cri-containerd-%064x.scope",
+			i, i);
 		snprintf(id, sizeof(id), "%012x", i);
 		snprintf(name, sizeof(name), "service-%d-7d9f5c", i);
 		prom_cgroup_labels(&labels[i], &cg);
@@ -119,8 +131,11 @@ int main(int argc, char **argv)
 			totals[i * NR_EVENTS + e] = 123456789012ULL * (uint64_t)(i + e + 1);
 			ratio[i * NR_EVENTS + e] = e < 2 ? 0.666667 : 1;
 		}
-		series[i] = (struct prom_series){ labels[i].data, labels[i].len, &totals[i * NR_EVENTS],
-						  &ratio[i * NR_EVENTS], { 1796212692, 0 } };
+		series[i] = (struct prom_series){ labels[i].data,
+						  labels[i].len,
+						  &totals[i * NR_EVENTS],
+						  &ratio[i * NR_EVENTS],
+						  { 1796212692, 0 } };
 	}
 	struct prom_input in = { NR_EVENTS, names, series, (size_t)nr, &h };
 
@@ -141,12 +156,13 @@ int main(int argc, char **argv)
 		t_gz[r] = now_ms() - t0;
 	}
 	printf("%d cgroups x %d events\n", nr, NR_EVENTS);
-	printf("size: text %zu bytes, OpenMetrics %zu bytes, text gzip %zu bytes\n", text.len, om.len,
-	       gz.len);
+	printf("size: text %zu bytes, OpenMetrics %zu bytes, text gzip %zu bytes\n", text.len,
+	       om.len, gz.len);
 	printf("build (agent loop, per interval): text %.3f ms, OpenMetrics %.3f ms, both %.3f ms\n",
 	       median(t_text, rounds), median(t_om, rounds),
 	       median(t_text, rounds) + median(t_om, rounds));
-	printf("gzip of the text body (once per snapshot, HTTP thread): %.3f ms\n", median(t_gz, rounds));
+	printf("gzip of the text body (once per snapshot, HTTP thread): %.3f ms\n",
+	       median(t_gz, rounds));
 
 	port = free_port();
 	snprintf(listen, sizeof(listen), "127.0.0.1:%d", port);

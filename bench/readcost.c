@@ -78,7 +78,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-enum what { SYNC, READ, BOTH, NR_WHAT };
+enum what {
+	SYNC,
+	READ,
+	BOTH,
+	NR_WHAT
+};
 static const char *const what_name[NR_WHAT] = {
 	[SYNC] = "sync alone (counter_sync)",
 	[READ] = "read alone (counter_read_all)",

@@ -36,9 +36,11 @@ int bpffs_check_dir(const char *path)
 	if (lstat(path, &st) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
-		log_error("%s is %s: refusing to keep counting state there (remove it)", log_name(path),
-			  S_ISLNK(st.st_mode) ? "a symlink" : !S_ISDIR(st.st_mode) ? "not a directory"
-										: "not owned by root");
+		log_error("%s is %s: refusing to keep counting state there (remove it)",
+			  log_name(path),
+			  S_ISLNK(st.st_mode)	 ? "a symlink"
+			  : !S_ISDIR(st.st_mode) ? "not a directory"
+						 : "not owned by root");
 		return -EPERM;
 	}
 	/* Whatever umask or an older version left: only root may look inside. */

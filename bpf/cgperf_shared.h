@@ -14,9 +14,9 @@
 
 enum cgperf_filter_type {
 	CGPERF_FILTER_GLOBAL = 0, /* everything, one slot (0) */
-	CGPERF_FILTER_CPU = 1,    /* key: cpu number */
-	CGPERF_FILTER_PID = 2,    /* key: thread id */
-	CGPERF_FILTER_TGID = 3,   /* key: process id */
+	CGPERF_FILTER_CPU = 1, /* key: cpu number */
+	CGPERF_FILTER_PID = 2, /* key: thread id */
+	CGPERF_FILTER_TGID = 3, /* key: process id */
 	CGPERF_FILTER_CGROUP = 4, /* key: cgroup v2 id; counts go to ancestors too */
 };
 
@@ -43,8 +43,8 @@ struct cgperf_slots {
  * ids go stale and the next session creates a new leader. */
 struct cgperf_leader_entry {
 	__u32 events_map_id; /* PERF_EVENT_ARRAY holding one perf_event per CPU */
-	__u32 link_id;       /* fexit mode: the leader program's raw_tp link (0: none) */
-	__u32 diff_map_id;   /* fexit mode: the leader's per-CPU diff map (0: none) */
-	__u32 cpus_sig;      /* signature of the online CPU list the perf_events were
+	__u32 link_id; /* fexit mode: the leader program's raw_tp link (0: none) */
+	__u32 diff_map_id; /* fexit mode: the leader's per-CPU diff map (0: none) */
+	__u32 cpus_sig; /* signature of the online CPU list the perf_events were
 	                      * opened for; a session that sees another list reopens them */
 };

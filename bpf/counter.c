@@ -31,17 +31,17 @@ struct counter {
 	/* FOLLOWER_FEXIT: one program per event; [0] owns filter and accum maps */
 	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
 	int filter_fd, accum_fd;
-	int *cpus, nr_cpus;    /* online CPUs, for syncing */
-	uint32_t cpus_sig;     /* signature of that list */
+	int *cpus, nr_cpus; /* online CPUs, for syncing */
+	uint32_t cpus_sig; /* signature of that list */
 	char bpffs_dir[256];
 	struct event_spec events[CGPERF_MAX_EVENTS];
-	int nr_possible;       /* per-CPU map values come for every possible CPU */
-	size_t value_size;     /* one slot's value on one CPU */
-	void *percpu_buf;      /* nr_possible * value_size */
+	int nr_possible; /* per-CPU map values come for every possible CPU */
+	size_t value_size; /* one slot's value on one CPU */
+	void *percpu_buf; /* nr_possible * value_size */
 	struct slot_table *slots;
-	int sync_fd;           /* the program test_run syncs run (tp mode) */
-	bool adopted;          /* opened from pins */
-	char pin_dir[600];     /* persistent: where it is pinned */
+	int sync_fd; /* the program test_run syncs run (tp mode) */
+	bool adopted; /* opened from pins */
+	char pin_dir[600]; /* persistent: where it is pinned */
 };
 
 /* The tp follower's program that a sync runs on every CPU. */
@@ -339,7 +339,8 @@ static void describe(const struct counter *c, const struct counter_opts *o, stru
 		const struct perf_event_attr *a = &o->events[i].attr;
 
 		m->attr[i] = (struct session_attr){ a->type, 0, a->config, a->config1, a->config2 };
-		snprintf(m->names[i], sizeof(m->names[i]), "%.*s", SESSION_NAME_MAX - 1, o->events[i].name);
+		snprintf(m->names[i], sizeof(m->names[i]), "%.*s", SESSION_NAME_MAX - 1,
+			 o->events[i].name);
 	}
 }
 
@@ -458,7 +459,8 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 	r = counter_sync(c);
 	if (r < 0) {
 		log_error("this kernel cannot run BPF_PROG_TEST_RUN on raw_tp programs (%s); "
-			  "reads would be stale, refusing to count", strerror(-r));
+			  "reads would be stale, refusing to count",
+			  strerror(-r));
 		goto fail;
 	}
 	if (o->filter == CGPERF_FILTER_GLOBAL) {
@@ -589,7 +591,6 @@ int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors
 	return slot_table_add(c->slots, id, ancestors, nr, ret_slot);
 }
 
-
 int counter_detach(struct counter *c, uint64_t key, int *ret_slot)
 {
 	return slot_table_remove(c->slots, key, ret_slot);
@@ -677,8 +678,8 @@ static int follow_cpu_changes(struct counter *c)
 		return map_fd;
 	}
 	for (int i = 0; i < c->nr_leaders && r == 0; i++)
-		r = leader_refresh_cpus(map_fd, &c->events[i].attr, c->events[i].name, &c->leaders[i],
-					sig, fresh, nr_fresh);
+		r = leader_refresh_cpus(map_fd, &c->events[i].attr, c->events[i].name,
+					&c->leaders[i], sig, fresh, nr_fresh);
 	attr_map_unlock(map_fd, lock_fd);
 	free(fresh);
 	if (r < 0) {
@@ -764,8 +765,8 @@ int counter_read_all(struct counter *c, int nr_slots, struct reading *ret_vals)
 		__u32 count = nr_slots - done;
 		LIBBPF_OPTS(bpf_map_batch_opts, opts);
 		int err = bpf_map_lookup_batch(c->accum_fd, done ? &out_batch : NULL, &out_batch,
-					       keys + done, (char *)values + done * per_slot, &count,
-					       &opts);
+					       keys + done, (char *)values + done * per_slot,
+					       &count, &opts);
 		if (err < 0 && errno != ENOENT) {
 			r = -errno;
 			goto out;

@@ -9,15 +9,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum follower_request { FOLLOWER_AUTO, FOLLOWER_FORCE_TP, FOLLOWER_FORCE_FEXIT };
+enum follower_request {
+	FOLLOWER_AUTO,
+	FOLLOWER_FORCE_TP,
+	FOLLOWER_FORCE_FEXIT
+};
 
 struct counter_opts {
 	const struct event_spec *events;
-	int nr_events;                 /* 1..CGPERF_MAX_EVENTS */
+	int nr_events; /* 1..CGPERF_MAX_EVENTS */
 	enum cgperf_filter_type filter;
-	int max_slots;                 /* accumulators (GLOBAL: 1) */
-	int max_keys;                  /* filter map entries (PID/TGID + inherit: room for children) */
-	bool inherit;                  /* PID/TGID: count what the counted tasks fork */
+	int max_slots; /* accumulators (GLOBAL: 1) */
+	int max_keys; /* filter map entries (PID/TGID + inherit: room for children) */
+	bool inherit; /* PID/TGID: count what the counted tasks fork */
 	enum follower_request follower;
 	/* A persistent session (the agent's): pinned in this directory (made
 	 * and locked by session_dir_open()), so counting goes on while no

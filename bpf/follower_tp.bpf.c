@@ -7,12 +7,12 @@
  * can sync itself with BPF_PROG_TEST_RUN without disturbing the others. */
 #include "follower_common.bpf.h"
 
-#define SHARED_EVENTS_MAP(n)                                        \
-	struct {                                                    \
-		__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);        \
-		__uint(key_size, sizeof(__u32));                    \
-		__uint(value_size, sizeof(int));                    \
-		__uint(map_flags, BPF_F_PRESERVE_ELEMS);            \
+#define SHARED_EVENTS_MAP(n)                                 \
+	struct {                                             \
+		__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY); \
+		__uint(key_size, sizeof(__u32));             \
+		__uint(value_size, sizeof(int));             \
+		__uint(map_flags, BPF_F_PRESERVE_ELEMS);     \
 	} events##n SEC(".maps")
 
 SHARED_EVENTS_MAP(0);
@@ -54,36 +54,36 @@ struct {
  * empty slot (CPU offline when the leader was made) reads as no change, and
  * so does a counter that went backwards (its perf_event was reopened after
  * the CPU came back online). */
-#define READ_DELTA(n)                                                             \
-	do {                                                                      \
-		if (n >= nr_events)                                               \
-			break;                                                    \
-		if (clock_mask & (1u << n)) {                                     \
-			d[n].counter = d[n].enabled = d[n].running = dt;          \
-		} else if (software_mask & (1u << n)) {                           \
-			__u64 v = bpf_perf_event_read(&events##n, BPF_F_CURRENT_CPU); \
-			if (READ_FAILED(v))                                       \
-				break;                                            \
-			if (v >= prev->ev[n].counter) {                           \
-				d[n].counter = v - prev->ev[n].counter;           \
-				d[n].enabled = d[n].running = dt;                 \
-			}                                                         \
-			prev->ev[n].counter = v;                                  \
-		} else {                                                          \
-			struct bpf_perf_event_value v;                            \
-			if (bpf_perf_event_read_value(&events##n, BPF_F_CURRENT_CPU, \
-						      &v, sizeof(v)))             \
-				break;                                            \
-			if (v.counter >= prev->ev[n].counter &&                   \
-			    v.enabled >= prev->ev[n].enabled) {                   \
-				d[n].counter = v.counter - prev->ev[n].counter;   \
-				d[n].enabled = v.enabled - prev->ev[n].enabled;   \
-				d[n].running = v.running - prev->ev[n].running;   \
-			}                                                         \
-			prev->ev[n].counter = v.counter;                          \
-			prev->ev[n].enabled = v.enabled;                          \
-			prev->ev[n].running = v.running;                          \
-		}                                                                 \
+#define READ_DELTA(n)                                                                    \
+	do {                                                                             \
+		if (n >= nr_events)                                                      \
+			break;                                                           \
+		if (clock_mask & (1u << n)) {                                            \
+			d[n].counter = d[n].enabled = d[n].running = dt;                 \
+		} else if (software_mask & (1u << n)) {                                  \
+			__u64 v = bpf_perf_event_read(&events##n, BPF_F_CURRENT_CPU);    \
+			if (READ_FAILED(v))                                              \
+				break;                                                   \
+			if (v >= prev->ev[n].counter) {                                  \
+				d[n].counter = v - prev->ev[n].counter;                  \
+				d[n].enabled = d[n].running = dt;                        \
+			}                                                                \
+			prev->ev[n].counter = v;                                         \
+		} else {                                                                 \
+			struct bpf_perf_event_value v;                                   \
+			if (bpf_perf_event_read_value(&events##n, BPF_F_CURRENT_CPU, &v, \
+						      sizeof(v)))                        \
+				break;                                                   \
+			if (v.counter >= prev->ev[n].counter &&                          \
+			    v.enabled >= prev->ev[n].enabled) {                          \
+				d[n].counter = v.counter - prev->ev[n].counter;          \
+				d[n].enabled = v.enabled - prev->ev[n].enabled;          \
+				d[n].running = v.running - prev->ev[n].running;          \
+			}                                                                \
+			prev->ev[n].counter = v.counter;                                 \
+			prev->ev[n].enabled = v.enabled;                                 \
+			prev->ev[n].running = v.running;                                 \
+		}                                                                        \
 	} while (0)
 
 SEC("raw_tp/sched_switch")

@@ -54,8 +54,8 @@ static int lock_dir(const char *dir)
 	}
 	close(fd);
 	if (r == -EWOULDBLOCK) {
-		log_error("another process has held the lock on %s for %d s; is a cgperf stuck?", log_name(dir),
-			  ATTR_LOCK_TIMEOUT_MS / 1000);
+		log_error("another process has held the lock on %s for %d s; is a cgperf stuck?",
+			  log_name(dir), ATTR_LOCK_TIMEOUT_MS / 1000);
 		return -ETIMEDOUT;
 	}
 	return r;
@@ -73,7 +73,8 @@ static int attr_map_open(const char *dir)
 	fd = bpf_obj_get(path);
 	if (fd < 0 && errno == ENOENT) {
 		LIBBPF_OPTS(bpf_map_create_opts, opts);
-		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgperf_attrs", sizeof(struct perf_event_attr),
+		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgperf_attrs",
+				    sizeof(struct perf_event_attr),
 				    sizeof(struct cgperf_leader_entry), ATTR_MAP_ENTRIES, &opts);
 		if (fd < 0) {
 			r = -errno;
@@ -83,7 +84,8 @@ static int attr_map_open(const char *dir)
 		if (bpf_obj_pin(fd, path) < 0) {
 			r = -errno;
 			close(fd);
-			log_error("cannot pin the attr map at %s: %s", log_name(path), strerror(-r));
+			log_error("cannot pin the attr map at %s: %s", log_name(path),
+				  strerror(-r));
 			return r;
 		}
 		chmod(path, 0600);
@@ -95,8 +97,9 @@ static int attr_map_open(const char *dir)
 	}
 	if (!attr_map_compatible(fd)) {
 		close(fd);
-		log_error("%s was made by an incompatible cgperf version; remove it when no cgperf runs",
-			  log_name(path));
+		log_error(
+			"%s was made by an incompatible cgperf version; remove it when no cgperf runs",
+			log_name(path));
 		return -EPROTO;
 	}
 	return fd;
@@ -282,8 +285,10 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 		 * silently break the one-set-per-CPU sharing. */
 		if (l.events_map_fd < 0 && errno == EPERM) {
 			r = -EPERM;
-			log_error("cannot share the counters another cgperf session opened for '%s': "
-				  "bpf(BPF_MAP_GET_FD_BY_ID) needs CAP_SYS_ADMIN", event_name);
+			log_error(
+				"cannot share the counters another cgperf session opened for '%s': "
+				"bpf(BPF_MAP_GET_FD_BY_ID) needs CAP_SYS_ADMIN",
+				event_name);
 			goto fail;
 		}
 		/* Ids are not reused soon, but check the type anyway. */
@@ -306,7 +311,8 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 	r = mode == FOLLOWER_FEXIT && !l.created ? leader_attach_existing(&e, &l) : 0;
 	if (r == -EPERM) {
 		log_error("cannot share the leader program another cgperf session loaded for '%s': "
-			  "bpf(BPF_LINK_GET_FD_BY_ID) needs CAP_SYS_ADMIN", event_name);
+			  "bpf(BPF_LINK_GET_FD_BY_ID) needs CAP_SYS_ADMIN",
+			  event_name);
 		goto fail;
 	}
 	if (mode == FOLLOWER_FEXIT && (l.created || r < 0)) {
@@ -319,7 +325,8 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 		l.link_fd = l.prog_fd = l.diff_map_fd = -1;
 		r = leader_load_program(&l);
 		if (r < 0) {
-			log_error("cannot load the leader program for '%s': %s", event_name, strerror(-r));
+			log_error("cannot load the leader program for '%s': %s", event_name,
+				  strerror(-r));
 			goto fail;
 		}
 		e.link_id = link_id_of(l.link_fd);
@@ -350,8 +357,8 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 		}
 		if (r < 0) {
 			r = -errno;
-			log_error("cannot record the leader for '%s' in the attr map: %s", event_name,
-				  strerror(errno));
+			log_error("cannot record the leader for '%s' in the attr map: %s",
+				  event_name, strerror(errno));
 			goto fail;
 		}
 	}
@@ -397,5 +404,7 @@ void leader_release(struct leader *l)
 	if (l->diff_map_fd >= 0)
 		close(l->diff_map_fd);
 	leader_bpf__destroy(l->skel);
-	*l = (struct leader){ .events_map_fd = -1, .link_fd = -1, .prog_fd = -1, .diff_map_fd = -1 };
+	*l = (struct leader){
+		.events_map_fd = -1, .link_fd = -1, .prog_fd = -1, .diff_map_fd = -1
+	};
 }

@@ -15,8 +15,8 @@ struct leader_bpf;
 struct leader {
 	int events_map_fd;
 	unsigned events_map_id;
-	bool created;        /* this process made the perf_events */
-	int nr_cpus_opened;  /* when created: CPUs with a perf_event */
+	bool created; /* this process made the perf_events */
+	int nr_cpus_opened; /* when created: CPUs with a perf_event */
 	/* fexit mode only (else NULL / -1) */
 	struct leader_bpf *skel; /* set when this process loaded the leader */
 	int link_fd;

@@ -14,8 +14,9 @@ const char *follower_mode_key(enum follower_mode m)
 
 const char *follower_mode_name(enum follower_mode m)
 {
-	return m == FOLLOWER_FEXIT ? "fexit followers on a shared leader"
-				   : "sched_switch followers on shared perf_events (no trampolines)";
+	return m == FOLLOWER_FEXIT
+		       ? "fexit followers on a shared leader"
+		       : "sched_switch followers on shared perf_events (no trampolines)";
 }
 
 int bpf_run_on_cpu(int prog_fd, int cpu)
@@ -50,7 +51,8 @@ static int probe_trampolines_uncached(char *reason, size_t len)
 		goto out;
 	}
 	r = bpf_program__set_attach_target(fexit->progs.probe_fexit,
-					   bpf_program__fd(target->progs.probe_target), "probe_target");
+					   bpf_program__fd(target->progs.probe_target),
+					   "probe_target");
 	if (r < 0) {
 		snprintf(reason, len, "trampolines unavailable: cannot target a BPF program: %s",
 			 strerror(-r));
@@ -58,13 +60,15 @@ static int probe_trampolines_uncached(char *reason, size_t len)
 	}
 	r = probe_fexit_bpf__load(fexit);
 	if (r < 0) {
-		snprintf(reason, len, "trampolines unavailable: loading an fexit program failed: %s",
+		snprintf(reason, len,
+			 "trampolines unavailable: loading an fexit program failed: %s",
 			 strerror(-r));
 		goto out;
 	}
 	r = probe_fexit_bpf__attach(fexit);
 	if (r < 0) {
-		snprintf(reason, len, "trampolines unavailable: attaching an fexit program failed: %s",
+		snprintf(reason, len,
+			 "trampolines unavailable: attaching an fexit program failed: %s",
 			 strerror(-r));
 		goto out;
 	}

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 enum follower_mode {
-	FOLLOWER_TP,    /* own sched_switch program per session, shared perf_events */
+	FOLLOWER_TP, /* own sched_switch program per session, shared perf_events */
 	FOLLOWER_FEXIT, /* fexit programs on the shared leader (perf's bperf) */
 };
 

@@ -53,7 +53,9 @@ int prog_stats_sample(uint32_t id, struct prog_sample *ret)
 	close(fd);
 	if (r < 0)
 		return r;
-	*ret = (struct prog_sample){ .id = id, .type = info.type, .run_cnt = info.run_cnt,
+	*ret = (struct prog_sample){ .id = id,
+				     .type = info.type,
+				     .run_cnt = info.run_cnt,
 				     .run_time_ns = info.run_time_ns };
 	memcpy(ret->name, info.name, sizeof(ret->name) - 1);
 	for (int i = 0; i < 8; i++)

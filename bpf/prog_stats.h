@@ -13,8 +13,8 @@
 struct prog_sample {
 	uint32_t id;
 	char name[PROG_NAME_MAX];
-	char tag[17];       /* hex */
-	uint32_t type;      /* enum bpf_prog_type */
+	char tag[17]; /* hex */
+	uint32_t type; /* enum bpf_prog_type */
 	uint64_t run_cnt;
 	uint64_t run_time_ns;
 };

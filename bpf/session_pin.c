@@ -108,7 +108,7 @@ static int pin_objects(const char *dir, const struct bpf_object_skeleton *s)
 		if (r < 0)
 			return r;
 	}
-	bpf_object__for_each_map(m, *s->obj) {
+	bpf_object__for_each_map (m, *s->obj) {
 		/* The shared leaders' arrays are not this session's: the pinned
 		 * programs hold them anyway. */
 		if (bpf_map__type(m) == BPF_MAP_TYPE_PERF_EVENT_ARRAY)
@@ -120,7 +120,8 @@ static int pin_objects(const char *dir, const struct bpf_object_skeleton *s)
 	return 0;
 }
 
-int session_pin(const char *dir, const struct bpf_object_skeleton *s, const struct session_meta *meta)
+int session_pin(const char *dir, const struct bpf_object_skeleton *s,
+		const struct session_meta *meta)
 {
 	/* The description last: a session is pinned once it is there. */
 	int r = pin_objects(dir, s);
@@ -197,7 +198,8 @@ int session_state_open(const char *dir, size_t value_size, uint32_t max_entries,
 
 	if (r == -ENOENT) {
 		/* Not preallocated: memory follows the records there are. */
-		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgperf_state", 8, value_size, max_entries, &opts);
+		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgperf_state", 8, value_size, max_entries,
+				    &opts);
 		if (fd < 0)
 			return -errno;
 		r = pin_fd(dir, "", "state", fd);

@@ -26,11 +26,11 @@ struct session_attr {
 /* The "session" pin: one entry of a BPF array. */
 struct session_meta {
 	uint32_t layout;
-	uint32_t filter;      /* enum cgperf_filter_type */
-	uint32_t mode;        /* enum follower_mode */
+	uint32_t filter; /* enum cgperf_filter_type */
+	uint32_t mode; /* enum follower_mode */
 	uint32_t nr_events;
 	uint32_t max_slots;
-	uint32_t value_size;  /* accumulator value: nr_events readings */
+	uint32_t value_size; /* accumulator value: nr_events readings */
 	uint64_t created_real_ns;
 	struct session_attr attr[8];
 	char names[8][SESSION_NAME_MAX];
@@ -46,7 +46,8 @@ bool session_pinned(const char *dir);
 
 /* Pin obj's programs, their links (from the skeleton) and its maps except
  * the shared perf_event arrays, and the description. Undone on failure. */
-int session_pin(const char *dir, const struct bpf_object_skeleton *s, const struct session_meta *meta);
+int session_pin(const char *dir, const struct bpf_object_skeleton *s,
+		const struct session_meta *meta);
 /* fd of a pin ("prog_on_switch", "map_filter", ...), checked to be root's
  * regular pin, not a link. */
 int session_pin_get(const char *dir, const char *name, int *ret_fd);

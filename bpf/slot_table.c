@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum slot_state { SLOT_FREE, SLOT_USED, SLOT_DRAINING };
+enum slot_state {
+	SLOT_FREE,
+	SLOT_USED,
+	SLOT_DRAINING
+};
 
 struct slot_entry {
 	enum slot_state state;
@@ -176,8 +180,8 @@ static int add_in(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
 	bool published = false;
 	int r;
 
-	t->slots[slot] = (struct slot_entry){ .state = SLOT_USED, .key = key,
-					      .nr_ancestors = nr_ancestors };
+	t->slots[slot] =
+		(struct slot_entry){ .state = SLOT_USED, .key = key, .nr_ancestors = nr_ancestors };
 	if (nr_ancestors)
 		memcpy(t->slots[slot].ancestors, ancestors, nr_ancestors * sizeof(*ancestors));
 	index_insert(t, key, slot);

@@ -4,7 +4,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum cgroup_mode { CGROUP_MODE_UNKNOWN, CGROUP_MODE_LEGACY, CGROUP_MODE_HYBRID, CGROUP_MODE_UNIFIED };
+enum cgroup_mode {
+	CGROUP_MODE_UNKNOWN,
+	CGROUP_MODE_LEGACY,
+	CGROUP_MODE_HYBRID,
+	CGROUP_MODE_UNIFIED
+};
 
 /* Find the cgroup2 mount point (e.g. /sys/fs/cgroup or /sys/fs/cgroup/unified).
  * Result cached after the first successful call. Returns 0 or -ENOENT when

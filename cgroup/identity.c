@@ -31,9 +31,9 @@ struct component {
 
 struct path_view {
 	struct component c[PREFIX_MAX]; /* the first components below the root */
-	size_t n;                       /* all components below the root */
+	size_t n; /* all components below the root */
 	struct component leaf;
-	bool below_root;                /* false: outside cgroups.root, nothing is anchored */
+	bool below_root; /* false: outside cgroups.root, nothing is anchored */
 };
 
 /* ---------------------------------------------------------------------------
@@ -244,12 +244,9 @@ static void classify_unit(struct component c, struct cg_identity *id)
 		enum cg_kind kind;
 		bool infrastructure;
 	} units[] = {
-		{ ".service", CG_KIND_SERVICE, false },
-		{ ".slice", CG_KIND_SLICE, false },
-		{ ".scope", CG_KIND_OTHER, false },
-		{ ".mount", CG_KIND_OTHER, true },
-		{ ".socket", CG_KIND_OTHER, true },
-		{ ".swap", CG_KIND_OTHER, true },
+		{ ".service", CG_KIND_SERVICE, false }, { ".slice", CG_KIND_SLICE, false },
+		{ ".scope", CG_KIND_OTHER, false },	{ ".mount", CG_KIND_OTHER, true },
+		{ ".socket", CG_KIND_OTHER, true },	{ ".swap", CG_KIND_OTHER, true },
 	};
 
 	*id = (struct cg_identity){ 0 };
@@ -349,8 +346,8 @@ static size_t match_scopes(const struct path_view *v, size_t at, const struct sc
 	return 0;
 }
 
-static size_t match_pods(const struct path_view *v, size_t at, const struct pod_layout *t, size_t nt,
-			 struct cg_identity *m)
+static size_t match_pods(const struct path_view *v, size_t at, const struct pod_layout *t,
+			 size_t nt, struct cg_identity *m)
 {
 	if (!have(v, at + 1))
 		return 0;
@@ -360,10 +357,10 @@ static size_t match_pods(const struct path_view *v, size_t at, const struct pod_
 		if (!comp_eq(v->c[at], t[i].parent) ||
 		    !match_prefixed_id(v->c[at + 1], t[i].prefix, t[i].suffix, pod_id))
 			continue;
-		if (have(v, at + 2) &&
-		    (match_scope_name(v->c[at + 2], "libpod-", t[i].child_suffix, "podman", false, m) ||
-		     match_scope_name(v->c[at + 2], "libpod-conmon-", t[i].child_suffix, "podman", true,
-				      m))) {
+		if (have(v, at + 2) && (match_scope_name(v->c[at + 2], "libpod-", t[i].child_suffix,
+							 "podman", false, m) ||
+					match_scope_name(v->c[at + 2], "libpod-conmon-",
+							 t[i].child_suffix, "podman", true, m))) {
 			snprintf(m->pod_uid, sizeof(m->pod_uid), "%s", pod_id);
 			return at + 3;
 		}
@@ -393,7 +390,8 @@ static size_t match_lxc(const struct path_view *v, size_t at, struct cg_identity
 		set_runtime(m, "lxc");
 		return at + 1;
 	}
-	if (comp_has_prefix(c, "lxc.monitor.") || comp_eq(c, "lxc.monitor") || comp_eq(c, "lxc.pivot")) {
+	if (comp_has_prefix(c, "lxc.monitor.") || comp_eq(c, "lxc.monitor") ||
+	    comp_eq(c, "lxc.pivot")) {
 		*m = (struct cg_identity){ .kind = CG_KIND_OTHER, .infrastructure = true };
 		set_runtime(m, "lxc");
 		return at + 1;
@@ -509,7 +507,8 @@ static size_t match_kubernetes(const struct path_view *v, size_t at, struct cg_i
 			return i;
 	}
 	if (systemd ? !match_pod_slice(v->c[i], stem, qos, uid)
-		    : !comp_has_prefix(v->c[i], "pod") || !parse_pod_uid(comp_sub(v->c[i], 3, 0), '-', uid))
+		    : !comp_has_prefix(v->c[i], "pod") ||
+			      !parse_pod_uid(comp_sub(v->c[i], 3, 0), '-', uid))
 		return i; /* the deepest level recognised is the one above */
 	classify_unit(v->c[i], m);
 	m->kind = CG_KIND_POD;
@@ -565,7 +564,8 @@ static size_t match_layouts(const struct path_view *v, bool *ret_rootless, unsig
 		k = match_scopes(v, at, rootless_scopes, N(rootless_scopes), m);
 		return k ? k : match_pods(v, at, rootless_pods, N(rootless_pods), m);
 	}
-	if ((k = match_kubernetes(v, 0, m)) || (k = match_scopes(v, 0, host_scopes, N(host_scopes), m)) ||
+	if ((k = match_kubernetes(v, 0, m)) ||
+	    (k = match_scopes(v, 0, host_scopes, N(host_scopes), m)) ||
 	    (k = match_pods(v, 0, host_pods, N(host_pods), m)))
 		return k;
 	return match_lxc(v, 0, m);

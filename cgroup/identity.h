@@ -5,9 +5,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum cg_kind { CG_KIND_OTHER, CG_KIND_CONTAINER, CG_KIND_POD, CG_KIND_SERVICE, CG_KIND_SLICE };
+enum cg_kind {
+	CG_KIND_OTHER,
+	CG_KIND_CONTAINER,
+	CG_KIND_POD,
+	CG_KIND_SERVICE,
+	CG_KIND_SLICE
+};
 
-#define CG_ID_MAX 65     /* 64 hex + NUL */
+#define CG_ID_MAX 65 /* 64 hex + NUL */
 #define CG_NAME_MAX 256
 
 struct cg_identity {
@@ -18,15 +24,15 @@ struct cg_identity {
 	/* Kubernetes pod UID with dashes (API form), or a podman pod's
 	 * 64-hex id; "" if none */
 	char pod_uid[CG_ID_MAX];
-	char qos[16];                 /* "guaranteed", "burstable", "besteffort", "" */
-	char unit[CG_NAME_MAX];       /* systemd unit name, \x2d etc. unescaped; "" if none */
-	char lxc_name[CG_NAME_MAX];   /* lxc.payload.<name> */
-	bool rootless;                /* under the user manager user@<uid>.service */
-	unsigned uid;                 /* that user (0 unless rootless) */
+	char qos[16]; /* "guaranteed", "burstable", "besteffort", "" */
+	char unit[CG_NAME_MAX]; /* systemd unit name, \x2d etc. unescaped; "" if none */
+	char lxc_name[CG_NAME_MAX]; /* lxc.payload.<name> */
+	bool rootless; /* under the user manager user@<uid>.service */
+	unsigned uid; /* that user (0 unless rootless) */
 	/* Below a recognised container (not its inner cgroup): part of that
 	 * container, whatever its name says; never a container or pod. */
 	bool nested;
-	bool infrastructure;          /* conmon, *.mount, *.socket, *.swap, init.scope:
+	bool infrastructure; /* conmon, *.mount, *.socket, *.swap, init.scope:
 	                               * skipped by default */
 	/* The runtime's inner cgroup of a container (libpod-<id>.scope/container,
 	 * as crun creates it): the same container as its parent, with the same

@@ -72,7 +72,8 @@ static void fill_n(char dst[CG_NAME_MAX], const char *src, size_t len)
 		return;
 	if (n > CG_NAME_MAX - 1) {
 		n = CG_NAME_MAX - 1;
-		for (int back = 0; back < 3 && n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80; back++)
+		for (int back = 0; back < 3 && n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80;
+		     back++)
 			n--;
 	}
 	memcpy(dst, src, n);
@@ -205,9 +206,9 @@ static int parse_json(const char *buf, size_t len, json_object **ret, const char
 	jerr = json_tokener_get_error(tok);
 	json_tokener_free(tok);
 	if (!obj || jerr != json_tokener_success) {
-		*ret_why = len == 0 ? "empty" :
-			   jerr == json_tokener_continue ? "truncated" :
-			   json_tokener_error_desc(jerr);
+		*ret_why = len == 0			   ? "empty"
+			   : jerr == json_tokener_continue ? "truncated"
+							   : json_tokener_error_desc(jerr);
 		json_object_put(obj);
 		return -EBADMSG;
 	}
@@ -267,7 +268,8 @@ void metadata_cache_get_stats(const struct metadata_cache *c, struct metadata_ca
 	*ret = c ? c->stats : (struct metadata_cache_stats){ 0 };
 }
 
-static bool same_version(const struct cache_entry *e, const struct stat *st, const struct file_kind *k)
+static bool same_version(const struct cache_entry *e, const struct stat *st,
+			 const struct file_kind *k)
 {
 	return e->obj && e->kind == k && e->dev == st->st_dev && e->ino == st->st_ino &&
 	       e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec &&
@@ -275,7 +277,8 @@ static bool same_version(const struct cache_entry *e, const struct stat *st, con
 }
 
 /* A new reference to the cached object of this version of the file, or NULL. */
-static json_object *cache_get(struct metadata_cache *c, const struct stat *st, const struct file_kind *k)
+static json_object *cache_get(struct metadata_cache *c, const struct stat *st,
+			      const struct file_kind *k)
 {
 	for (size_t i = 0; c && i < CACHE_SLOTS; i++)
 		if (same_version(&c->e[i], st, k)) {
@@ -306,8 +309,13 @@ static void cache_put(struct metadata_cache *c, const struct stat *st, const str
 			victim = &c->e[i];
 	json_object_put(victim->obj);
 	*victim = (struct cache_entry){
-		.dev = st->st_dev, .ino = st->st_ino, .mtime = st->st_mtim, .size = st->st_size,
-		.kind = k, .obj = json_object_get(obj), .used = ++c->clock,
+		.dev = st->st_dev,
+		.ino = st->st_ino,
+		.mtime = st->st_mtim,
+		.size = st->st_size,
+		.kind = k,
+		.obj = json_object_get(obj),
+		.used = ++c->clock,
 	};
 }
 
@@ -347,12 +355,14 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 		free(buf);
 	}
 	if (r == -EFBIG)
-		log_debug("metadata: %s/%s: larger than %zu bytes, ignored", log_name(pl->root), log_name(rel), k->cap);
+		log_debug("metadata: %s/%s: larger than %zu bytes, ignored", log_name(pl->root),
+			  log_name(rel), k->cap);
 	else if (r == -EPERM)
-		log_debug("metadata: %s/%s: not owned by uid %u, ignored", log_name(pl->root), log_name(rel),
-			  (unsigned)pl->owner);
+		log_debug("metadata: %s/%s: not owned by uid %u, ignored", log_name(pl->root),
+			  log_name(rel), (unsigned)pl->owner);
 	else if (r == -EBADMSG)
-		log_debug("metadata: %s/%s: not valid JSON (%s), ignored", log_name(pl->root), log_name(rel), why);
+		log_debug("metadata: %s/%s: not valid JSON (%s), ignored", log_name(pl->root),
+			  log_name(rel), why);
 	else if (r < 0)
 		log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
 			  r == -EINVAL ? "not a regular file" : strerror(-r));
@@ -398,25 +408,32 @@ static const char *member_string(json_object *obj, const char *key)
  * they appear; the first key present wins. nerdctl names its containers
  * with "nerdctl/name". */
 static const char *const container_name_keys[] = {
-	"io.kubernetes.container.name", "io.kubernetes.cri.container-name", "nerdctl/name",
+	"io.kubernetes.container.name",
+	"io.kubernetes.cri.container-name",
+	"nerdctl/name",
 };
 static const char *const pod_name_keys[] = {
-	"io.kubernetes.pod.name", "io.kubernetes.cri.sandbox-name",
+	"io.kubernetes.pod.name",
+	"io.kubernetes.cri.sandbox-name",
 };
 static const char *const pod_namespace_keys[] = {
-	"io.kubernetes.pod.namespace", "io.kubernetes.cri.sandbox-namespace",
+	"io.kubernetes.pod.namespace",
+	"io.kubernetes.cri.sandbox-namespace",
 };
 static const char *const image_keys[] = {
-	"io.kubernetes.cri.image-name", "io.kubernetes.cri-o.ImageName",
+	"io.kubernetes.cri.image-name",
+	"io.kubernetes.cri-o.ImageName",
 };
 
-static void fill_first_key(char dst[CG_NAME_MAX], json_object *map, const char *const *keys, size_t n)
+static void fill_first_key(char dst[CG_NAME_MAX], json_object *map, const char *const *keys,
+			   size_t n)
 {
 	for (size_t i = 0; i < n && !dst[0]; i++)
 		fill(dst, member_string(map, keys[i]));
 }
 
-#define FILL_FIRST_KEY(dst, map, keys) fill_first_key(dst, map, keys, sizeof(keys) / sizeof(keys[0]))
+#define FILL_FIRST_KEY(dst, map, keys) \
+	fill_first_key(dst, map, keys, sizeof(keys) / sizeof(keys[0]))
 
 static void fill_from_annotations(json_object *map, struct cg_metadata *md)
 {
@@ -476,7 +493,8 @@ static bool lookup_containerd(const struct place *pl, const char *cid, struct cg
 	dir = opendir(pl->root);
 	if (!dir)
 		return false;
-	for (int seen = 0; !found && seen < MAX_CONTAINERD_NAMESPACES && (de = readdir(dir)); seen++) {
+	for (int seen = 0; !found && seen < MAX_CONTAINERD_NAMESPACES && (de = readdir(dir));
+	     seen++) {
 		char rel[NAME_MAX + 128];
 
 		if (de->d_name[0] == '.')
@@ -527,7 +545,8 @@ static int parse_storage_index(const char *buf, size_t len, json_object **ret, c
 	return 0;
 }
 
-static const struct file_kind storage_index = { METADATA_MAX_FILE_BYTES, parse_storage_index, true };
+static const struct file_kind storage_index = { METADATA_MAX_FILE_BYTES, parse_storage_index,
+						true };
 
 static void fill_from_storage_index(const struct place *pl, const char *file, const char *cid,
 				    struct cg_metadata *md)
@@ -579,7 +598,8 @@ static int parse_pod_db(const char *buf, size_t len, json_object **ret, const ch
 			break;
 		/* Not strict: strict mode refuses the binary that follows the
 		 * object; the object itself must still be complete. */
-		pod = json_tokener_parse_ex(tok, p, (int)((size_t)(end - p) > 65536 ? 65536 : end - p));
+		pod = json_tokener_parse_ex(tok, p,
+					    (int)((size_t)(end - p) > 65536 ? 65536 : end - p));
 		json_tokener_free(tok);
 		id = member_string(pod, "id");
 		name = member_string(pod, "name");
@@ -596,7 +616,10 @@ static const struct file_kind pod_db = { METADATA_MAX_DB_BYTES, parse_pod_db, tr
 
 /* The storage driver's directory of containers below podman's root. */
 static const char *const podman_drivers[] = {
-	"overlay-containers", "vfs-containers", "btrfs-containers", "zfs-containers",
+	"overlay-containers",
+	"vfs-containers",
+	"btrfs-containers",
+	"zfs-containers",
 };
 
 static bool lookup_podman(const struct place *pl, const char *cid, struct cg_metadata *md)
@@ -610,7 +633,8 @@ static bool lookup_podman(const struct place *pl, const char *cid, struct cg_met
 		if (!md->container_name[0] || !md->image[0]) {
 			snprintf(rel, sizeof(rel), "%s/containers.json", podman_drivers[i]);
 			fill_from_storage_index(pl, rel, cid, md);
-			snprintf(rel, sizeof(rel), "%s/volatile-containers.json", podman_drivers[i]);
+			snprintf(rel, sizeof(rel), "%s/volatile-containers.json",
+				 podman_drivers[i]);
 			fill_from_storage_index(pl, rel, cid, md);
 		}
 		if (found || md->container_name[0])
@@ -727,10 +751,8 @@ struct source {
 };
 
 static const struct source sources[] = {
-	{ "docker", lookup_docker, true },
-	{ "containerd", lookup_containerd, true },
-	{ "nerdctl", lookup_containerd, false },
-	{ "crio", lookup_crio, true },
+	{ "docker", lookup_docker, true },	 { "containerd", lookup_containerd, true },
+	{ "nerdctl", lookup_containerd, false }, { "crio", lookup_crio, true },
 	{ "podman", lookup_podman, true },
 };
 
@@ -752,7 +774,9 @@ static int source_place(const struct metadata_roots *r, const struct source *src
 		return 0;
 	if (expand_root(root, id->uid, buf, len) < 0)
 		return -ENOENT;
-	*ret = (struct place){ .root = buf, .check_owner = true, .owner = id->uid, .cache = r->cache };
+	*ret = (struct place){
+		.root = buf, .check_owner = true, .owner = id->uid, .cache = r->cache
+	};
 	return 0;
 }
 
@@ -830,7 +854,8 @@ int cg_metadata_lookup(const struct metadata_roots *roots, const struct cg_ident
 		 * directory names it, and the pod of a container whose own
 		 * files did not. Host pods only: kubelet does not run
 		 * rootless here. */
-		else if ((!md.pod_name[0] || !md.pod_namespace[0]) && r.pod_logs[0] && !id->rootless)
+		else if ((!md.pod_name[0] || !md.pod_namespace[0]) && r.pod_logs[0] &&
+			 !id->rootless)
 			lookup_pod_logs(r.pod_logs, id->pod_uid, &md);
 	}
 

@@ -13,21 +13,21 @@
 struct metadata_cache;
 
 struct metadata_roots {
-	const char *docker;      /* default /var/lib/docker: containers/<id>/config.v2.json */
-	const char *containerd;  /* default /run/containerd/io.containerd.runtime.v2.task:
+	const char *docker; /* default /var/lib/docker: containers/<id>/config.v2.json */
+	const char *containerd; /* default /run/containerd/io.containerd.runtime.v2.task:
 	                          * <namespace>/<id>/config.json (OCI bundle) */
-	const char *crio;        /* default /run/containers/storage/overlay-containers:
+	const char *crio; /* default /run/containers/storage/overlay-containers:
 	                          * <id>/userdata/config.json */
-	const char *podman;      /* default /var/lib/containers/storage (podman --root):
+	const char *podman; /* default /var/lib/containers/storage (podman --root):
 	                          * <driver>-containers/<id>/userdata/config.json,
 	                          * <driver>-containers/containers.json,
 	                          * libpod/bolt_state.db (pod names) */
-	const char *pod_logs;    /* default /var/log/pods: <namespace>_<pod>_<uid>/ */
+	const char *pod_logs; /* default /var/log/pods: <namespace>_<pod>_<uid>/ */
 	/* Rootless runtimes' storage, one per user: "%u" is the uid, "%h" its
 	 * home directory (from /etc/passwd), "%%" a '%'. Files there are read
 	 * only when they belong to that user. */
-	const char *rootless_docker;     /* default %h/.local/share/docker */
-	const char *rootless_podman;     /* default %h/.local/share/containers/storage */
+	const char *rootless_docker; /* default %h/.local/share/docker */
+	const char *rootless_podman; /* default %h/.local/share/containers/storage */
 	const char *rootless_containerd; /* default
 	                                  * /run/user/%u/containerd/io.containerd.runtime.v2.task */
 	/* Parsed shared files (storage indexes, pod databases) kept between

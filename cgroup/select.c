@@ -3,7 +3,8 @@
 #include <fnmatch.h>
 #include <string.h>
 
-static bool name_matches(const char *glob, const struct cg_identity *id, const struct cg_metadata *md)
+static bool name_matches(const char *glob, const struct cg_identity *id,
+			 const struct cg_metadata *md)
 {
 	const char *names[] = { md ? md->container_name : "", md ? md->pod_name : "", id->unit,
 				id->lxc_name };

@@ -11,8 +11,8 @@ struct cg_selector {
 	int nr_include;
 	const char *const *exclude;
 	int nr_exclude;
-	bool containers_only;       /* only containers and pods */
-	int max_depth;              /* 0: no limit */
+	bool containers_only; /* only containers and pods */
+	int max_depth; /* 0: no limit */
 	bool include_infrastructure;
 };
 

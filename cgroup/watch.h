@@ -30,12 +30,12 @@ struct cg_watch_ops {
 };
 
 struct cg_watch_opts {
-	int max_depth;             /* cgroups deeper than this are neither watched nor reported
+	int max_depth; /* cgroups deeper than this are neither watched nor reported
 	                            * (levels from the hierarchy root; 0: no limit) */
-	const char *subtree;       /* only watch under this relative path ("/" or NULL: all) */
-	unsigned removed_history;  /* removed cgroups whose last path cg_watch_path_of() still
+	const char *subtree; /* only watch under this relative path ("/" or NULL: all) */
+	unsigned removed_history; /* removed cgroups whose last path cg_watch_path_of() still
 	                            * knows (0: CG_WATCH_REMOVED_HISTORY) */
-	unsigned max_watches;      /* at most this many inotify watches (0: no cap but the
+	unsigned max_watches; /* at most this many inotify watches (0: no cap but the
 	                            * kernel's); the rest is found by rescans */
 };
 
@@ -80,14 +80,14 @@ int cg_watch_ancestors(const struct cg_watch *w, uint64_t id, uint64_t *ret_ids,
  * (added or removed), queue overflows. */
 struct cg_watch_stats {
 	unsigned watches, limit_hits, rescan_fixes, overflows;
-	unsigned cgroups;   /* known now: reported added and not yet removed */
+	unsigned cgroups; /* known now: reported added and not yet removed */
 	unsigned unwatched; /* directories that should have a watch but have none (limit,
 	                     * cap, error): what appears below them is found by rescans only */
 	unsigned not_wanted; /* directories want_watch() said need none (found by rescans) */
-	unsigned cap_hits;   /* watches not added because max_watches were held */
-	unsigned vanished;  /* created and removed again before they could be looked at,
+	unsigned cap_hits; /* watches not added because max_watches were held */
+	unsigned vanished; /* created and removed again before they could be looked at,
 	                     * so never reported (a lower bound: see docs/WATCH.md) */
-	unsigned skipped;   /* times a directory could not be read (permission, fd or path
+	unsigned skipped; /* times a directory could not be read (permission, fd or path
 	                     * length limits); rescans try again */
 };
 void cg_watch_get_stats(const struct cg_watch *w, struct cg_watch_stats *ret);

@@ -16,12 +16,14 @@
 #include "config/config_text.h"
 #include "events/event_parse.h"
 
-static const char *const default_events[] = { "cycles", "instructions", "cpu-clock", "context-switches" };
+static const char *const default_events[] = { "cycles", "instructions", "cpu-clock",
+					      "context-switches" };
 
 /* ------------------------------------------------------------------------- */
 /* Sections                                                                  */
 
-static int parse_interval(struct parse_ctx *p) {
+static int parse_interval(struct parse_ctx *p)
+{
 	const uint64_t max_ms = 24ULL * 3600 * 1000;
 	const char *s;
 	char buf[ECHO_MAX + 8];
@@ -32,29 +34,35 @@ static int parse_interval(struct parse_ctx *p) {
 	if (r < 0)
 		return r;
 	if (s[0] == '-')
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must be greater than 0, got '%s'", p->key,
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: must be greater than 0, got '%s'", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	r = config_parse_duration_ms(s, &ms);
 	if (r == -ERANGE || (r == 0 && ms > max_ms))
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is longer than 24h", p->key,
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' is longer than 24h", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: invalid duration '%s' (expected e.g. 10s, 500ms, 1m30s, 2h or whole seconds)",
-				    p->key, cfg_echo(p, buf, sizeof(buf)));
+		return ycursor_fail(
+			&p->cur, cfg_event(p)->start_mark,
+			"%s: invalid duration '%s' (expected e.g. 10s, 500ms, 1m30s, 2h or whole seconds)",
+			p->key, cfg_echo(p, buf, sizeof(buf)));
 	if (ms == 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must be greater than 0", p->key);
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must be greater than 0",
+				    p->key);
 	p->cfg->interval_ms = ms;
 	return 0;
 }
 
-static bool same_event(const struct parse_ctx *p, int a, int b) {
+static bool same_event(const struct parse_ctx *p, int a, int b)
+{
 	if (p->event_resolved[a] && p->event_resolved[b])
 		return !memcmp(&p->event_attrs[a], &p->event_attrs[b], sizeof(p->event_attrs[a]));
 	return !strcmp(p->cfg->events[a], p->cfg->events[b]);
 }
 
-static int parse_event_item(struct parse_ctx *p, int index) {
+static int parse_event_item(struct parse_ctx *p, int index)
+{
 	struct agent_config *c = p->cfg;
 	yaml_mark_t mark = cfg_event(p)->start_mark;
 	struct event_spec spec;
@@ -66,7 +74,8 @@ static int parse_event_item(struct parse_ctx *p, int index) {
 	if (r < 0)
 		return r;
 	if (index >= CONFIG_MAX_EVENTS)
-		return ycursor_fail(&p->cur, mark, "%s: at most %d events", p->key, CONFIG_MAX_EVENTS);
+		return ycursor_fail(&p->cur, mark, "%s: at most %d events", p->key,
+				    CONFIG_MAX_EVENTS);
 	r = event_parse(name, &spec, msg, sizeof(msg));
 	if (r == -ENOENT && strchr(name, '/')) {
 		/* A PMU this host lacks: the agent skips it at run time like any
@@ -75,9 +84,11 @@ static int parse_event_item(struct parse_ctx *p, int index) {
 		cfg_set_string(c->events[index], sizeof(c->events[index]), name);
 	} else if (r == -ENOENT) {
 		if (event_suggest(name, suggestions, sizeof(suggestions), 3) > 0)
-			return ycursor_fail(&p->cur, mark, "%s: unknown event '%s' (did you mean %s?)", p->key,
+			return ycursor_fail(&p->cur, mark,
+					    "%s: unknown event '%s' (did you mean %s?)", p->key,
 					    cfg_echo(p, buf, sizeof(buf)), suggestions);
-		return ycursor_fail(&p->cur, mark, "%s: unknown event '%s' (see 'cgperf events --all')", p->key,
+		return ycursor_fail(&p->cur, mark,
+				    "%s: unknown event '%s' (see 'cgperf events --all')", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	} else if (r < 0) {
 		text_escape(msg, strlen(msg), 200, esc, sizeof(esc));
@@ -92,19 +103,25 @@ static int parse_event_item(struct parse_ctx *p, int index) {
 		if (!same_event(p, i, index))
 			continue;
 		if (!strcmp(c->events[i], c->events[index]))
-			return ycursor_fail(&p->cur, mark, "%s: duplicate event '%s' (first at line %zu, column %zu)",
-					    p->key, cfg_echo(p, buf, sizeof(buf)), p->event_marks[i].line + 1,
-					    p->event_marks[i].column + 1);
-		return ycursor_fail(&p->cur, mark, "%s: '%s' counts the same as '%s' (line %zu, column %zu)",
-					    p->key, cfg_echo(p, buf, sizeof(buf)),
-					    (text_escape(c->events[i], strlen(c->events[i]), ECHO_MAX, esc, sizeof(esc)), esc),
-					    p->event_marks[i].line + 1, p->event_marks[i].column + 1);
+			return ycursor_fail(
+				&p->cur, mark,
+				"%s: duplicate event '%s' (first at line %zu, column %zu)", p->key,
+				cfg_echo(p, buf, sizeof(buf)), p->event_marks[i].line + 1,
+				p->event_marks[i].column + 1);
+		return ycursor_fail(&p->cur, mark,
+				    "%s: '%s' counts the same as '%s' (line %zu, column %zu)",
+				    p->key, cfg_echo(p, buf, sizeof(buf)),
+				    (text_escape(c->events[i], strlen(c->events[i]), ECHO_MAX, esc,
+						 sizeof(esc)),
+				     esc),
+				    p->event_marks[i].line + 1, p->event_marks[i].column + 1);
 	}
 	c->nr_events = index + 1;
 	return 0;
 }
 
-static int parse_events(struct parse_ctx *p) {
+static int parse_events(struct parse_ctx *p)
+{
 	int n;
 
 	p->cfg->nr_events = 0;
@@ -112,11 +129,13 @@ static int parse_events(struct parse_ctx *p) {
 	if (n < 0)
 		return n;
 	if (n == 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: at least one event is required", p->key);
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: at least one event is required", p->key);
 	return 0;
 }
 
-static int add_pattern(struct parse_ctx *p, int index, char (*list)[256], int *nr) {
+static int add_pattern(struct parse_ctx *p, int index, char (*list)[256], int *nr)
+{
 	const char *s;
 	int r;
 
@@ -124,25 +143,30 @@ static int add_pattern(struct parse_ctx *p, int index, char (*list)[256], int *n
 	if (r < 0)
 		return r;
 	if (index >= CONFIG_MAX_PATTERNS)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: at most %d patterns", p->key,
-				    CONFIG_MAX_PATTERNS);
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: at most %d patterns",
+				    p->key, CONFIG_MAX_PATTERNS);
 	/* "runtime:" and "name:" select on metadata (cgroup/select.h). */
-	if ((!strncmp(s, "runtime:", 8) && s[8] == '\0') || (!strncmp(s, "name:", 5) && s[5] == '\0'))
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: empty glob after '%s'", p->key, s);
+	if ((!strncmp(s, "runtime:", 8) && s[8] == '\0') ||
+	    (!strncmp(s, "name:", 5) && s[5] == '\0'))
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: empty glob after '%s'",
+				    p->key, s);
 	cfg_set_string(list[index], sizeof(list[index]), s);
 	*nr = index + 1;
 	return 0;
 }
 
-static int include_item(struct parse_ctx *p, int index) {
+static int include_item(struct parse_ctx *p, int index)
+{
 	return add_pattern(p, index, p->cfg->cgroups.include, &p->cfg->cgroups.nr_include);
 }
 
-static int exclude_item(struct parse_ctx *p, int index) {
+static int exclude_item(struct parse_ctx *p, int index)
+{
 	return add_pattern(p, index, p->cfg->cgroups.exclude, &p->cfg->cgroups.nr_exclude);
 }
 
-static int parse_include(struct parse_ctx *p) {
+static int parse_include(struct parse_ctx *p)
+{
 	int n;
 
 	p->cfg->cgroups.nr_include = 0;
@@ -152,13 +176,15 @@ static int parse_include(struct parse_ctx *p) {
 	/* An empty include list would select nothing, which no one means; the
 	 * selector itself reads "no patterns" as "everything", a worse surprise. */
 	if (n == 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: empty list selects no cgroup (leave the key out for \"/**\", everything)",
-				    p->key);
+		return ycursor_fail(
+			&p->cur, cfg_event(p)->start_mark,
+			"%s: empty list selects no cgroup (leave the key out for \"/**\", everything)",
+			p->key);
 	return 0;
 }
 
-static int parse_exclude(struct parse_ctx *p) {
+static int parse_exclude(struct parse_ctx *p)
+{
 	int n;
 
 	p->cfg->cgroups.nr_exclude = 0;
@@ -166,7 +192,8 @@ static int parse_exclude(struct parse_ctx *p) {
 	return n < 0 ? n : 0;
 }
 
-static int parse_root(struct parse_ctx *p) {
+static int parse_root(struct parse_ctx *p)
+{
 	char root[sizeof(p->cfg->cgroups.root)], why[128];
 	const char *s;
 	int r = cfg_next_scalar(p, "a cgroup path (\"/\")", &s);
@@ -181,15 +208,18 @@ static int parse_root(struct parse_ctx *p) {
 	return 0;
 }
 
-static int parse_containers_only(struct parse_ctx *p) {
+static int parse_containers_only(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->cgroups.containers_only);
 }
 
-static int parse_include_infrastructure(struct parse_ctx *p) {
+static int parse_include_infrastructure(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->cgroups.include_infrastructure);
 }
 
-static int next_unsigned(struct parse_ctx *p, uint64_t min, uint64_t max, unsigned *ret) {
+static int next_unsigned(struct parse_ctx *p, uint64_t min, uint64_t max, unsigned *ret)
+{
 	uint64_t v;
 	int r = cfg_next_uint(p, min, max, &v);
 
@@ -198,15 +228,18 @@ static int next_unsigned(struct parse_ctx *p, uint64_t min, uint64_t max, unsign
 	return r;
 }
 
-static int parse_max(struct parse_ctx *p) {
+static int parse_max(struct parse_ctx *p)
+{
 	return next_unsigned(p, 1, 1000000, &p->cfg->cgroups.max);
 }
 
-static int parse_max_watches(struct parse_ctx *p) {
+static int parse_max_watches(struct parse_ctx *p)
+{
 	return next_unsigned(p, 0, 10000000, &p->cfg->cgroups.max_watches);
 }
 
-static int parse_max_depth(struct parse_ctx *p) {
+static int parse_max_depth(struct parse_ctx *p)
+{
 	uint64_t v;
 	int r = cfg_next_uint(p, 0, INT_MAX, &v);
 
@@ -215,7 +248,8 @@ static int parse_max_depth(struct parse_ctx *p) {
 	return r;
 }
 
-static int parse_cgroups(struct parse_ctx *p) {
+static int parse_cgroups(struct parse_ctx *p)
+{
 	static const struct key_def keys[] = {
 		{ "root", parse_root },
 		{ "include", parse_include },
@@ -231,7 +265,8 @@ static int parse_cgroups(struct parse_ctx *p) {
 	return r < 0 ? r : cfg_parse_section(p, "cgroups", keys, sizeof(keys) / sizeof(keys[0]));
 }
 
-bool config_instance_name_ok(const char *s) {
+bool config_instance_name_ok(const char *s)
+{
 	size_t n = strlen(s);
 
 	if (n == 0 || n > CONFIG_INSTANCE_MAX || s[0] == '.')
@@ -239,7 +274,8 @@ bool config_instance_name_ok(const char *s) {
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
-static int parse_instance(struct parse_ctx *p) {
+static int parse_instance(struct parse_ctx *p)
+{
 	const char *v;
 	char echo[ECHO_MAX + 8];
 	int r = cfg_next_scalar(p, "an instance name", &v);
@@ -247,25 +283,24 @@ static int parse_instance(struct parse_ctx *p) {
 	if (r < 0)
 		return r;
 	if (!config_instance_name_ok(v))
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: '%s' is not an instance name (1 to %d letters, digits, '_', '.', '-'; "
-				    "not starting with '.')",
-				    p->key, cfg_echo(p, echo, sizeof(echo)), CONFIG_INSTANCE_MAX);
+		return ycursor_fail(
+			&p->cur, cfg_event(p)->start_mark,
+			"%s: '%s' is not an instance name (1 to %d letters, digits, '_', '.', '-'; "
+			"not starting with '.')",
+			p->key, cfg_echo(p, echo, sizeof(echo)), CONFIG_INSTANCE_MAX);
 	cfg_set_string(p->cfg->instance, sizeof(p->cfg->instance), v);
 	return 0;
 }
 
-static int parse_persist(struct parse_ctx *p) {
+static int parse_persist(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->persist);
 }
 
 static const struct key_def top_keys[] = {
-	{ "interval", parse_interval },
-	{ "instance", parse_instance },
-	{ "persist", parse_persist },
-	{ "events", parse_events },
-	{ "cgroups", parse_cgroups },
-	{ "metadata", cfg_parse_metadata },
+	{ "interval", parse_interval },	  { "instance", parse_instance },
+	{ "persist", parse_persist },	  { "events", parse_events },
+	{ "cgroups", parse_cgroups },	  { "metadata", cfg_parse_metadata },
 	{ "outputs", cfg_parse_outputs },
 };
 
@@ -274,7 +309,8 @@ static const struct key_def top_keys[] = {
 
 /* Everything a file may leave out. Outputs are off: in a file an output is
  * on when its section is present (the embedded default has csv). */
-static void set_defaults(struct agent_config *c) {
+static void set_defaults(struct agent_config *c)
+{
 	memset(c, 0, sizeof(*c));
 	c->interval_ms = 10 * 1000;
 	cfg_set_string(c->instance, sizeof(c->instance), "default");
@@ -308,7 +344,8 @@ static void set_defaults(struct agent_config *c) {
 		       "/var/lib/prometheus/node-exporter/cgperf.prom");
 }
 
-static int parse_document(struct parse_ctx *p) {
+static int parse_document(struct parse_ctx *p)
+{
 	const yaml_event_t *e;
 	int r;
 
@@ -319,15 +356,18 @@ static int parse_document(struct parse_ctx *p) {
 	if (r < 0)
 		return r;
 	if (e->type == YAML_STREAM_END_EVENT)
-		return ycursor_fail(&p->cur, e->start_mark, "empty configuration (expected a mapping of settings)");
+		return ycursor_fail(&p->cur, e->start_mark,
+				    "empty configuration (expected a mapping of settings)");
 	r = ycursor_next(&p->cur); /* the document's root node */
 	if (r < 0)
 		return r;
 	e = cfg_event(p);
 	if (ycursor_is_null(&p->cur))
-		return ycursor_fail(&p->cur, e->start_mark, "empty configuration (expected a mapping of settings)");
+		return ycursor_fail(&p->cur, e->start_mark,
+				    "empty configuration (expected a mapping of settings)");
 	if (e->type != YAML_MAPPING_START_EVENT)
-		return ycursor_fail(&p->cur, e->start_mark, "expected a mapping of settings at the top level, got %s",
+		return ycursor_fail(&p->cur, e->start_mark,
+				    "expected a mapping of settings at the top level, got %s",
 				    ycursor_describe(&p->cur));
 	r = cfg_parse_section(p, NULL, top_keys, sizeof(top_keys) / sizeof(top_keys[0]));
 	if (r < 0)
@@ -339,12 +379,14 @@ static int parse_document(struct parse_ctx *p) {
 	if (r < 0)
 		return r;
 	if (e->type != YAML_STREAM_END_EVENT)
-		return ycursor_fail(&p->cur, e->start_mark, "more than one YAML document (a configuration is one)");
+		return ycursor_fail(&p->cur, e->start_mark,
+				    "more than one YAML document (a configuration is one)");
 	return 0;
 }
 
-int config_parse(const char *text, size_t len, const char *name, struct agent_config *ret, char *err,
-		 size_t err_len) {
+int config_parse(const char *text, size_t len, const char *name, struct agent_config *ret,
+		 char *err, size_t err_len)
+{
 	struct parse_ctx *p;
 	int r;
 
@@ -368,10 +410,10 @@ int config_parse(const char *text, size_t len, const char *name, struct agent_co
 	/* RFC 3164 is what the local socket's readers (journald, rsyslog's
 	 * imuxsock) expect; network receivers get structured RFC 5424. */
 	if (!p->syslog_format_given)
-		p->cfg->syslog.format = p->cfg->syslog.transport == SYSLOG_UNIX ? SYSLOG_RFC3164 : SYSLOG_RFC5424;
+		p->cfg->syslog.format =
+			p->cfg->syslog.transport == SYSLOG_UNIX ? SYSLOG_RFC3164 : SYSLOG_RFC5424;
 	*ret = *p->cfg;
 out:
 	free(p);
 	return r;
 }
-

@@ -12,31 +12,38 @@
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_DEFAULT_ENTERPRISE_ID 32473 /* RFC 5612 documentation placeholder PEN */
 
-enum syslog_format { SYSLOG_RFC5424, SYSLOG_RFC3164 };
-enum syslog_transport { SYSLOG_UNIX, SYSLOG_UDP, SYSLOG_TCP };
+enum syslog_format {
+	SYSLOG_RFC5424,
+	SYSLOG_RFC3164
+};
+enum syslog_transport {
+	SYSLOG_UNIX,
+	SYSLOG_UDP,
+	SYSLOG_TCP
+};
 
 struct syslog_config {
 	bool enabled;
 	enum syslog_transport transport;
-	char target[256];      /* as written: unix:/dev/log, udp://HOST:PORT, tcp://HOST:PORT */
-	char host[256];        /* udp/tcp */
+	char target[256]; /* as written: unix:/dev/log, udp://HOST:PORT, tcp://HOST:PORT */
+	char host[256]; /* udp/tcp */
 	char port[16];
 	char socket_path[256]; /* unix */
 	enum syslog_format format;
-	int facility;          /* 0..23 (daemon = 3) */
-	char app_name[49];     /* RFC 5424 APP-NAME: printable ASCII, at most 48 */
+	int facility; /* 0..23 (daemon = 3) */
+	char app_name[49]; /* RFC 5424 APP-NAME: printable ASCII, at most 48 */
 	uint32_t enterprise_id; /* SD-ID cgperf@<id>; default 32473 (documentation placeholder) */
-	size_t queue_max;      /* messages kept while the receiver is down */
+	size_t queue_max; /* messages kept while the receiver is down */
 };
 
 struct csv_config {
 	bool enabled;
 	char directory[512];
-	uint64_t max_size;     /* bytes; rotate past this (0: never) */
-	unsigned max_files;    /* rotated files kept per cgroup */
-	uint64_t keep_removed_ms;  /* files of cgroups no longer written: deleted after (0: kept) */
-	uint64_t max_total_size;   /* bytes of all the directory's CSV files (0: no limit) */
-	bool safe_cells;       /* neutralise formula-like name cells */
+	uint64_t max_size; /* bytes; rotate past this (0: never) */
+	unsigned max_files; /* rotated files kept per cgroup */
+	uint64_t keep_removed_ms; /* files of cgroups no longer written: deleted after (0: kept) */
+	uint64_t max_total_size; /* bytes of all the directory's CSV files (0: no limit) */
+	bool safe_cells; /* neutralise formula-like name cells */
 };
 
 #define CONFIG_ROOT_MAX 256
@@ -55,23 +62,26 @@ struct metadata_config {
 };
 #define CONFIG_INSTANCE_MAX 64
 
-enum listen_kind { LISTEN_TCP, LISTEN_UNIX };
+enum listen_kind {
+	LISTEN_TCP,
+	LISTEN_UNIX
+};
 
 struct prometheus_config {
 	bool enabled;
-	char listen[256];      /* as written: 127.0.0.1:9464, [::]:9464, :9464, unix:/PATH */
+	char listen[256]; /* as written: 127.0.0.1:9464, [::]:9464, :9464, unix:/PATH */
 	enum listen_kind kind;
-	char host[256];        /* tcp: address or name; "" = every address */
+	char host[256]; /* tcp: address or name; "" = every address */
 	char port[16];
 	char socket_path[108]; /* unix */
-	char path[128];        /* URL path of the metrics, default /metrics */
+	char path[128]; /* URL path of the metrics, default /metrics */
 	uint64_t keep_removed_ms; /* removed cgroups stay this long (default 5m) */
 	unsigned max_connections; /* concurrent HTTP connections (default 64) */
 };
 
 struct textfile_config {
 	bool enabled;
-	char path[512];        /* absolute, ends in .prom (node_exporter reads only those) */
+	char path[512]; /* absolute, ends in .prom (node_exporter reads only those) */
 };
 
 struct agent_config {
@@ -79,7 +89,7 @@ struct agent_config {
 	/* The persistent counting session's name: its pinned state lives in
 	 * cgperf's bpffs directory under instances/<instance>. */
 	char instance[CONFIG_INSTANCE_MAX + 1];
-	bool persist;          /* keep counting across agent restarts (default true) */
+	bool persist; /* keep counting across agent restarts (default true) */
 	char events[CONFIG_MAX_EVENTS][128];
 	int nr_events;
 	struct {
@@ -93,9 +103,10 @@ struct agent_config {
 		int nr_exclude;
 		bool containers_only;
 		bool include_infrastructure; /* conmon, *.mount, *.socket, *.swap, init.scope */
-		unsigned max;          /* monitored cgroups cap (default 4096) */
-		unsigned max_watches;  /* inotify watches on the tree (8192; 0: the kernel's limit) */
-		int max_depth;         /* 0: no limit */
+		unsigned max; /* monitored cgroups cap (default 4096) */
+		unsigned
+			max_watches; /* inotify watches on the tree (8192; 0: the kernel's limit) */
+		int max_depth; /* 0: no limit */
 	} cgroups;
 	struct metadata_config metadata;
 	struct csv_config csv;
@@ -125,7 +136,8 @@ int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err
 /* Check and normalise a cgroup path given as cgroups.root: absolute, no "."
  * or ".." component; repeated and trailing '/' dropped. 0 or -EINVAL
  * (message in err), -ENAMETOOLONG. */
-int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err, size_t err_len);
+int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err,
+				 size_t err_len);
 /* An instance name: 1..64 of [A-Za-z0-9_.-], not starting with '.'. */
 bool config_instance_name_ok(const char *s);
 

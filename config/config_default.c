@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
-int config_load_default(struct agent_config *ret) {
+int config_load_default(struct agent_config *ret)
+{
 	char err[512];
 	int r;
 
-	r = config_parse(config_default_yaml, strlen(config_default_yaml), "<default>", ret, err, sizeof(err));
+	r = config_parse(config_default_yaml, strlen(config_default_yaml), "<default>", ret, err,
+			 sizeof(err));
 	/* Only a broken build can get here; the unit tests parse the default. */
 	if (r < 0 && r != -ENOMEM)
 		fprintf(stderr, "cgperf: internal error: %s\n", err);

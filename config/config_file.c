@@ -11,7 +11,8 @@
 
 #include "config/config_text.h"
 
-static int read_all(int fd, char **ret_text, size_t *ret_len) {
+static int read_all(int fd, char **ret_text, size_t *ret_len)
+{
 	size_t len = 0, cap = 4096;
 	char *text = malloc(cap), *bigger;
 
@@ -56,7 +57,8 @@ static int read_all(int fd, char **ret_text, size_t *ret_len) {
 	return 0;
 }
 
-int config_load_file(const char *path, struct agent_config *ret, char *err, size_t err_len) {
+int config_load_file(const char *path, struct agent_config *ret, char *err, size_t err_len)
+{
 	char name[256], *text = NULL;
 	size_t len = 0;
 	int fd, r;
@@ -75,8 +77,8 @@ int config_load_file(const char *path, struct agent_config *ret, char *err, size
 	close(fd);
 	if (r == -EFBIG) {
 		if (err && err_len)
-			snprintf(err, err_len, "%s: larger than %d bytes, not a configuration file", name,
-				 CONFIG_FILE_MAX);
+			snprintf(err, err_len, "%s: larger than %d bytes, not a configuration file",
+				 name, CONFIG_FILE_MAX);
 		return r;
 	}
 	if (r < 0) {

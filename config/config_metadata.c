@@ -7,11 +7,14 @@
 #include <stddef.h>
 #include <string.h>
 
-#define ROOT(field, per_user) { #field, offsetof(struct agent_config, metadata.field), per_user }
+#define ROOT(field, per_user)                                                   \
+	{                                                                       \
+#field, offsetof(struct agent_config, metadata.field), per_user \
+	}
 const struct config_root_key config_root_keys[CONFIG_NR_ROOT_KEYS] = {
-	ROOT(docker, false),          ROOT(containerd, false),      ROOT(crio, false),
-	ROOT(podman, false),          ROOT(pod_logs, false),        ROOT(rootless_docker, true),
-	ROOT(rootless_podman, true),  ROOT(rootless_containerd, true),
+	ROOT(docker, false),	     ROOT(containerd, false),	      ROOT(crio, false),
+	ROOT(podman, false),	     ROOT(pod_logs, false),	      ROOT(rootless_docker, true),
+	ROOT(rootless_podman, true), ROOT(rootless_containerd, true),
 };
 #undef ROOT
 
@@ -51,8 +54,8 @@ static int parse_root(struct parse_ctx *p)
 	if (r < 0)
 		return r;
 	if (cfg_event(p)->data.scalar.length >= CONFIG_ROOT_MAX)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: longer than %d bytes", p->key,
-				    CONFIG_ROOT_MAX - 1);
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: longer than %d bytes",
+				    p->key, CONFIG_ROOT_MAX - 1);
 	why = root_problem(s, k->per_user);
 	if (why)
 		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' %s", p->key,
@@ -76,12 +79,17 @@ int cfg_parse_metadata(struct parse_ctx *p)
 void cfg_metadata_defaults(struct agent_config *c)
 {
 	static const char *const defaults[CONFIG_NR_ROOT_KEYS] = {
-		METADATA_DEFAULT_DOCKER,           METADATA_DEFAULT_CONTAINERD,
-		METADATA_DEFAULT_CRIO,             METADATA_DEFAULT_PODMAN,
-		METADATA_DEFAULT_POD_LOGS,         METADATA_DEFAULT_ROOTLESS_DOCKER,
-		METADATA_DEFAULT_ROOTLESS_PODMAN,  METADATA_DEFAULT_ROOTLESS_CONTAINERD,
+		METADATA_DEFAULT_DOCKER,
+		METADATA_DEFAULT_CONTAINERD,
+		METADATA_DEFAULT_CRIO,
+		METADATA_DEFAULT_PODMAN,
+		METADATA_DEFAULT_POD_LOGS,
+		METADATA_DEFAULT_ROOTLESS_DOCKER,
+		METADATA_DEFAULT_ROOTLESS_PODMAN,
+		METADATA_DEFAULT_ROOTLESS_CONTAINERD,
 	};
 
 	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++)
-		cfg_set_string((char *)c + config_root_keys[i].offset, CONFIG_ROOT_MAX, defaults[i]);
+		cfg_set_string((char *)c + config_root_keys[i].offset, CONFIG_ROOT_MAX,
+			       defaults[i]);
 }

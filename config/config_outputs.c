@@ -8,11 +8,13 @@
 
 #include "config/config_text.h"
 
-static int parse_csv_enabled(struct parse_ctx *p) {
+static int parse_csv_enabled(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->csv.enabled);
 }
 
-static int parse_csv_directory(struct parse_ctx *p) {
+static int parse_csv_directory(struct parse_ctx *p)
+{
 	const char *s;
 	char buf[ECHO_MAX + 8];
 	int r;
@@ -23,14 +25,16 @@ static int parse_csv_directory(struct parse_ctx *p) {
 	/* The agent runs from "/" as a service; a relative path would depend on
 	 * where it happened to be started. */
 	if (s[0] != '/')
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is not an absolute path", p->key,
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' is not an absolute path", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	cfg_set_string(p->cfg->csv.directory, sizeof(p->cfg->csv.directory), s);
 	return 0;
 }
 
 /* A size value (max_size, max_total_size) into *ret. */
-static int next_size(struct parse_ctx *p, uint64_t *ret) {
+static int next_size(struct parse_ctx *p, uint64_t *ret)
+{
 	const char *s;
 	char buf[ECHO_MAX + 8];
 	uint64_t v;
@@ -41,26 +45,30 @@ static int next_size(struct parse_ctx *p, uint64_t *ret) {
 		return r;
 	r = config_parse_size(s, &v);
 	if (r == -ERANGE)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too large", p->key,
-				    cfg_echo(p, buf, sizeof(buf)));
-	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: invalid size '%s' (expected bytes, or a number with kB, MB, GB, TB "
-				    "(x1000) or KiB, MiB, GiB, TiB (x1024), e.g. 64MiB)",
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too large",
 				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	if (r < 0)
+		return ycursor_fail(
+			&p->cur, cfg_event(p)->start_mark,
+			"%s: invalid size '%s' (expected bytes, or a number with kB, MB, GB, TB "
+			"(x1000) or KiB, MiB, GiB, TiB (x1024), e.g. 64MiB)",
+			p->key, cfg_echo(p, buf, sizeof(buf)));
 	*ret = v;
 	return 0;
 }
 
-static int parse_csv_max_size(struct parse_ctx *p) {
+static int parse_csv_max_size(struct parse_ctx *p)
+{
 	return next_size(p, &p->cfg->csv.max_size);
 }
 
-static int parse_csv_max_total_size(struct parse_ctx *p) {
+static int parse_csv_max_total_size(struct parse_ctx *p)
+{
 	return next_size(p, &p->cfg->csv.max_total_size);
 }
 
-static int parse_csv_keep_removed(struct parse_ctx *p) {
+static int parse_csv_keep_removed(struct parse_ctx *p)
+{
 	const char *s;
 	char buf[ECHO_MAX + 8];
 	int r;
@@ -70,21 +78,24 @@ static int parse_csv_keep_removed(struct parse_ctx *p) {
 		return r;
 	r = config_parse_duration_ms(s, &p->cfg->csv.keep_removed_ms);
 	if (r == -ERANGE)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too long", p->key,
-				    cfg_echo(p, buf, sizeof(buf)));
-	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: invalid duration '%s' (expected e.g. 7d, 12h, 30m or whole seconds; "
-				    "0: never deleted)",
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too long",
 				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	if (r < 0)
+		return ycursor_fail(
+			&p->cur, cfg_event(p)->start_mark,
+			"%s: invalid duration '%s' (expected e.g. 7d, 12h, 30m or whole seconds; "
+			"0: never deleted)",
+			p->key, cfg_echo(p, buf, sizeof(buf)));
 	return 0;
 }
 
-static int parse_csv_safe_cells(struct parse_ctx *p) {
+static int parse_csv_safe_cells(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->csv.safe_cells);
 }
 
-static int parse_csv_max_files(struct parse_ctx *p) {
+static int parse_csv_max_files(struct parse_ctx *p)
+{
 	uint64_t v;
 	int r = cfg_next_uint(p, 0, 1000, &v);
 
@@ -93,7 +104,8 @@ static int parse_csv_max_files(struct parse_ctx *p) {
 	return r;
 }
 
-static int parse_csv(struct parse_ctx *p) {
+static int parse_csv(struct parse_ctx *p)
+{
 	static const struct key_def keys[] = {
 		{ "enabled", parse_csv_enabled },
 		{ "directory", parse_csv_directory },
@@ -112,27 +124,31 @@ static int parse_csv(struct parse_ctx *p) {
 	return cfg_parse_section(p, "outputs.csv", keys, sizeof(keys) / sizeof(keys[0]));
 }
 
-static int parse_syslog_enabled(struct parse_ctx *p) {
+static int parse_syslog_enabled(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->syslog.enabled);
 }
 
-static int parse_syslog_target(struct parse_ctx *p) {
+static int parse_syslog_target(struct parse_ctx *p)
+{
 	const char *s;
 	char buf[ECHO_MAX + 8], msg[200];
 	int r;
 
 	r = cfg_next_string(p, "a target (unix:/dev/log, udp://HOST:PORT, tcp://HOST:PORT)",
-			sizeof(p->cfg->syslog.target) - 1, &s);
+			    sizeof(p->cfg->syslog.target) - 1, &s);
 	if (r < 0)
 		return r;
 	r = config_parse_syslog_target(s, &p->cfg->syslog, msg, sizeof(msg));
 	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: invalid target '%s': %s", p->key,
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: invalid target '%s': %s", p->key,
 				    cfg_echo(p, buf, sizeof(buf)), msg);
 	return 0;
 }
 
-static int parse_syslog_format(struct parse_ctx *p) {
+static int parse_syslog_format(struct parse_ctx *p)
+{
 	const char *s;
 	char buf[ECHO_MAX + 8];
 	int r;
@@ -145,13 +161,15 @@ static int parse_syslog_format(struct parse_ctx *p) {
 	else if (!strcmp(s, "rfc3164"))
 		p->cfg->syslog.format = SYSLOG_RFC3164;
 	else
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: expected rfc5424 or rfc3164, got '%s'",
-				    p->key, cfg_echo(p, buf, sizeof(buf)));
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: expected rfc5424 or rfc3164, got '%s'", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
 	p->syslog_format_given = true;
 	return 0;
 }
 
-static int parse_syslog_facility(struct parse_ctx *p) {
+static int parse_syslog_facility(struct parse_ctx *p)
+{
 	const char *s, *close;
 	char buf[ECHO_MAX + 8];
 	int r;
@@ -163,15 +181,18 @@ static int parse_syslog_facility(struct parse_ctx *p) {
 		return 0;
 	close = config_closest(s, config_facility_names());
 	if (close)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: unknown facility '%s' (did you mean '%s'?)",
-				    p->key, cfg_echo(p, buf, sizeof(buf)), close);
-	return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-			    "%s: unknown facility '%s' (expected kern, user, mail, daemon, auth, syslog, lpr, "
-			    "news, uucp, cron, authpriv, ftp, ntp, audit, alert, clock or local0..local7)",
-			    p->key, cfg_echo(p, buf, sizeof(buf)));
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: unknown facility '%s' (did you mean '%s'?)", p->key,
+				    cfg_echo(p, buf, sizeof(buf)), close);
+	return ycursor_fail(
+		&p->cur, cfg_event(p)->start_mark,
+		"%s: unknown facility '%s' (expected kern, user, mail, daemon, auth, syslog, lpr, "
+		"news, uucp, cron, authpriv, ftp, ntp, audit, alert, clock or local0..local7)",
+		p->key, cfg_echo(p, buf, sizeof(buf)));
 }
 
-static int parse_syslog_app_name(struct parse_ctx *p) {
+static int parse_syslog_app_name(struct parse_ctx *p)
+{
 	const char *s;
 	int r;
 
@@ -181,14 +202,16 @@ static int parse_syslog_app_name(struct parse_ctx *p) {
 	/* RFC 5424 APP-NAME is 1*48PRINTUSASCII: no spaces, nothing outside ASCII. */
 	for (const char *q = s; *q; q++)
 		if ((unsigned char)*q < 33 || (unsigned char)*q > 126)
-			return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-					    "%s: only printable ASCII without spaces is allowed (RFC 5424 APP-NAME)",
-					    p->key);
+			return ycursor_fail(
+				&p->cur, cfg_event(p)->start_mark,
+				"%s: only printable ASCII without spaces is allowed (RFC 5424 APP-NAME)",
+				p->key);
 	cfg_set_string(p->cfg->syslog.app_name, sizeof(p->cfg->syslog.app_name), s);
 	return 0;
 }
 
-static int parse_syslog_enterprise_id(struct parse_ctx *p) {
+static int parse_syslog_enterprise_id(struct parse_ctx *p)
+{
 	uint64_t v;
 	int r = cfg_next_uint(p, 1, UINT32_MAX, &v);
 
@@ -197,7 +220,8 @@ static int parse_syslog_enterprise_id(struct parse_ctx *p) {
 	return r;
 }
 
-static int parse_syslog_queue_max(struct parse_ctx *p) {
+static int parse_syslog_queue_max(struct parse_ctx *p)
+{
 	uint64_t v;
 	int r = cfg_next_uint(p, 1, 1000000, &v);
 
@@ -206,7 +230,8 @@ static int parse_syslog_queue_max(struct parse_ctx *p) {
 	return r;
 }
 
-static int parse_syslog(struct parse_ctx *p) {
+static int parse_syslog(struct parse_ctx *p)
+{
 	static const struct key_def keys[] = {
 		{ "enabled", parse_syslog_enabled },
 		{ "target", parse_syslog_target },
@@ -224,11 +249,13 @@ static int parse_syslog(struct parse_ctx *p) {
 	return cfg_parse_section(p, "outputs.syslog", keys, sizeof(keys) / sizeof(keys[0]));
 }
 
-static int parse_prom_enabled(struct parse_ctx *p) {
+static int parse_prom_enabled(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->prometheus.enabled);
 }
 
-static int parse_prom_listen(struct parse_ctx *p) {
+static int parse_prom_listen(struct parse_ctx *p)
+{
 	const char *s;
 	char buf[ECHO_MAX + 8], msg[200];
 	int r;
@@ -239,14 +266,16 @@ static int parse_prom_listen(struct parse_ctx *p) {
 		return r;
 	r = config_parse_listen(s, &p->cfg->prometheus, msg, sizeof(msg));
 	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: invalid address '%s': %s", p->key,
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: invalid address '%s': %s", p->key,
 				    cfg_echo(p, buf, sizeof(buf)), msg);
 	return 0;
 }
 
 /* An URL path as scrapers write it in their configs: no query, no
  * fragment, nothing that needs percent-encoding. */
-static int parse_prom_path(struct parse_ctx *p) {
+static int parse_prom_path(struct parse_ctx *p)
+{
 	const char *s;
 	int r;
 
@@ -254,19 +283,21 @@ static int parse_prom_path(struct parse_ctx *p) {
 	if (r < 0)
 		return r;
 	if (s[0] != '/')
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must start with '/' (e.g. /metrics)",
-				    p->key);
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: must start with '/' (e.g. /metrics)", p->key);
 	for (const char *q = s; *q; q++)
 		if ((unsigned char)*q <= ' ' || (unsigned char)*q >= 127 || strchr("?#%\\\"<>", *q))
-			return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-					    "%s: only printable ASCII without spaces, '?', '#', '%%', '\\', "
-					    "quotes or '<>' is allowed",
-					    p->key);
+			return ycursor_fail(
+				&p->cur, cfg_event(p)->start_mark,
+				"%s: only printable ASCII without spaces, '?', '#', '%%', '\\', "
+				"quotes or '<>' is allowed",
+				p->key);
 	cfg_set_string(p->cfg->prometheus.path, sizeof(p->cfg->prometheus.path), s);
 	return 0;
 }
 
-static int parse_prom_keep_removed(struct parse_ctx *p) {
+static int parse_prom_keep_removed(struct parse_ctx *p)
+{
 	const char *s;
 	char buf[ECHO_MAX + 8];
 	uint64_t ms;
@@ -277,7 +308,8 @@ static int parse_prom_keep_removed(struct parse_ctx *p) {
 		return r;
 	r = config_parse_duration_ms(s, &ms);
 	if (r == -ERANGE || (r == 0 && ms > 24ULL * 3600 * 1000))
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is longer than 24h", p->key,
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' is longer than 24h", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	if (r < 0)
 		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
@@ -287,7 +319,8 @@ static int parse_prom_keep_removed(struct parse_ctx *p) {
 	return 0;
 }
 
-static int parse_prom_max_connections(struct parse_ctx *p) {
+static int parse_prom_max_connections(struct parse_ctx *p)
+{
 	uint64_t v;
 	int r = cfg_next_uint(p, 1, 10000, &v);
 
@@ -296,7 +329,8 @@ static int parse_prom_max_connections(struct parse_ctx *p) {
 	return r;
 }
 
-static int parse_prometheus(struct parse_ctx *p) {
+static int parse_prometheus(struct parse_ctx *p)
+{
 	static const struct key_def keys[] = {
 		{ "enabled", parse_prom_enabled },
 		{ "listen", parse_prom_listen },
@@ -312,11 +346,13 @@ static int parse_prometheus(struct parse_ctx *p) {
 	return cfg_parse_section(p, "outputs.prometheus", keys, sizeof(keys) / sizeof(keys[0]));
 }
 
-static int parse_textfile_enabled(struct parse_ctx *p) {
+static int parse_textfile_enabled(struct parse_ctx *p)
+{
 	return cfg_next_bool(p, &p->cfg->textfile.enabled);
 }
 
-static int parse_textfile_path(struct parse_ctx *p) {
+static int parse_textfile_path(struct parse_ctx *p)
+{
 	const char *s, *base;
 	char buf[ECHO_MAX + 8];
 	size_t n;
@@ -329,20 +365,23 @@ static int parse_textfile_path(struct parse_ctx *p) {
 	base = strrchr(s, '/');
 	n = strlen(s);
 	if (s[0] != '/')
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is not an absolute path", p->key,
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' is not an absolute path", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
 	/* node_exporter's textfile collector reads *.prom only: any other name
 	 * would be written every interval and never read. */
 	if (n < 6 || strcmp(s + n - 5, ".prom") || !strcmp(base, "/.prom"))
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: '%s' must be a file name ending in .prom (node_exporter's textfile "
-				    "collector reads only those)",
-				    p->key, cfg_echo(p, buf, sizeof(buf)));
+		return ycursor_fail(
+			&p->cur, cfg_event(p)->start_mark,
+			"%s: '%s' must be a file name ending in .prom (node_exporter's textfile "
+			"collector reads only those)",
+			p->key, cfg_echo(p, buf, sizeof(buf)));
 	cfg_set_string(p->cfg->textfile.path, sizeof(p->cfg->textfile.path), s);
 	return 0;
 }
 
-static int parse_textfile(struct parse_ctx *p) {
+static int parse_textfile(struct parse_ctx *p)
+{
 	static const struct key_def keys[] = {
 		{ "enabled", parse_textfile_enabled },
 		{ "path", parse_textfile_path },
@@ -355,7 +394,8 @@ static int parse_textfile(struct parse_ctx *p) {
 	return cfg_parse_section(p, "outputs.textfile", keys, sizeof(keys) / sizeof(keys[0]));
 }
 
-int cfg_parse_outputs(struct parse_ctx *p) {
+int cfg_parse_outputs(struct parse_ctx *p)
+{
 	static const struct key_def keys[] = {
 		{ "csv", parse_csv },
 		{ "syslog", parse_syslog },

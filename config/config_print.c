@@ -15,11 +15,13 @@
  * it on input), minus the characters that end or escape a quoted scalar and
  * the line separators U+2028/U+2029, which YAML reads as line breaks and
  * folds (NEL, U+0085, is already outside the range). */
-static bool yaml_printable(uint32_t cp) {
+static bool yaml_printable(uint32_t cp)
+{
 	if (cp == 0x2028 || cp == 0x2029)
 		return false;
-	return (cp >= 0x20 && cp <= 0x7e && cp != '"' && cp != '\\') || (cp >= 0xa0 && cp <= 0xd7ff) ||
-	       (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) || (cp >= 0x10000 && cp <= 0x10ffff);
+	return (cp >= 0x20 && cp <= 0x7e && cp != '"' && cp != '\\') ||
+	       (cp >= 0xa0 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd && cp != 0xfeff) ||
+	       (cp >= 0x10000 && cp <= 0x10ffff);
 }
 
 /* A YAML double-quoted scalar: always quoted, so values such as "true",
@@ -28,7 +30,8 @@ static bool yaml_printable(uint32_t cp) {
  * would refuse to read the output back. A byte that is not UTF-8 at all
  * cannot be written in YAML: it is written as the code point of the same
  * value, the closest there is. */
-static void put_quoted(FILE *f, const char *s) {
+static void put_quoted(FILE *f, const char *s)
+{
 	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', f);
@@ -57,7 +60,8 @@ static void put_quoted(FILE *f, const char *s) {
 	fputc('"', f);
 }
 
-static void put_list(FILE *f, const char *key, const char (*items)[256], int n) {
+static void put_list(FILE *f, const char *key, const char (*items)[256], int n)
+{
 	fprintf(f, "  %s: [", key);
 	for (int i = 0; i < n; i++) {
 		if (i)
@@ -68,7 +72,8 @@ static void put_list(FILE *f, const char *key, const char (*items)[256], int n) 
 }
 
 /* The largest unit that divides the value exactly, so 10000 ms prints as 10s. */
-static void put_duration(FILE *f, uint64_t ms) {
+static void put_duration(FILE *f, uint64_t ms)
+{
 	if (ms != 0 && ms % (24 * 3600 * 1000) == 0)
 		fprintf(f, "%" PRIu64 "d", ms / (24 * 3600 * 1000));
 	else if (ms % (3600 * 1000) == 0)
@@ -81,7 +86,8 @@ static void put_duration(FILE *f, uint64_t ms) {
 		fprintf(f, "%" PRIu64 "ms", ms);
 }
 
-static void put_size(FILE *f, uint64_t bytes) {
+static void put_size(FILE *f, uint64_t bytes)
+{
 	static const char *const units[] = { "TiB", "GiB", "MiB", "KiB" };
 
 	for (int i = 0; i < 4; i++) {
@@ -95,7 +101,8 @@ static void put_size(FILE *f, uint64_t bytes) {
 	fprintf(f, "%" PRIu64, bytes);
 }
 
-int config_write_yaml(const struct agent_config *c, FILE *f) {
+int config_write_yaml(const struct agent_config *c, FILE *f)
+{
 	const char *facility;
 
 	if (!c || !f)
@@ -118,7 +125,8 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	put_list(f, "include", c->cgroups.include, c->cgroups.nr_include);
 	put_list(f, "exclude", c->cgroups.exclude, c->cgroups.nr_exclude);
 	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
-	fprintf(f, "  include_infrastructure: %s\n", c->cgroups.include_infrastructure ? "true" : "false");
+	fprintf(f, "  include_infrastructure: %s\n",
+		c->cgroups.include_infrastructure ? "true" : "false");
 	fprintf(f, "  max: %u\n", c->cgroups.max);
 	fprintf(f, "  max_watches: %u\n", c->cgroups.max_watches);
 	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
@@ -144,7 +152,8 @@ int config_write_yaml(const struct agent_config *c, FILE *f) {
 	fprintf(f, "    enabled: %s\n", c->syslog.enabled ? "true" : "false");
 	fputs("    target: ", f);
 	put_quoted(f, c->syslog.target);
-	fprintf(f, "\n    format: %s\n", c->syslog.format == SYSLOG_RFC3164 ? "rfc3164" : "rfc5424");
+	fprintf(f, "\n    format: %s\n",
+		c->syslog.format == SYSLOG_RFC3164 ? "rfc3164" : "rfc5424");
 	fprintf(f, "    facility: %s\n", facility ? facility : "daemon");
 	fputs("    app_name: ", f);
 	put_quoted(f, c->syslog.app_name);

@@ -17,7 +17,7 @@
 struct parse_ctx {
 	struct ycursor cur;
 	struct agent_config *cfg;
-	char key[96];                  /* dotted name of the key being read, for messages */
+	char key[96]; /* dotted name of the key being read, for messages */
 	bool syslog_format_given;
 	/* What the events read so far resolved to, to refuse duplicates. */
 	struct perf_event_attr event_attrs[CONFIG_MAX_EVENTS];
@@ -53,13 +53,15 @@ int cfg_next_string(struct parse_ctx *p, const char *what, size_t max_len, const
 
 /* Walk a list: cb(p, index) for each item, with the cursor on the item's
  * first event. Returns the number of items or a negative errno. */
-int cfg_for_each_item(struct parse_ctx *p, const char *what, int (*cb)(struct parse_ctx *p, int index));
+int cfg_for_each_item(struct parse_ctx *p, const char *what,
+		      int (*cb)(struct parse_ctx *p, int index));
 /* The item under the cursor as a non-empty string (in cfg_for_each_item callbacks). */
 int cfg_item_scalar(struct parse_ctx *p, const char *what, size_t max_len, const char **ret);
 
 /* The cursor is on a section's MAPPING-START; reads its keys (unknown and
  * duplicate keys are errors) up to its end. section is NULL at the top level. */
-int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key_def *keys, size_t n_keys);
+int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key_def *keys,
+		      size_t n_keys);
 
 /* The `outputs` key (config_outputs.c). */
 int cfg_parse_outputs(struct parse_ctx *p);
@@ -67,8 +69,8 @@ int cfg_parse_outputs(struct parse_ctx *p);
 /* The `metadata` key (config_metadata.c): one string per runtime root. */
 struct config_root_key {
 	const char *name;
-	size_t offset;  /* of its char[CONFIG_ROOT_MAX] in struct agent_config */
-	bool per_user;  /* a template: %u (uid), %h (home), %% */
+	size_t offset; /* of its char[CONFIG_ROOT_MAX] in struct agent_config */
+	bool per_user; /* a template: %u (uid), %h (home), %% */
 };
 #define CONFIG_NR_ROOT_KEYS 8
 extern const struct config_root_key config_root_keys[CONFIG_NR_ROOT_KEYS];

@@ -8,7 +8,8 @@
 
 /* Levenshtein distance, capped: anything above `cap` returns cap + 1, which
  * keeps the work bounded for long (hostile) words. */
-static size_t edit_distance(const char *a, const char *b, size_t cap) {
+static size_t edit_distance(const char *a, const char *b, size_t cap)
+{
 	size_t la = strlen(a), lb = strlen(b);
 	size_t row[64];
 
@@ -37,7 +38,8 @@ static size_t edit_distance(const char *a, const char *b, size_t cap) {
 	return row[lb];
 }
 
-const char *config_closest(const char *word, const char *const *candidates) {
+const char *config_closest(const char *word, const char *const *candidates)
+{
 	const char *best = NULL;
 	size_t len = strlen(word), best_distance;
 	/* Short words get a tight bound, or "ab" would "match" every short key. */

@@ -13,8 +13,10 @@
 #include <strings.h>
 #include <sys/un.h>
 
-static void set_err(char *err, size_t err_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t err_len, const char *fmt, ...) {
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
+{
 	va_list ap;
 
 	if (!err || err_len == 0)
@@ -26,7 +28,8 @@ static void set_err(char *err, size_t err_len, const char *fmt, ...) {
 
 /* Leading decimal digits of s into *ret; returns how many were read, 0 when
  * none, or -ERANGE on overflow. */
-static int read_digits(const char *s, uint64_t *ret) {
+static int read_digits(const char *s, uint64_t *ret)
+{
 	uint64_t v = 0;
 	int n = 0;
 
@@ -41,7 +44,8 @@ static int read_digits(const char *s, uint64_t *ret) {
 	return n;
 }
 
-static int checked_mul_add(uint64_t *acc, uint64_t v, uint64_t mult) {
+static int checked_mul_add(uint64_t *acc, uint64_t v, uint64_t mult)
+{
 	if (v != 0 && mult > UINT64_MAX / v)
 		return -ERANGE;
 	if (*acc > UINT64_MAX - v * mult)
@@ -50,10 +54,17 @@ static int checked_mul_add(uint64_t *acc, uint64_t v, uint64_t mult) {
 	return 0;
 }
 
-int config_parse_duration_ms(const char *s, uint64_t *ret) {
-	static const struct { const char *unit; uint64_t ms; } units[] = {
+int config_parse_duration_ms(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ms;
+	} units[] = {
 		/* "ms" before "m": the longest unit that matches wins. */
-		{ "ms", 1 }, { "s", 1000 }, { "m", 60 * 1000 }, { "h", 3600 * 1000 },
+		{ "ms", 1 },
+		{ "s", 1000 },
+		{ "m", 60 * 1000 },
+		{ "h", 3600 * 1000 },
 		{ "d", 24 * 3600 * 1000 },
 	};
 	uint64_t total = 0, v;
@@ -94,13 +105,22 @@ int config_parse_duration_ms(const char *s, uint64_t *ret) {
 	return 0;
 }
 
-int config_parse_size(const char *s, uint64_t *ret) {
-	static const struct { const char *unit; uint64_t bytes; } units[] = {
-		{ "", 1 }, { "b", 1 },
-		{ "kb", 1000ULL }, { "kib", 1ULL << 10 },
-		{ "mb", 1000ULL * 1000 }, { "mib", 1ULL << 20 },
-		{ "gb", 1000ULL * 1000 * 1000 }, { "gib", 1ULL << 30 },
-		{ "tb", 1000ULL * 1000 * 1000 * 1000 }, { "tib", 1ULL << 40 },
+int config_parse_size(const char *s, uint64_t *ret)
+{
+	static const struct {
+		const char *unit;
+		uint64_t bytes;
+	} units[] = {
+		{ "", 1 },
+		{ "b", 1 },
+		{ "kb", 1000ULL },
+		{ "kib", 1ULL << 10 },
+		{ "mb", 1000ULL * 1000 },
+		{ "mib", 1ULL << 20 },
+		{ "gb", 1000ULL * 1000 * 1000 },
+		{ "gib", 1ULL << 30 },
+		{ "tb", 1000ULL * 1000 * 1000 * 1000 },
+		{ "tib", 1ULL << 40 },
 	};
 	uint64_t v, total = 0;
 	int n;
@@ -129,11 +149,13 @@ int config_parse_size(const char *s, uint64_t *ret) {
 /* ------------------------------------------------------------------------- */
 /* Syslog targets                                                            */
 
-static bool is_dotted_numeric(const char *host) {
+static bool is_dotted_numeric(const char *host)
+{
 	return host[strspn(host, "0123456789.")] == '\0';
 }
 
-static int check_hostname(const char *host, char *err, size_t err_len) {
+static int check_hostname(const char *host, char *err, size_t err_len)
+{
 	size_t label = 0, total = strlen(host);
 	struct in_addr a4;
 
@@ -156,10 +178,12 @@ static int check_hostname(const char *host, char *err, size_t err_len) {
 	for (const char *p = host;; p++) {
 		if (*p == '.' || *p == '\0') {
 			/* A trailing dot (fully qualified "example.org.") is fine. */
-			if (*p == '\0' && label == 0 && p > host + 1 && p[-1] == '.' && p[-2] != '.')
+			if (*p == '\0' && label == 0 && p > host + 1 && p[-1] == '.' &&
+			    p[-2] != '.')
 				return 0;
 			if (label == 0 || label > 63) {
-				set_err(err, err_len, "invalid host name (empty or over-long label)");
+				set_err(err, err_len,
+					"invalid host name (empty or over-long label)");
 				return -EINVAL;
 			}
 			if (*p == '\0')
@@ -175,7 +199,8 @@ static int check_hostname(const char *host, char *err, size_t err_len) {
 	}
 }
 
-static int check_ipv6(const char *addr, char *err, size_t err_len) {
+static int check_ipv6(const char *addr, char *err, size_t err_len)
+{
 	char plain[INET6_ADDRSTRLEN];
 	const char *zone = strchr(addr, '%');
 	size_t n = zone ? (size_t)(zone - addr) : strlen(addr);
@@ -196,7 +221,8 @@ static int check_ipv6(const char *addr, char *err, size_t err_len) {
 	return 0;
 }
 
-static int parse_port(const char *s, char *ret, size_t ret_len, char *err, size_t err_len) {
+static int parse_port(const char *s, char *ret, size_t ret_len, char *err, size_t err_len)
+{
 	uint64_t v;
 	int n = read_digits(s, &v);
 
@@ -216,7 +242,8 @@ static int parse_port(const char *s, char *ret, size_t ret_len, char *err, size_
  * Messages show scheme before HOST ("udp://") and port as the example port
  * (never the user's text: it may hold anything). */
 static int parse_host_port(const char *s, const char *scheme, const char *port, char *ret_host,
-			   char *ret_port, char *err, size_t err_len) {
+			   char *ret_port, char *err, size_t err_len)
+{
 	char host[256];
 	const char *colon;
 	size_t n;
@@ -251,7 +278,8 @@ static int parse_host_port(const char *s, const char *scheme, const char *port, 
 			return -EINVAL;
 		}
 		if (memchr(s, ':', (size_t)(colon - s))) {
-			set_err(err, err_len, "IPv6 addresses must be in brackets (%s[::1]:%s)", scheme, port);
+			set_err(err, err_len, "IPv6 addresses must be in brackets (%s[::1]:%s)",
+				scheme, port);
 			return -EINVAL;
 		}
 		n = (size_t)(colon - s);
@@ -273,8 +301,9 @@ static int parse_host_port(const char *s, const char *scheme, const char *port, 
 }
 
 /* The PATH of "unix:PATH": absolute, within sockaddr_un's limit. */
-static int parse_socket_path(const char *path, const char *example, char *ret, size_t size, char *err,
-			     size_t err_len) {
+static int parse_socket_path(const char *path, const char *example, char *ret, size_t size,
+			     char *err, size_t err_len)
+{
 	size_t max_path = sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1;
 
 	if (path[0] != '/') {
@@ -282,14 +311,16 @@ static int parse_socket_path(const char *path, const char *example, char *ret, s
 		return -EINVAL;
 	}
 	if (strlen(path) > max_path || strlen(path) >= size) {
-		set_err(err, err_len, "socket path longer than %zu bytes", max_path < size ? max_path : size - 1);
+		set_err(err, err_len, "socket path longer than %zu bytes",
+			max_path < size ? max_path : size - 1);
 		return -EINVAL;
 	}
 	snprintf(ret, size, "%s", path);
 	return 0;
 }
 
-int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err, size_t err_len) {
+int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err, size_t err_len)
+{
 	struct syslog_config t;
 	int r;
 
@@ -309,19 +340,22 @@ int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err
 	memset(t.port, 0, sizeof(t.port));
 	memset(t.socket_path, 0, sizeof(t.socket_path));
 	if (!strncmp(s, "unix:", 5)) {
-		r = parse_socket_path(s + 5, "unix:/dev/log", t.socket_path, sizeof(t.socket_path), err, err_len);
+		r = parse_socket_path(s + 5, "unix:/dev/log", t.socket_path, sizeof(t.socket_path),
+				      err, err_len);
 		if (r < 0)
 			return r;
 		t.transport = SYSLOG_UNIX;
 	} else if (!strncmp(s, "udp://", 6) || !strncmp(s, "tcp://", 6)) {
 		bool udp = s[0] == 'u';
 
-		r = parse_host_port(s + 6, udp ? "udp://" : "tcp://", "514", t.host, t.port, err, err_len);
+		r = parse_host_port(s + 6, udp ? "udp://" : "tcp://", "514", t.host, t.port, err,
+				    err_len);
 		if (r < 0)
 			return r;
 		t.transport = udp ? SYSLOG_UDP : SYSLOG_TCP;
 	} else {
-		set_err(err, err_len, "unknown kind of target (expected unix:/PATH, udp://HOST:PORT or tcp://HOST:PORT)");
+		set_err(err, err_len,
+			"unknown kind of target (expected unix:/PATH, udp://HOST:PORT or tcp://HOST:PORT)");
 		return -EINVAL;
 	}
 	snprintf(t.target, sizeof(t.target), "%s", s);
@@ -332,12 +366,14 @@ int config_parse_syslog_target(const char *s, struct syslog_config *c, char *err
 /* ------------------------------------------------------------------------- */
 /* Listen addresses                                                          */
 
-int config_parse_listen(const char *s, struct prometheus_config *c, char *err, size_t err_len) {
+int config_parse_listen(const char *s, struct prometheus_config *c, char *err, size_t err_len)
+{
 	struct prometheus_config t;
 	int r;
 
 	if (!s || !c || !*s) {
-		set_err(err, err_len, "no address (expected HOST:PORT, [ADDRESS]:PORT, :PORT or unix:/PATH)");
+		set_err(err, err_len,
+			"no address (expected HOST:PORT, [ADDRESS]:PORT, :PORT or unix:/PATH)");
 		return -EINVAL;
 	}
 	if (strlen(s) >= sizeof(t.listen)) {
@@ -357,8 +393,9 @@ int config_parse_listen(const char *s, struct prometheus_config *c, char *err, s
 		t.kind = LISTEN_UNIX;
 	} else {
 		/* ":9464" is every address, as Go exporters write it. */
-		r = s[0] == ':' && s[1] != ':' ? parse_port(s + 1, t.port, sizeof(t.port), err, err_len)
-				: parse_host_port(s, "", "9464", t.host, t.port, err, err_len);
+		r = s[0] == ':' && s[1] != ':'
+			    ? parse_port(s + 1, t.port, sizeof(t.port), err, err_len)
+			    : parse_host_port(s, "", "9464", t.host, t.port, err, err_len);
 		if (r < 0)
 			return r;
 		t.kind = LISTEN_TCP;
@@ -373,17 +410,18 @@ int config_parse_listen(const char *s, struct prometheus_config *c, char *err, s
 
 /* RFC 5424 section 6.2.1 numbering, with the names syslog(3) uses. */
 static const char *const facility_names[] = {
-	"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
-	"uucp", "cron", "authpriv", "ftp", "ntp", "audit", "alert", "clock",
-	"local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7",
-	NULL,
+	"kern",	  "user",     "mail",	"daemon", "auth",   "syslog", "lpr",   "news",	 "uucp",
+	"cron",	  "authpriv", "ftp",	"ntp",	  "audit",  "alert",  "clock", "local0", "local1",
+	"local2", "local3",   "local4", "local5", "local6", "local7", NULL,
 };
 
-const char *const *config_facility_names(void) {
+const char *const *config_facility_names(void)
+{
 	return facility_names;
 }
 
-int config_parse_facility(const char *s, int *ret) {
+int config_parse_facility(const char *s, int *ret)
+{
 	if (!s)
 		return -EINVAL;
 	for (int i = 0; i < 24; i++)
@@ -394,18 +432,22 @@ int config_parse_facility(const char *s, int *ret) {
 	return -EINVAL;
 }
 
-const char *config_facility_name(int facility) {
+const char *config_facility_name(int facility)
+{
 	if (facility < 0 || facility >= 24)
 		return NULL;
 	return facility_names[facility];
 }
 
-int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err, size_t err_len) {
+int config_normalize_cgroup_root(const char *s, char *ret, size_t ret_len, char *err,
+				 size_t err_len)
+{
 	char buf[4096];
 	size_t w = 0;
 
 	if (!s || s[0] != '/') {
-		set_err(err, err_len, "must be an absolute cgroup path (\"/\" is the whole hierarchy)");
+		set_err(err, err_len,
+			"must be an absolute cgroup path (\"/\" is the whole hierarchy)");
 		return -EINVAL;
 	}
 	while (*s) {

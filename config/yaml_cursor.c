@@ -10,7 +10,8 @@
 #include "config/config_text.h"
 
 int ycursor_init(struct ycursor *c, const char *text, size_t len, const char *name, char *err,
-		 size_t err_len) {
+		 size_t err_len)
+{
 	memset(c, 0, sizeof(*c));
 	c->name = name ? name : "<config>";
 	c->text = text;
@@ -29,7 +30,8 @@ int ycursor_init(struct ycursor *c, const char *text, size_t len, const char *na
 	return 0;
 }
 
-void ycursor_done(struct ycursor *c) {
+void ycursor_done(struct ycursor *c)
+{
 	if (!c)
 		return;
 	if (c->has_event)
@@ -38,7 +40,8 @@ void ycursor_done(struct ycursor *c) {
 	yaml_parser_delete(&c->parser);
 }
 
-static void format_line(struct ycursor *c, size_t line, size_t column, const char *fmt, va_list ap) {
+static void format_line(struct ycursor *c, size_t line, size_t column, const char *fmt, va_list ap)
+{
 	char name[256], msg[512];
 
 	if (!c->err || c->err_len == 0)
@@ -48,7 +51,8 @@ static void format_line(struct ycursor *c, size_t line, size_t column, const cha
 	snprintf(c->err, c->err_len, "%s:%zu:%zu: %s", name, line, column, msg);
 }
 
-int ycursor_fail(struct ycursor *c, yaml_mark_t mark, const char *fmt, ...) {
+int ycursor_fail(struct ycursor *c, yaml_mark_t mark, const char *fmt, ...)
+{
 	va_list ap;
 
 	/* libyaml counts from 0; editors and compilers count from 1. */
@@ -60,7 +64,8 @@ int ycursor_fail(struct ycursor *c, yaml_mark_t mark, const char *fmt, ...) {
 
 /* Reader errors carry a byte offset, not a mark: count lines and characters
  * the way libyaml does for "\n", "\r\n" and "\r" breaks. */
-static yaml_mark_t mark_of_offset(const struct ycursor *c, size_t offset) {
+static yaml_mark_t mark_of_offset(const struct ycursor *c, size_t offset)
+{
 	yaml_mark_t m = { 0 };
 
 	if (offset > c->len)
@@ -79,7 +84,8 @@ static yaml_mark_t mark_of_offset(const struct ycursor *c, size_t offset) {
 	return m;
 }
 
-static int fail_from_parser(struct ycursor *c) {
+static int fail_from_parser(struct ycursor *c)
+{
 	yaml_parser_t *p = &c->parser;
 	const char *problem = p->problem ? p->problem : "unknown problem";
 
@@ -89,15 +95,16 @@ static int fail_from_parser(struct ycursor *c) {
 		return -ENOMEM;
 	case YAML_READER_ERROR: {
 		yaml_mark_t m = mark_of_offset(c, p->problem_offset);
-		bool utf16 = c->len >= 2 && ((unsigned char)c->text[0] == 0xff || (unsigned char)c->text[0] == 0xfe);
+		bool utf16 = c->len >= 2 && ((unsigned char)c->text[0] == 0xff ||
+					     (unsigned char)c->text[0] == 0xfe);
 
 		const char *hint = utf16 ? "; UTF-16? configuration files must be UTF-8" : "";
 
 		/* libyaml reports the offending octet for encoding problems and
 		 * the decoded code point for forbidden characters. */
 		if (p->problem_value >= 0 && strstr(problem, "octet"))
-			return ycursor_fail(c, m, "not valid UTF-8 text: %s (byte 0x%02x)%s", problem,
-					    (unsigned)p->problem_value & 0xff, hint);
+			return ycursor_fail(c, m, "not valid UTF-8 text: %s (byte 0x%02x)%s",
+					    problem, (unsigned)p->problem_value & 0xff, hint);
 		if (p->problem_value >= 0)
 			return ycursor_fail(c, m, "not valid UTF-8 text: %s (U+%04X)%s", problem,
 					    (unsigned)p->problem_value, hint);
@@ -106,7 +113,8 @@ static int fail_from_parser(struct ycursor *c) {
 	case YAML_SCANNER_ERROR:
 	case YAML_PARSER_ERROR:
 		if (p->context)
-			return ycursor_fail(c, p->problem_mark, "YAML syntax error: %s (%s at line %zu, column %zu)",
+			return ycursor_fail(c, p->problem_mark,
+					    "YAML syntax error: %s (%s at line %zu, column %zu)",
 					    problem, p->context, p->context_mark.line + 1,
 					    p->context_mark.column + 1);
 		return ycursor_fail(c, p->problem_mark, "YAML syntax error: %s", problem);
@@ -116,7 +124,8 @@ static int fail_from_parser(struct ycursor *c) {
 }
 
 /* Anchors and tags sit on scalars and collection starts. */
-static int refuse_extensions(struct ycursor *c) {
+static int refuse_extensions(struct ycursor *c)
+{
 	const yaml_event_t *e = &c->event;
 	const yaml_char_t *anchor = NULL, *tag = NULL;
 	bool implicit_tag = true;
@@ -145,13 +154,16 @@ static int refuse_extensions(struct ycursor *c) {
 		return 0;
 	}
 	if (anchor)
-		return ycursor_fail(c, e->start_mark, "anchors (&name) are not supported: write the value out");
+		return ycursor_fail(c, e->start_mark,
+				    "anchors (&name) are not supported: write the value out");
 	if (tag && !implicit_tag)
-		return ycursor_fail(c, e->start_mark, "YAML tags (!tag) are not supported: remove the tag");
+		return ycursor_fail(c, e->start_mark,
+				    "YAML tags (!tag) are not supported: remove the tag");
 	return 0;
 }
 
-int ycursor_next(struct ycursor *c) {
+int ycursor_next(struct ycursor *c)
+{
 	if (c->has_event) {
 		yaml_event_delete(&c->event);
 		c->has_event = false;
@@ -162,25 +174,34 @@ int ycursor_next(struct ycursor *c) {
 	return refuse_extensions(c);
 }
 
-bool ycursor_is_null(const struct ycursor *c) {
+bool ycursor_is_null(const struct ycursor *c)
+{
 	const yaml_event_t *e = &c->event;
 	const char *v = (const char *)e->data.scalar.value;
 	size_t n = e->data.scalar.length;
 
-	if (!c->has_event || e->type != YAML_SCALAR_EVENT || e->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+	if (!c->has_event || e->type != YAML_SCALAR_EVENT ||
+	    e->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
 	return n == 0 || (n == 1 && v[0] == '~') ||
-	       (n == 4 && (!memcmp(v, "null", 4) || !memcmp(v, "Null", 4) || !memcmp(v, "NULL", 4)));
+	       (n == 4 &&
+		(!memcmp(v, "null", 4) || !memcmp(v, "Null", 4) || !memcmp(v, "NULL", 4)));
 }
 
-const char *ycursor_describe(const struct ycursor *c) {
+const char *ycursor_describe(const struct ycursor *c)
+{
 	if (!c->has_event)
 		return "nothing";
 	switch (c->event.type) {
-	case YAML_MAPPING_START_EVENT: return "a mapping";
-	case YAML_SEQUENCE_START_EVENT: return "a list";
-	case YAML_SCALAR_EVENT: return ycursor_is_null(c) ? "null" : "a single value";
-	case YAML_ALIAS_EVENT: return "an alias";
-	default: return "the end of the collection";
+	case YAML_MAPPING_START_EVENT:
+		return "a mapping";
+	case YAML_SEQUENCE_START_EVENT:
+		return "a list";
+	case YAML_SCALAR_EVENT:
+		return ycursor_is_null(c) ? "null" : "a single value";
+	case YAML_ALIAS_EVENT:
+		return "an alias";
+	default:
+		return "the end of the collection";
 	}
 }

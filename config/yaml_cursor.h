@@ -12,12 +12,12 @@
 
 struct ycursor {
 	yaml_parser_t parser;
-	yaml_event_t event;       /* current event, valid after a successful ycursor_next() */
+	yaml_event_t event; /* current event, valid after a successful ycursor_next() */
 	bool has_event;
-	const char *name;         /* file name for messages */
-	const char *text;         /* the whole input, for positions libyaml gives as offsets */
+	const char *name; /* file name for messages */
+	const char *text; /* the whole input, for positions libyaml gives as offsets */
 	size_t len;
-	char *err;                /* where the one-line error goes */
+	char *err; /* where the one-line error goes */
 	size_t err_len;
 };
 

@@ -23,12 +23,24 @@ static void map_one(struct derived_map *m, const struct perf_event_attr *a, int 
 	if (a->type != PERF_TYPE_HARDWARE)
 		return;
 	switch (a->config) {
-	case PERF_COUNT_HW_CPU_CYCLES: m->cycles = i; break;
-	case PERF_COUNT_HW_INSTRUCTIONS: m->instructions = i; break;
-	case PERF_COUNT_HW_CACHE_REFERENCES: m->cache_refs = i; break;
-	case PERF_COUNT_HW_CACHE_MISSES: m->cache_misses = i; break;
-	case PERF_COUNT_HW_BRANCH_INSTRUCTIONS: m->branches = i; break;
-	case PERF_COUNT_HW_BRANCH_MISSES: m->branch_misses = i; break;
+	case PERF_COUNT_HW_CPU_CYCLES:
+		m->cycles = i;
+		break;
+	case PERF_COUNT_HW_INSTRUCTIONS:
+		m->instructions = i;
+		break;
+	case PERF_COUNT_HW_CACHE_REFERENCES:
+		m->cache_refs = i;
+		break;
+	case PERF_COUNT_HW_CACHE_MISSES:
+		m->cache_misses = i;
+		break;
+	case PERF_COUNT_HW_BRANCH_INSTRUCTIONS:
+		m->branches = i;
+		break;
+	case PERF_COUNT_HW_BRANCH_MISSES:
+		m->branch_misses = i;
+		break;
 	}
 }
 
@@ -82,12 +94,18 @@ bool derived_compute(enum derived_metric m, const struct derived_map *map, const
 int derived_row(enum derived_metric m, const struct derived_map *map)
 {
 	switch (m) {
-	case DERIVED_IPC: return map->instructions;
-	case DERIVED_CPI: return -1; /* perf shows IPC only; CPI is for CSV columns */
-	case DERIVED_CPU_CORES: return map->clock;
-	case DERIVED_CACHE_MISS_PCT: return map->cache_misses;
-	case DERIVED_BRANCH_MISS_PCT: return map->branch_misses;
-	default: return -1;
+	case DERIVED_IPC:
+		return map->instructions;
+	case DERIVED_CPI:
+		return -1; /* perf shows IPC only; CPI is for CSV columns */
+	case DERIVED_CPU_CORES:
+		return map->clock;
+	case DERIVED_CACHE_MISS_PCT:
+		return map->cache_misses;
+	case DERIVED_BRANCH_MISS_PCT:
+		return map->branch_misses;
+	default:
+		return -1;
 	}
 }
 

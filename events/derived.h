@@ -10,10 +10,10 @@
 #include <stdint.h>
 
 enum derived_metric {
-	DERIVED_IPC,             /* instructions / cycles */
-	DERIVED_CPI,             /* cycles / instructions */
-	DERIVED_CPU_CORES,       /* task-clock (or cpu-clock) / wall time */
-	DERIVED_CACHE_MISS_PCT,  /* 100 * cache-misses / cache-references */
+	DERIVED_IPC, /* instructions / cycles */
+	DERIVED_CPI, /* cycles / instructions */
+	DERIVED_CPU_CORES, /* task-clock (or cpu-clock) / wall time */
+	DERIVED_CACHE_MISS_PCT, /* 100 * cache-misses / cache-references */
 	DERIVED_BRANCH_MISS_PCT, /* 100 * branch-misses / branches */
 	NR_DERIVED,
 };
@@ -30,5 +30,5 @@ bool derived_compute(enum derived_metric m, const struct derived_map *map, const
 		     uint64_t interval_ns, double *ret);
 /* The event whose row carries the metric (perf's place), -1 if not counted. */
 int derived_row(enum derived_metric m, const struct derived_map *map);
-const char *derived_name(enum derived_metric m);       /* "ipc", "cpu_cores", ... */
+const char *derived_name(enum derived_metric m); /* "ipc", "cpu_cores", ... */
 const char *derived_annotation(enum derived_metric m); /* "insn per cycle", ... */

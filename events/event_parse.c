@@ -32,7 +32,8 @@
  * A fixed buffer rather than strdup() so setting it can never fail. */
 static char sysfs_root_override[PATH_MAX];
 
-void event_set_sysfs_root(const char *root) {
+void event_set_sysfs_root(const char *root)
+{
 	if (!root || !*root) {
 		sysfs_root_override[0] = '\0';
 		return;
@@ -40,14 +41,16 @@ void event_set_sysfs_root(const char *root) {
 	snprintf(sysfs_root_override, sizeof(sysfs_root_override), "%s", root);
 }
 
-static const char *sysfs_root(void) {
+static const char *sysfs_root(void)
+{
 	return sysfs_root_override[0] ? sysfs_root_override : DEFAULT_SYSFS_ROOT;
 }
 
 static void set_err(char *err_buf, size_t err_len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void set_err(char *err_buf, size_t err_len, const char *fmt, ...) {
+static void set_err(char *err_buf, size_t err_len, const char *fmt, ...)
+{
 	va_list ap;
 
 	if (!err_buf || err_len == 0)
@@ -68,36 +71,36 @@ struct known_event {
 
 /* Same spellings as perf; aliases are separate rows so lookup is a plain scan. */
 static const struct known_event hardware_events[] = {
-	{ "cycles",                  PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles",              PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions",            PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references",        PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses",            PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-instructions",     PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branches",                PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses",           PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles",              PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
 	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "idle-cycles-frontend",    PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
-	{ "stalled-cycles-backend",  PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "idle-cycles-backend",     PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
-	{ "ref-cycles",              PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+	{ "idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND },
+	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
 };
 
 static const struct known_event software_events[] = {
-	{ "cpu-clock",        PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock",       PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults",      PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults",           PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
 	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs",               PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations",   PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations",       PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "minor-faults",     PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults",     PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
 	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS },
 	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS },
-	{ "cgroup-switches",  PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
+	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
 };
 
 /* Hardware cache events are a cross product (cache x op x result), so they
@@ -108,29 +111,35 @@ static const struct {
 	const char *name;
 	unsigned ops;
 } cache_ids[PERF_COUNT_HW_CACHE_MAX] = {
-	[PERF_COUNT_HW_CACHE_L1D]  = { "L1-dcache", OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
-	[PERF_COUNT_HW_CACHE_L1I]  = { "L1-icache", OP_MASK(READ) | OP_MASK(PREFETCH) },
-	[PERF_COUNT_HW_CACHE_LL]   = { "LLC",       OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
-	[PERF_COUNT_HW_CACHE_DTLB] = { "dTLB",      OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
-	[PERF_COUNT_HW_CACHE_ITLB] = { "iTLB",      OP_MASK(READ) },
-	[PERF_COUNT_HW_CACHE_BPU]  = { "branch",    OP_MASK(READ) },
-	[PERF_COUNT_HW_CACHE_NODE] = { "node",      OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
+	[PERF_COUNT_HW_CACHE_L1D] = { "L1-dcache",
+				      OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
+	[PERF_COUNT_HW_CACHE_L1I] = { "L1-icache", OP_MASK(READ) | OP_MASK(PREFETCH) },
+	[PERF_COUNT_HW_CACHE_LL] = { "LLC", OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
+	[PERF_COUNT_HW_CACHE_DTLB] = { "dTLB", OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
+	[PERF_COUNT_HW_CACHE_ITLB] = { "iTLB", OP_MASK(READ) },
+	[PERF_COUNT_HW_CACHE_BPU] = { "branch", OP_MASK(READ) },
+	[PERF_COUNT_HW_CACHE_NODE] = { "node", OP_MASK(READ) | OP_MASK(WRITE) | OP_MASK(PREFETCH) },
 };
 #undef OP_MASK
 
 /* [op] = { plural used for accesses, singular used before "-misses" } */
 static const char *const cache_ops[PERF_COUNT_HW_CACHE_OP_MAX][2] = {
-	[PERF_COUNT_HW_CACHE_OP_READ]     = { "loads", "load" },
-	[PERF_COUNT_HW_CACHE_OP_WRITE]    = { "stores", "store" },
+	[PERF_COUNT_HW_CACHE_OP_READ] = { "loads", "load" },
+	[PERF_COUNT_HW_CACHE_OP_WRITE] = { "stores", "store" },
 	[PERF_COUNT_HW_CACHE_OP_PREFETCH] = { "prefetches", "prefetch" },
 };
 
-static const char *kind_of_type(uint32_t type) {
+static const char *kind_of_type(uint32_t type)
+{
 	switch (type) {
-	case PERF_TYPE_HARDWARE: return "hardware";
-	case PERF_TYPE_SOFTWARE: return "software";
-	case PERF_TYPE_HW_CACHE: return "hardware-cache";
-	default:                 return "pmu";
+	case PERF_TYPE_HARDWARE:
+		return "hardware";
+	case PERF_TYPE_SOFTWARE:
+		return "software";
+	case PERF_TYPE_HW_CACHE:
+		return "hardware-cache";
+	default:
+		return "pmu";
 	}
 }
 
@@ -139,7 +148,8 @@ static const char *kind_of_type(uint32_t type) {
  * cb stops the walk and is passed through. */
 typedef int (*symbolic_cb)(const struct known_event *ev, void *data);
 
-static int walk_table(const struct known_event *table, size_t n, symbolic_cb cb, void *data) {
+static int walk_table(const struct known_event *table, size_t n, symbolic_cb cb, void *data)
+{
 	for (size_t i = 0; i < n; i++) {
 		int r = cb(&table[i], data);
 		if (r != 0)
@@ -148,7 +158,8 @@ static int walk_table(const struct known_event *table, size_t n, symbolic_cb cb,
 	return 0;
 }
 
-static int walk_cache_events(symbolic_cb cb, void *data) {
+static int walk_cache_events(symbolic_cb cb, void *data)
+{
 	for (unsigned id = 0; id < PERF_COUNT_HW_CACHE_MAX; id++) {
 		for (unsigned op = 0; op < PERF_COUNT_HW_CACHE_OP_MAX; op++) {
 			if (!(cache_ids[id].ops & (1u << op)))
@@ -163,9 +174,11 @@ static int walk_cache_events(symbolic_cb cb, void *data) {
 				int r;
 
 				if (res == PERF_COUNT_HW_CACHE_RESULT_ACCESS)
-					snprintf(name, sizeof(name), "%s-%s", cache_ids[id].name, cache_ops[op][0]);
+					snprintf(name, sizeof(name), "%s-%s", cache_ids[id].name,
+						 cache_ops[op][0]);
 				else
-					snprintf(name, sizeof(name), "%s-%s-misses", cache_ids[id].name, cache_ops[op][1]);
+					snprintf(name, sizeof(name), "%s-%s-misses",
+						 cache_ids[id].name, cache_ops[op][1]);
 				r = cb(&ev, data);
 				if (r != 0)
 					return r;
@@ -175,16 +188,19 @@ static int walk_cache_events(symbolic_cb cb, void *data) {
 	return 0;
 }
 
-static int walk_symbolic(symbolic_cb cb, void *data) {
+static int walk_symbolic(symbolic_cb cb, void *data)
+{
 	int r;
 
-	r = walk_table(hardware_events, sizeof(hardware_events) / sizeof(hardware_events[0]), cb, data);
+	r = walk_table(hardware_events, sizeof(hardware_events) / sizeof(hardware_events[0]), cb,
+		       data);
 	if (r != 0)
 		return r;
 	r = walk_cache_events(cb, data);
 	if (r != 0)
 		return r;
-	return walk_table(software_events, sizeof(software_events) / sizeof(software_events[0]), cb, data);
+	return walk_table(software_events, sizeof(software_events) / sizeof(software_events[0]), cb,
+			  data);
 }
 
 struct lookup_ctx {
@@ -193,7 +209,8 @@ struct lookup_ctx {
 	uint64_t config;
 };
 
-static int lookup_cb(const struct known_event *ev, void *data) {
+static int lookup_cb(const struct known_event *ev, void *data)
+{
 	struct lookup_ctx *ctx = data;
 
 	/* Case-sensitive on purpose: perf treats "Cycles" as unknown too. */
@@ -204,7 +221,8 @@ static int lookup_cb(const struct known_event *ev, void *data) {
 	return 1;
 }
 
-static int parse_symbolic(const char *name, struct perf_event_attr *attr) {
+static int parse_symbolic(const char *name, struct perf_event_attr *attr)
+{
 	struct lookup_ctx ctx = { .name = name };
 
 	if (walk_symbolic(lookup_cb, &ctx) != 1)
@@ -219,13 +237,15 @@ struct known_ctx {
 	void *data;
 };
 
-static int known_cb(const struct known_event *ev, void *data) {
+static int known_cb(const struct known_event *ev, void *data)
+{
 	struct known_ctx *ctx = data;
 
 	return ctx->cb(ev->name, kind_of_type(ev->type), ctx->data);
 }
 
-int event_for_each_known(event_name_cb cb, void *data) {
+int event_for_each_known(event_name_cb cb, void *data)
+{
 	struct known_ctx ctx = { .cb = cb, .data = data };
 
 	if (!cb)
@@ -237,7 +257,8 @@ int event_for_each_known(event_name_cb cb, void *data) {
 /* Suggestions                                                               */
 
 /* Case-insensitive Levenshtein distance; both strings are < EVENT_NAME_MAX. */
-static unsigned edit_distance(const char *a, const char *b) {
+static unsigned edit_distance(const char *a, const char *b)
+{
 	unsigned prev[EVENT_NAME_MAX + 1], cur[EVENT_NAME_MAX + 1];
 	size_t la = strlen(a), lb = strlen(b);
 
@@ -246,7 +267,8 @@ static unsigned edit_distance(const char *a, const char *b) {
 	for (size_t i = 1; i <= la; i++) {
 		cur[0] = i;
 		for (size_t j = 1; j <= lb; j++) {
-			unsigned cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			unsigned cost = tolower((unsigned char)a[i - 1]) !=
+					tolower((unsigned char)b[j - 1]);
 			unsigned best = prev[j - 1] + cost;
 
 			if (prev[j] + 1 < best)
@@ -270,7 +292,8 @@ struct suggest_ctx {
 	int max;
 };
 
-static int suggest_cb(const struct known_event *ev, void *data) {
+static int suggest_cb(const struct known_event *ev, void *data)
+{
 	struct suggest_ctx *ctx = data;
 	const char *sep = ctx->count > 0 ? ", " : "";
 	size_t need = strlen(sep) + strlen(ev->name);
@@ -280,12 +303,14 @@ static int suggest_cb(const struct known_event *ev, void *data) {
 	/* A suggestion that does not fit whole is dropped rather than cut. */
 	if (ctx->used + need >= ctx->out_len)
 		return 1;
-	ctx->used += snprintf(ctx->out + ctx->used, ctx->out_len - ctx->used, "%s%s", sep, ev->name);
+	ctx->used +=
+		snprintf(ctx->out + ctx->used, ctx->out_len - ctx->used, "%s%s", sep, ev->name);
 	ctx->count++;
 	return ctx->count >= ctx->max;
 }
 
-int event_suggest(const char *name, char *out, size_t out_len, int max) {
+int event_suggest(const char *name, char *out, size_t out_len, int max)
+{
 	struct suggest_ctx ctx = { .name = name, .out = out, .out_len = out_len, .max = max };
 	size_t len;
 	unsigned threshold;
@@ -311,7 +336,8 @@ int event_suggest(const char *name, char *out, size_t out_len, int max) {
 /* "r" followed only by letters/digits is taken as an attempt at raw syntax,
  * so "rzz" is a malformed raw event, while "ref-cylces" stays an unknown
  * symbolic name (and gets suggestions). */
-static bool looks_raw(const char *name) {
+static bool looks_raw(const char *name)
+{
 	if (name[0] != 'r')
 		return false;
 	for (const char *p = name + 1; *p; p++)
@@ -320,14 +346,16 @@ static bool looks_raw(const char *name) {
 	return true;
 }
 
-static int parse_raw(const char *name, struct perf_event_attr *attr, char *err_buf, size_t err_len) {
+static int parse_raw(const char *name, struct perf_event_attr *attr, char *err_buf, size_t err_len)
+{
 	const char *hex = name + 1;
 	size_t n = strlen(hex);
 	uint64_t config = 0;
 
 	if (n == 0 || n > 16 || strspn(hex, "0123456789abcdefABCDEF") != n) {
 		set_err(err_buf, err_len,
-			"invalid raw event '%s' (expected 'r' followed by up to 16 hex digits, e.g. r1a8)", name);
+			"invalid raw event '%s' (expected 'r' followed by up to 16 hex digits, e.g. r1a8)",
+			name);
 		return -EINVAL;
 	}
 	for (const char *p = hex; *p; p++) {
@@ -344,7 +372,11 @@ static int parse_raw(const char *name, struct perf_event_attr *attr, char *err_b
 
 #define FORMAT_MAX_BITS 192 /* config, config1, config2: 64 bits each */
 
-enum config_field { FIELD_CONFIG, FIELD_CONFIG1, FIELD_CONFIG2 };
+enum config_field {
+	FIELD_CONFIG,
+	FIELD_CONFIG1,
+	FIELD_CONFIG2
+};
 
 struct term_format {
 	unsigned n_bits;
@@ -356,7 +388,8 @@ struct term_format {
 
 /* Names we are willing to turn into paths: no '/', no leading '.', so no
  * escape out of the PMU directory. */
-static bool valid_sysfs_name(const char *s, size_t len) {
+static bool valid_sysfs_name(const char *s, size_t len)
+{
 	if (len == 0 || s[0] == '.')
 		return false;
 	for (size_t i = 0; i < len; i++)
@@ -365,7 +398,8 @@ static bool valid_sysfs_name(const char *s, size_t len) {
 	return true;
 }
 
-static void strip_trailing_space(char *s) {
+static void strip_trailing_space(char *s)
+{
 	size_t n = strlen(s);
 
 	while (n > 0 && isspace((unsigned char)s[n - 1]))
@@ -374,7 +408,8 @@ static void strip_trailing_space(char *s) {
 
 /* Read a small sysfs file relative to dirfd into buf, NUL-terminated and
  * with the trailing newline stripped. */
-static int read_small_file_at(int dirfd, const char *path, char *buf, size_t len) {
+static int read_small_file_at(int dirfd, const char *path, char *buf, size_t len)
+{
 	ssize_t n;
 	int fd, r = 0;
 
@@ -399,7 +434,8 @@ out:
 }
 
 /* Plain decimal or 0x-hex; octal is deliberately not accepted ("010" is 10). */
-static int parse_number(const char *s, uint64_t *ret) {
+static int parse_number(const char *s, uint64_t *ret)
+{
 	int base = 10;
 	char *end;
 	unsigned long long v;
@@ -419,7 +455,8 @@ static int parse_number(const char *s, uint64_t *ret) {
 	return 0;
 }
 
-static int parse_field_name(const char *s, size_t len, enum config_field *ret) {
+static int parse_field_name(const char *s, size_t len, enum config_field *ret)
+{
 	static const char *const names[] = { "config", "config1", "config2" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -432,7 +469,8 @@ static int parse_field_name(const char *s, size_t len, enum config_field *ret) {
 }
 
 /* "A-B" or "A", 0 <= A <= B <= 63. */
-static int parse_bit_range(const char *s, unsigned *ret_lo, unsigned *ret_hi) {
+static int parse_bit_range(const char *s, unsigned *ret_lo, unsigned *ret_hi)
+{
 	unsigned lo, hi;
 	int consumed = 0;
 
@@ -453,7 +491,8 @@ static int parse_bit_range(const char *s, unsigned *ret_lo, unsigned *ret_hi) {
  * "field:" continues the previous field ("config:0-7,32-35"). Ranges are
  * filled in the order written, which is how split fields get their value
  * bits (low value bits go to the first range). */
-static int parse_format(char *text, struct term_format *ret_fmt) {
+static int parse_format(char *text, struct term_format *ret_fmt)
+{
 	struct term_format fmt = { 0 };
 	enum config_field field = FIELD_CONFIG;
 	bool have_field = false;
@@ -486,17 +525,23 @@ static int parse_format(char *text, struct term_format *ret_fmt) {
 	return 0;
 }
 
-static __u64 *config_field_ptr(struct perf_event_attr *attr, enum config_field field) {
+static __u64 *config_field_ptr(struct perf_event_attr *attr, enum config_field field)
+{
 	switch (field) {
-	case FIELD_CONFIG1: return &attr->config1;
-	case FIELD_CONFIG2: return &attr->config2;
-	default:            return &attr->config;
+	case FIELD_CONFIG1:
+		return &attr->config1;
+	case FIELD_CONFIG2:
+		return &attr->config2;
+	default:
+		return &attr->config;
 	}
 }
 
 /* Clear-then-set, so a later term overrides an earlier one (e.g. an explicit
  * umask after an alias that already set it), as in perf. */
-static void apply_format(const struct term_format *fmt, uint64_t value, struct perf_event_attr *attr) {
+static void apply_format(const struct term_format *fmt, uint64_t value,
+			 struct perf_event_attr *attr)
+{
 	for (unsigned i = 0; i < fmt->n_bits; i++) {
 		__u64 *f = config_field_ptr(attr, fmt->bits[i].field);
 		uint64_t mask = UINT64_C(1) << fmt->bits[i].bit;
@@ -508,7 +553,8 @@ static void apply_format(const struct term_format *fmt, uint64_t value, struct p
 }
 
 /* Comma-separated list of format/ entries, sorted, for "valid terms: ...". */
-static void list_format_terms(int pmu_fd, char *buf, size_t len) {
+static void list_format_terms(int pmu_fd, char *buf, size_t len)
+{
 	struct dirent **entries = NULL;
 	size_t used = 0;
 	int n, fd;
@@ -541,13 +587,14 @@ static int apply_terms(const struct pmu_ctx *ctx, char *terms, bool allow_alias,
 		       struct perf_event_attr *attr);
 
 static int apply_format_term(const struct pmu_ctx *ctx, const char *term, const char *value,
-			     char *format_text, struct perf_event_attr *attr) {
+			     char *format_text, struct perf_event_attr *attr)
+{
 	struct term_format fmt;
 	uint64_t v = 1; /* a bare term ("edge") means 1, as in perf */
 
 	if (parse_format(format_text, &fmt) < 0) {
-		set_err(ctx->err_buf, ctx->err_len, "PMU '%s': cannot parse sysfs format of term '%s'",
-			ctx->pmu, term);
+		set_err(ctx->err_buf, ctx->err_len,
+			"PMU '%s': cannot parse sysfs format of term '%s'", ctx->pmu, term);
 		return -EINVAL;
 	}
 	if (value && parse_number(value, &v) < 0) {
@@ -568,7 +615,9 @@ static int apply_format_term(const struct pmu_ctx *ctx, const char *term, const 
 
 /* An events/<alias> file holds a term list ("event=0x3c,umask=0x00") that is
  * expanded in place. Aliases may not refer to aliases: one level only. */
-static int apply_alias_term(const struct pmu_ctx *ctx, const char *term, struct perf_event_attr *attr) {
+static int apply_alias_term(const struct pmu_ctx *ctx, const char *term,
+			    struct perf_event_attr *attr)
+{
 	char path[NAME_MAX + 8], text[1024];
 	int r;
 
@@ -581,7 +630,8 @@ static int apply_alias_term(const struct pmu_ctx *ctx, const char *term, struct 
 
 /* config=, config1=, config2= set a whole attr field, like perf. */
 static int apply_builtin_term(const struct pmu_ctx *ctx, const char *term, const char *value,
-			      struct perf_event_attr *attr) {
+			      struct perf_event_attr *attr)
+{
 	enum config_field field;
 	uint64_t v;
 
@@ -596,13 +646,15 @@ static int apply_builtin_term(const struct pmu_ctx *ctx, const char *term, const
 	return 0;
 }
 
-static int apply_term(const struct pmu_ctx *ctx, const char *term, const char *value, bool allow_alias,
-		      struct perf_event_attr *attr) {
+static int apply_term(const struct pmu_ctx *ctx, const char *term, const char *value,
+		      bool allow_alias, struct perf_event_attr *attr)
+{
 	char path[NAME_MAX + 8], text[512], valid[512];
 	int r;
 
 	if (!valid_sysfs_name(term, strlen(term)) || strlen(term) > NAME_MAX) {
-		set_err(ctx->err_buf, ctx->err_len, "event '%s': invalid term '%s'", ctx->event, term);
+		set_err(ctx->err_buf, ctx->err_len, "event '%s': invalid term '%s'", ctx->event,
+			term);
 		return -EINVAL;
 	}
 
@@ -627,17 +679,20 @@ static int apply_term(const struct pmu_ctx *ctx, const char *term, const char *v
 		return r;
 
 	list_format_terms(ctx->fd, valid, sizeof(valid));
-	set_err(ctx->err_buf, ctx->err_len, "event '%s': unknown term '%s' for PMU '%s' (valid terms: %s)",
-		ctx->event, term, ctx->pmu, valid[0] ? valid : "none");
+	set_err(ctx->err_buf, ctx->err_len,
+		"event '%s': unknown term '%s' for PMU '%s' (valid terms: %s)", ctx->event, term,
+		ctx->pmu, valid[0] ? valid : "none");
 	return -EINVAL;
 }
 
 /* terms is modified in place (split on ',' and '='). */
 static int apply_terms(const struct pmu_ctx *ctx, char *terms, bool allow_alias,
-		       struct perf_event_attr *attr) {
+		       struct perf_event_attr *attr)
+{
 	char *save = NULL;
 
-	if (terms[0] == ',' || (terms[0] && terms[strlen(terms) - 1] == ',') || strstr(terms, ",,")) {
+	if (terms[0] == ',' || (terms[0] && terms[strlen(terms) - 1] == ',') ||
+	    strstr(terms, ",,")) {
 		set_err(ctx->err_buf, ctx->err_len, "event '%s': empty term", ctx->event);
 		return -EINVAL;
 	}
@@ -648,8 +703,9 @@ static int apply_terms(const struct pmu_ctx *ctx, char *terms, bool allow_alias,
 		if (value) {
 			*value++ = '\0';
 			if (!*value) {
-				set_err(ctx->err_buf, ctx->err_len, "event '%s': term '%s' has an empty value",
-					ctx->event, term);
+				set_err(ctx->err_buf, ctx->err_len,
+					"event '%s': term '%s' has an empty value", ctx->event,
+					term);
 				return -EINVAL;
 			}
 		}
@@ -660,7 +716,8 @@ static int apply_terms(const struct pmu_ctx *ctx, char *terms, bool allow_alias,
 	return 0;
 }
 
-static int read_pmu_type(int pmu_fd, uint32_t *ret_type) {
+static int read_pmu_type(int pmu_fd, uint32_t *ret_type)
+{
 	char buf[32];
 	uint64_t v;
 	int r;
@@ -675,8 +732,9 @@ static int read_pmu_type(int pmu_fd, uint32_t *ret_type) {
 }
 
 /* Split "pmu/terms/" into its parts; pmu and terms point into buf. */
-static int split_pmu_event(const char *name, char *buf, size_t len, char **ret_pmu, char **ret_terms,
-			   char *err_buf, size_t err_len) {
+static int split_pmu_event(const char *name, char *buf, size_t len, char **ret_pmu,
+			   char **ret_terms, char *err_buf, size_t err_len)
+{
 	char *open, *close;
 
 	snprintf(buf, len, "%s", name);
@@ -684,15 +742,19 @@ static int split_pmu_event(const char *name, char *buf, size_t len, char **ret_p
 	close = strrchr(buf, '/');
 	if (close == open || close[1] != '\0') {
 		if (close != open && close[1] == ':')
-			set_err(err_buf, err_len, "event '%s': event modifiers are not supported", name);
+			set_err(err_buf, err_len, "event '%s': event modifiers are not supported",
+				name);
 		else
-			set_err(err_buf, err_len, "event '%s': missing trailing '/' (expected pmu/term=value,.../)", name);
+			set_err(err_buf, err_len,
+				"event '%s': missing trailing '/' (expected pmu/term=value,.../)",
+				name);
 		return -EINVAL;
 	}
 	*open = '\0';
 	*close = '\0';
 	if (!valid_sysfs_name(buf, strlen(buf)) || strchr(open + 1, '/')) {
-		set_err(err_buf, err_len, "event '%s': malformed PMU event (expected pmu/term=value,.../)", name);
+		set_err(err_buf, err_len,
+			"event '%s': malformed PMU event (expected pmu/term=value,.../)", name);
 		return -EINVAL;
 	}
 	*ret_pmu = buf;
@@ -700,7 +762,9 @@ static int split_pmu_event(const char *name, char *buf, size_t len, char **ret_p
 	return 0;
 }
 
-static int parse_pmu_event(const char *name, struct perf_event_attr *attr, char *err_buf, size_t err_len) {
+static int parse_pmu_event(const char *name, struct perf_event_attr *attr, char *err_buf,
+			   size_t err_len)
+{
 	char buf[EVENT_NAME_MAX], *pmu, *terms;
 	struct pmu_ctx ctx = { .fd = -1, .event = name, .err_buf = err_buf, .err_len = err_len };
 	struct perf_event_attr a = *attr;
@@ -714,13 +778,15 @@ static int parse_pmu_event(const char *name, struct perf_event_attr *attr, char 
 	root_fd = open(sysfs_root(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0) {
 		r = -errno;
-		set_err(err_buf, err_len, "event '%s': cannot open %s: %s", name, sysfs_root(), strerror(-r));
+		set_err(err_buf, err_len, "event '%s': cannot open %s: %s", name, sysfs_root(),
+			strerror(-r));
 		return r;
 	}
 	ctx.fd = openat(root_fd, pmu, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	close(root_fd);
 	if (ctx.fd < 0 || read_pmu_type(ctx.fd, &a.type) < 0) {
-		set_err(err_buf, err_len, "event '%s': unknown PMU '%s' (no %s/%s/type)", name, pmu, sysfs_root(), pmu);
+		set_err(err_buf, err_len, "event '%s': unknown PMU '%s' (no %s/%s/type)", name, pmu,
+			sysfs_root(), pmu);
 		r = -ENOENT;
 		goto out;
 	}
@@ -734,7 +800,8 @@ out:
 	return r;
 }
 
-int event_for_each_pmu(event_pmu_cb cb, void *data) {
+int event_for_each_pmu(event_pmu_cb cb, void *data)
+{
 	struct dirent **entries = NULL;
 	int root_fd, n, r = 0;
 
@@ -774,7 +841,8 @@ out:
 /* ------------------------------------------------------------------------- */
 /* Entry points                                                              */
 
-static void trim(const char *s, const char **ret_start, size_t *ret_len) {
+static void trim(const char *s, const char **ret_start, size_t *ret_len)
+{
 	size_t len;
 
 	while (isspace((unsigned char)*s))
@@ -786,7 +854,8 @@ static void trim(const char *s, const char **ret_start, size_t *ret_len) {
 	*ret_len = len;
 }
 
-static int parse_name(const char *name, struct perf_event_attr *attr, char *err_buf, size_t err_len) {
+static int parse_name(const char *name, struct perf_event_attr *attr, char *err_buf, size_t err_len)
+{
 	int r;
 
 	if (strchr(name, '/'))
@@ -798,14 +867,16 @@ static int parse_name(const char *name, struct perf_event_attr *attr, char *err_
 	if (looks_raw(name))
 		return parse_raw(name, attr, err_buf, err_len);
 	if (strchr(name, ':')) {
-		set_err(err_buf, err_len, "event '%s': event modifiers and tracepoints are not supported", name);
+		set_err(err_buf, err_len,
+			"event '%s': event modifiers and tracepoints are not supported", name);
 		return -EINVAL;
 	}
 	set_err(err_buf, err_len, "unknown event '%s'", name);
 	return -ENOENT;
 }
 
-int event_parse(const char *name, struct event_spec *ret_spec, char *err_buf, size_t err_len) {
+int event_parse(const char *name, struct event_spec *ret_spec, char *err_buf, size_t err_len)
+{
 	struct event_spec spec;
 	const char *start;
 	size_t len;
@@ -821,7 +892,8 @@ int event_parse(const char *name, struct event_spec *ret_spec, char *err_buf, si
 		return -EINVAL;
 	}
 	if (len >= EVENT_NAME_MAX) {
-		set_err(err_buf, err_len, "event name too long (max %d characters)", EVENT_NAME_MAX - 1);
+		set_err(err_buf, err_len, "event name too long (max %d characters)",
+			EVENT_NAME_MAX - 1);
 		return -EINVAL;
 	}
 
@@ -837,13 +909,15 @@ int event_parse(const char *name, struct event_spec *ret_spec, char *err_buf, si
 		return r;
 
 	spec.is_time = spec.attr.type == PERF_TYPE_SOFTWARE &&
-		       (spec.attr.config == PERF_COUNT_SW_CPU_CLOCK || spec.attr.config == PERF_COUNT_SW_TASK_CLOCK);
+		       (spec.attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+			spec.attr.config == PERF_COUNT_SW_TASK_CLOCK);
 	memcpy(ret_spec, &spec, sizeof(spec));
 	return 0;
 }
 
 /* Length of the next list item: up to a ',' that is not inside pmu/.../. */
-static size_t list_item_len(const char *s) {
+static size_t list_item_len(const char *s)
+{
 	bool in_pmu = false;
 	size_t i;
 
@@ -856,7 +930,8 @@ static size_t list_item_len(const char *s) {
 	return i;
 }
 
-static int count_list_items(const char *list) {
+static int count_list_items(const char *list)
+{
 	int n = 1;
 
 	for (const char *p = list;; n++) {
@@ -880,7 +955,9 @@ static void append_suggestions(const char *name, char *err_buf, size_t err_len)
 		snprintf(err_buf + used, err_len - used, " (see 'cgperf events')");
 }
 
-static int parse_list_into(const char *list, struct event_spec *specs, char *err_buf, size_t err_len) {
+static int parse_list_into(const char *list, struct event_spec *specs, char *err_buf,
+			   size_t err_len)
+{
 	const char *p = list;
 	int n = 0;
 
@@ -905,8 +982,9 @@ static int parse_list_into(const char *list, struct event_spec *specs, char *err
 	}
 }
 
-int event_parse_list(const char *list, struct event_spec *ret_specs, int max_specs,
-		     char *err_buf, size_t err_len) {
+int event_parse_list(const char *list, struct event_spec *ret_specs, int max_specs, char *err_buf,
+		     size_t err_len)
+{
 	struct event_spec *tmp;
 	int n;
 

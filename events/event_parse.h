@@ -8,10 +8,10 @@
 #define EVENT_NAME_MAX 128
 
 struct event_spec {
-	char name[EVENT_NAME_MAX];   /* canonical name as the user wrote it (alias kept) */
+	char name[EVENT_NAME_MAX]; /* canonical name as the user wrote it (alias kept) */
 	struct perf_event_attr attr; /* fully zeroed except the fields that matter: usable
 	                              * as a byte-exact key in the shared attr map */
-	bool is_time;                /* cpu-clock / task-clock: value is ns, printed as msec */
+	bool is_time; /* cpu-clock / task-clock: value is ns, printed as msec */
 };
 
 /* Parse one event name: hardware (cycles, instructions, ...), software
@@ -25,8 +25,8 @@ int event_parse(const char *name, struct event_spec *ret_spec, char *err_buf, si
 
 /* Parse a comma-separated list ("cycles,cs,cpu/event=0x3c/") into an array.
  * Commas inside pmu/.../ are not separators. Returns number parsed or negative errno. */
-int event_parse_list(const char *list, struct event_spec *ret_specs, int max_specs,
-		     char *err_buf, size_t err_len);
+int event_parse_list(const char *list, struct event_spec *ret_specs, int max_specs, char *err_buf,
+		     size_t err_len);
 
 /* Up to `max` known event names close to `name` (edit distance), written into out
  * as ", "-separated text. Returns number of suggestions. */

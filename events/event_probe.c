@@ -13,9 +13,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static void set_msg(char *msg, size_t msg_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_msg(char *msg, size_t msg_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void set_msg(char *msg, size_t msg_len, const char *fmt, ...) {
+static void set_msg(char *msg, size_t msg_len, const char *fmt, ...)
+{
 	va_list ap;
 
 	if (!msg || msg_len == 0)
@@ -25,16 +27,19 @@ static void set_msg(char *msg, size_t msg_len, const char *fmt, ...) {
 	va_end(ap);
 }
 
-static void describe_failure(const struct event_spec *ev, int err, char *msg, size_t msg_len) {
+static void describe_failure(const struct event_spec *ev, int err, char *msg, size_t msg_len)
+{
 	switch (err) {
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
 	case EINVAL:
 		if (ev->attr.type == PERF_TYPE_SOFTWARE)
-			set_msg(msg, msg_len, "event '%s' is not supported by this kernel", ev->name);
+			set_msg(msg, msg_len, "event '%s' is not supported by this kernel",
+				ev->name);
 		else
-			set_msg(msg, msg_len, "event '%s' is not supported on this host (no hardware PMU?)",
+			set_msg(msg, msg_len,
+				"event '%s' is not supported on this host (no hardware PMU?)",
 				ev->name);
 		break;
 	case EACCES:
@@ -49,7 +54,8 @@ static void describe_failure(const struct event_spec *ev, int err, char *msg, si
 	}
 }
 
-int event_probe(const struct event_spec *ev, char *msg, size_t msg_len) {
+int event_probe(const struct event_spec *ev, char *msg, size_t msg_len)
+{
 	int *cpus = NULL, nr_cpus = 0, fd, r;
 
 	if (!ev) {

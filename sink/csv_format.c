@@ -5,8 +5,8 @@
 #include <string.h>
 
 const char *const csv_fixed_columns[CSV_NR_FIXED_COLUMNS] = {
-	"timestamp", "cgroup",    "cgroup_id", "kind", "runtime", "container_id", "container_name",
-	"pod",       "namespace", "interval_ms",
+	"timestamp",	"cgroup",	  "cgroup_id", "kind",	    "runtime",
+	"container_id", "container_name", "pod",       "namespace", "interval_ms",
 };
 
 void csv_row_free(struct csv_row *row)

@@ -14,13 +14,13 @@ struct csv_row {
 	char *data;
 	size_t len, cap;
 	size_t nr_fields; /* fields on the line being built */
-	int error;        /* first failure (-ENOMEM); later appends do nothing */
+	int error; /* first failure (-ENOMEM); later appends do nothing */
 };
 
 #define CSV_ROW_INIT ((struct csv_row){ 0 })
 
-void csv_row_free(struct csv_row *row);   /* NULL and never-used rows are fine */
-void csv_row_clear(struct csv_row *row);  /* empty it, keep the memory */
+void csv_row_free(struct csv_row *row); /* NULL and never-used rows are fine */
+void csv_row_clear(struct csv_row *row); /* empty it, keep the memory */
 
 /* True when s (len bytes) must be quoted: it holds a comma, a quote, CR or LF. */
 bool csv_needs_quotes(const char *s, size_t len);

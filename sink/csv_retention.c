@@ -33,14 +33,14 @@ struct heap {
 struct csv_retention {
 	char *dir;
 	uint64_t keep_ms, max_total;
-	int dir_fd;      /* during a pass and while deletions are queued */
-	DIR *scan;       /* during a pass */
+	int dir_fd; /* during a pass and while deletions are queued */
+	DIR *scan; /* during a pass */
 	long long pass_started; /* monotonic s; 0: never */
-	uint64_t total;  /* bytes of our files seen so far in this pass */
+	uint64_t total; /* bytes of our files seen so far in this pass */
 	struct heap removed, rotated;
 	struct candidate expired[CSV_RETENTION_CANDIDATES];
 	size_t nr_expired;
-	bool again;      /* the last pass saw more than it could take: next one at once */
+	bool again; /* the last pass saw more than it could take: next one at once */
 	/* Decided at the end of a pass, carried out a few per step. */
 	struct candidate *queue;
 	size_t nr_queue, queue_pos;
@@ -215,8 +215,8 @@ static bool pass_begin(struct csv_retention *r, long long mono_s)
 }
 
 /* One directory entry of a pass. */
-static void pass_entry(struct csv_retention *r, const char *name, csv_stem_live_fn live,
-		       void *ctx, const struct timespec *now)
+static void pass_entry(struct csv_retention *r, const char *name, csv_stem_live_fn live, void *ctx,
+		       const struct timespec *now)
 {
 	struct candidate c = { 0 };
 	size_t stem_len;
@@ -278,7 +278,8 @@ static void pass_decide(struct csv_retention *r, long long mono_s)
 		char shown[600];
 
 		text_escape_control(r->dir, shown, sizeof(shown));
-		log_warn("csv: the files in %s take %" PRIu64 " bytes, over max_total_size (%" PRIu64
+		log_warn("csv: the files in %s take %" PRIu64
+			 " bytes, over max_total_size (%" PRIu64
 			 "), in the current files of live cgroups, which are never deleted; raise "
 			 "max_total_size or lower max_size",
 			 shown, total, r->max_total);

@@ -29,11 +29,11 @@ bool csv_retention_parse_name(const char *name, size_t *ret_stem_len, unsigned *
 typedef bool (*csv_stem_live_fn)(void *ctx, const char *stem, size_t len);
 
 struct csv_retention_stats {
-	uint64_t deleted_removed;   /* files of removed cgroups, older than keep_removed */
-	uint64_t deleted_for_size;  /* files deleted to stay under max_total_size */
+	uint64_t deleted_removed; /* files of removed cgroups, older than keep_removed */
+	uint64_t deleted_for_size; /* files deleted to stay under max_total_size */
 	uint64_t bytes_deleted;
-	uint64_t passes;            /* complete passes over the directory */
-	uint64_t last_total;        /* bytes of the sink's files seen in the last pass */
+	uint64_t passes; /* complete passes over the directory */
+	uint64_t last_total; /* bytes of the sink's files seen in the last pass */
 };
 
 struct csv_retention;

@@ -32,28 +32,28 @@
 /* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
 enum csv_failure {
 	FAIL_NO_SPACE, /* ENOSPC, EDQUOT, EFBIG */
-	FAIL_IO,       /* EIO */
-	FAIL_PARTIAL,  /* a row only partly written */
-	FAIL_OPEN,     /* open/fstat/read of the file */
-	FAIL_ROTATE,   /* rename/unlink while rotating */
-	FAIL_WRITE,    /* any other write() error */
-	FAIL_RECORD,   /* the record itself is unusable */
+	FAIL_IO, /* EIO */
+	FAIL_PARTIAL, /* a row only partly written */
+	FAIL_OPEN, /* open/fstat/read of the file */
+	FAIL_ROTATE, /* rename/unlink while rotating */
+	FAIL_WRITE, /* any other write() error */
+	FAIL_RECORD, /* the record itself is unusable */
 	NR_FAILURES,
 };
 
 struct csv_report {
-	long long last;      /* CLOCK_MONOTONIC seconds of the last line; 0: never */
+	long long last; /* CLOCK_MONOTONIC seconds of the last line; 0: never */
 	uint64_t unreported; /* failures since that line */
 };
 
 struct csv_cgroup {
-	struct csv_cgroup *next;      /* hash chain by id */
+	struct csv_cgroup *next; /* hash chain by id */
 	struct csv_cgroup *next_stem; /* hash chain by stem */
 	uint64_t id;
-	char *file;              /* directory/stem.csv */
+	char *file; /* directory/stem.csv */
 	char *stem;
-	char *path;              /* the cgroup path the stem was made from */
-	int fd;                  /* kept open (then `known` is true), or -1 */
+	char *path; /* the cgroup path the stem was made from */
+	int fd; /* kept open (then `known` is true), or -1 */
 
 	/* The file as we left it after our last write: when the path still
 	 * leads there and it did not shrink, no checks are needed. */
@@ -66,7 +66,7 @@ struct csv_cgroup {
 	char *event_names[READINGS_MAX_EVENTS];
 	struct csv_row header;
 
-	bool started;            /* a row was written (or tried) in this run */
+	bool started; /* a row was written (or tried) in this run */
 
 	/* Written before the next row when an unfinished line could not be cut
 	 * off: a closing quote if it ended inside a quoted field, a newline. */
@@ -78,9 +78,9 @@ struct csv_sink {
 	struct csv_config cfg;
 	struct csv_cgroup *buckets[CSV_BUCKETS];
 	struct csv_cgroup *stem_buckets[CSV_BUCKETS];
-	size_t nr_fds, max_fds;  /* descriptors kept open, and the bound */
-	int watch_fd;            /* inotify on the directory, or -1 */
-	bool watch_reported;     /* "cannot watch" said once */
+	size_t nr_fds, max_fds; /* descriptors kept open, and the bound */
+	int watch_fd; /* inotify on the directory, or -1 */
+	bool watch_reported; /* "cannot watch" said once */
 	struct timespec checked; /* collection time of the last watch read */
 	long long first_open_ns; /* this batch's time spent on cgroups' first rows */
 	struct timespec ts_time; /* the timestamp cell formatted last, for ... */
@@ -90,7 +90,7 @@ struct csv_sink {
 	struct csv_row out; /* scratch: header/repair + row, the bytes written */
 	struct csv_sink_stats stats;
 	struct csv_report reports[NR_FAILURES];
-	struct csv_report recovered;   /* "writing again": unreported = failed rows before */
+	struct csv_report recovered; /* "writing again": unreported = failed rows before */
 };
 
 static const struct sink_ops csv_sink_ops;
@@ -155,9 +155,11 @@ static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, .
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	if (kind == FAIL_RECORD || kind == FAIL_ROTATE)
-		log_warn("csv: %s (%" PRIu64 " times since the last report)", log_name(what), rep->unreported);
+		log_warn("csv: %s (%" PRIu64 " times since the last report)", log_name(what),
+			 rep->unreported);
 	else
-		log_warn("csv: %s (%" PRIu64 " rows not written since the last report; the next row "
+		log_warn("csv: %s (%" PRIu64
+			 " rows not written since the last report; the next row "
 			 "written for each cgroup holds the counts of the rows missed)",
 			 log_name(what), rep->unreported);
 	rep->last = now ? now : 1;
@@ -532,8 +534,10 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 		if ((fd == -EMFILE || fd == -ENFILE) && s->nr_fds > 0) {
 			/* The process's descriptors ran out (other parts of the
 			 * agent need them too): keep fewer open from now on. */
-			report(s, FAIL_OPEN, "out of file descriptors with %zu CSV files open; "
-			       "keeping at most %zu open from now on", s->nr_fds, s->nr_fds / 2);
+			report(s, FAIL_OPEN,
+			       "out of file descriptors with %zu CSV files open; "
+			       "keeping at most %zu open from now on",
+			       s->nr_fds, s->nr_fds / 2);
 			s->max_fds = s->nr_fds / 2;
 			files_drop_all(s, false);
 			continue;
@@ -567,8 +571,8 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 			/* logrotate: renamed or removed (another inode now, or a new
 			 * file), or copytruncate (the same inode, shorter). */
 			s->stats.external_rotations++;
-			log_info("csv: %s was %s; continuing in the file now there", log_name(cg->file),
-				 same ? "truncated" : "moved or removed");
+			log_info("csv: %s was %s; continuing in the file now there",
+				 log_name(cg->file), same ? "truncated" : "moved or removed");
 		}
 		if (!same)
 			cg->repair[0] = '\0';
@@ -798,8 +802,9 @@ static void watch_read(struct csv_sink *s)
 
 		if (fd < 0) {
 			if (!s->watch_reported)
-				log_info("csv: cannot watch %s (%s): files are opened for every row",
-					 s->cfg.directory, strerror(-fd));
+				log_info(
+					"csv: cannot watch %s (%s): files are opened for every row",
+					s->cfg.directory, strerror(-fd));
 			s->watch_reported = true;
 			return;
 		}
@@ -922,8 +927,10 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 	if (!cg) {
 		r = cgroup_new(s, rec, &cg);
 		if (r == -EEXIST) {
-			report(s, FAIL_RECORD, "no CSV file for cgroup id %" PRIu64 ": its file name "
-			       "collides with another cgroup's (never shared)", rec->cgroup->id);
+			report(s, FAIL_RECORD,
+			       "no CSV file for cgroup id %" PRIu64 ": its file name "
+			       "collides with another cgroup's (never shared)",
+			       rec->cgroup->id);
 			return r;
 		}
 		if (r < 0) {

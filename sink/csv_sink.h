@@ -15,15 +15,17 @@
 
 struct csv_sink_stats {
 	uint64_t rows_written;
-	uint64_t rows_failed;        /* not written; their counts went into a later row */
-	uint64_t rows_deferred;      /* first rows left to the next batch (CSV_FIRST_ROWS_BUDGET_MS) */
-	uint64_t partial_rows;       /* short writes (and unfinished lines found on open), cut off again */
-	uint64_t rotations;          /* own: past max_size, or the file had another header */
-	uint64_t external_rotations; /* the file was renamed, removed or truncated by someone else */
-	uint64_t files_deleted_removed;  /* retention: files of removed cgroups past keep_removed */
+	uint64_t rows_failed; /* not written; their counts went into a later row */
+	uint64_t rows_deferred; /* first rows left to the next batch (CSV_FIRST_ROWS_BUDGET_MS) */
+	uint64_t
+		partial_rows; /* short writes (and unfinished lines found on open), cut off again */
+	uint64_t rotations; /* own: past max_size, or the file had another header */
+	uint64_t
+		external_rotations; /* the file was renamed, removed or truncated by someone else */
+	uint64_t files_deleted_removed; /* retention: files of removed cgroups past keep_removed */
 	uint64_t files_deleted_for_size; /* retention: deleted to stay under max_total_size */
 	uint64_t bytes_deleted;
-	size_t files_open;           /* descriptors kept open, now */
+	size_t files_open; /* descriptors kept open, now */
 };
 
 /* Create the sink writing to cfg->directory, which is created (mode 0750,

@@ -182,9 +182,9 @@ int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len)
 		 * file then says which runtime instead of the id twice. */
 		bool named = !empty(cg->container_name) &&
 			     strncmp(cg->container_name, cg->container_id, 12) != 0;
-		append_part(&b, named                ? cg->container_name :
-				 !empty(cg->runtime) ? cg->runtime :
-						       "container");
+		append_part(&b, named		      ? cg->container_name
+				: !empty(cg->runtime) ? cg->runtime
+						      : "container");
 		if (b.len)
 			csv_row_append(&b, "_", 1);
 		append_escaped(&b, cg->container_id, strnlen(cg->container_id, 12), false);

@@ -9,9 +9,9 @@
 
 /* One list element, split. */
 struct element {
-	char token[64];   /* lowercased media range or coding */
+	char token[64]; /* lowercased media range or coding */
 	char version[16]; /* "version" parameter, "" when absent */
-	int q;            /* q-value x 1000; 1000 when absent */
+	int q; /* q-value x 1000; 1000 when absent */
 };
 
 static const char *skip_ws(const char *s)
@@ -83,7 +83,8 @@ static void parse_element(const char *s, const char *end, struct element *e)
 }
 
 /* Call fn for each element of a comma-separated list. */
-static void for_each_element(const char *list, void (*fn)(const struct element *e, void *ctx), void *ctx)
+static void for_each_element(const char *list, void (*fn)(const struct element *e, void *ctx),
+			     void *ctx)
 {
 	while (list && *list) {
 		const char *comma = strchr(list, ',');
@@ -107,7 +108,8 @@ static void rank_format(const struct element *e, void *ctx)
 	struct format_pick *p = ctx;
 
 	if (!strcmp(e->token, "application/openmetrics-text")) {
-		if ((!e->version[0] || !strcmp(e->version, "1.0.0") || !strcmp(e->version, "0.0.1")) &&
+		if ((!e->version[0] || !strcmp(e->version, "1.0.0") ||
+		     !strcmp(e->version, "0.0.1")) &&
 		    e->q > p->openmetrics_q)
 			p->openmetrics_q = e->q;
 	} else if (!strcmp(e->token, "text/plain") || !strcmp(e->token, "text/*") ||
@@ -133,9 +135,9 @@ struct gzip_pick {
 static void rank_gzip(const struct element *e, void *ctx)
 {
 	struct gzip_pick *p = ctx;
-	int *q = !strcmp(e->token, "*") ? &p->star_q
+	int *q = !strcmp(e->token, "*")					    ? &p->star_q
 		 : !strcmp(e->token, "gzip") || !strcmp(e->token, "x-gzip") ? &p->gzip_q
-									      : NULL;
+									    : NULL;
 
 	if (q && e->q > *q)
 		*q = e->q;

@@ -126,7 +126,8 @@ int prom_escape_label_value(struct prom_buf *b, const char *s)
 		size_t n;
 
 		/* Copy the longest stretch that needs nothing done in one go. */
-		while (*p && *p != '\\' && *p != '"' && *p != '\n' && (*p < 0x80 || utf8_valid_len(p) > 1)) {
+		while (*p && *p != '\\' && *p != '"' && *p != '\n' &&
+		       (*p < 0x80 || utf8_valid_len(p) > 1)) {
 			p += *p < 0x80 ? 1 : utf8_valid_len(p);
 		}
 		append(b, (const char *)run, (size_t)(p - run));
@@ -251,7 +252,8 @@ static long mark_unique(const struct prom_input *in, bool *keep)
 		keep[i] = true;
 		for (; table[h]; h = (h + 1) & (size - 1)) {
 			const struct prom_series *o = &in->series[table[h] - 1];
-			if (o->labels_len == s->labels_len && !memcmp(o->labels, s->labels, s->labels_len)) {
+			if (o->labels_len == s->labels_len &&
+			    !memcmp(o->labels, s->labels, s->labels_len)) {
 				keep[i] = false;
 				dropped++;
 				break;
@@ -333,32 +335,38 @@ static void put_counter(struct prom_buf *b, enum prom_format fmt, const struct p
 
 static void put_health(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
 {
-	static const struct family build = { "cgperf_build_info", "gauge",
-					     "cgperf's version and follower mechanism (always 1)." };
+	static const struct family build = {
+		"cgperf_build_info", "gauge", "cgperf's version and follower mechanism (always 1)."
+	};
 
 	put_gauge(b, fmt, "cgperf_cgroups_monitored", "Cgroups being counted now.",
 		  (double)h->cgroups_monitored);
 	put_counter(b, fmt, h, "cgperf_cgroups_over_cap",
 		    "Cgroups not counted because cgroups.max was reached.", h->cgroups_over_cap);
-	put_gauge(b, fmt, "cgperf_collection_duration_seconds",
-		  "Time the last collection took (read every counter, hand the rows to the outputs).",
-		  h->collection_duration_s);
+	put_gauge(
+		b, fmt, "cgperf_collection_duration_seconds",
+		"Time the last collection took (read every counter, hand the rows to the outputs).",
+		h->collection_duration_s);
 	if (h->have_csv) {
-		put_counter(b, fmt, h, "cgperf_csv_rows_written", "CSV rows written.", h->csv_rows_written);
-		put_counter(b, fmt, h, "cgperf_csv_rows_failed",
-			    "CSV rows that could not be written (their counts went into a later row).",
-			    h->csv_rows_failed);
+		put_counter(b, fmt, h, "cgperf_csv_rows_written", "CSV rows written.",
+			    h->csv_rows_written);
+		put_counter(
+			b, fmt, h, "cgperf_csv_rows_failed",
+			"CSV rows that could not be written (their counts went into a later row).",
+			h->csv_rows_failed);
 	}
 	if (h->have_syslog) {
-		put_counter(b, fmt, h, "cgperf_syslog_messages_sent", "Syslog messages handed to the kernel.",
-			    h->syslog_sent);
+		put_counter(b, fmt, h, "cgperf_syslog_messages_sent",
+			    "Syslog messages handed to the kernel.", h->syslog_sent);
 		put_counter(b, fmt, h, "cgperf_syslog_messages_dropped",
-			    "Syslog messages dropped (queue full or too large).", h->syslog_dropped);
+			    "Syslog messages dropped (queue full or too large).",
+			    h->syslog_dropped);
 	}
-	put_gauge(b, fmt, "cgperf_watch_limit_reached",
-		  "1 when inotify limits left cgroup directories unwatched (new cgroups there are found "
-		  "by the periodic rescan only).",
-		  h->watch_limit_reached ? 1 : 0);
+	put_gauge(
+		b, fmt, "cgperf_watch_limit_reached",
+		"1 when inotify limits left cgroup directories unwatched (new cgroups there are found "
+		"by the periodic rescan only).",
+		h->watch_limit_reached ? 1 : 0);
 	put_family(b, &build, fmt);
 	put_str(b, "cgperf_build_info{version=\"");
 	prom_escape_label_value(b, h->version ? h->version : "");
@@ -384,7 +392,8 @@ int prom_build(const struct prom_input *in, enum prom_format fmt, struct prom_bu
 			goto out;
 	/* Reserve about what the body takes, so it grows once at most. */
 	buf_reserve(b, in->nr_series * (size_t)in->nr_events * 2 *
-			       (in->nr_series ? in->series[0].labels_len + 64 : 64) + 4096);
+				       (in->nr_series ? in->series[0].labels_len + 64 : 64) +
+			       4096);
 	put_events(b, in, keep, ev, fmt);
 	if (in->health)
 		put_health(b, in->health, fmt);

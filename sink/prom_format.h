@@ -29,7 +29,10 @@ int prom_escape_label_value(struct prom_buf *b, const char *s);
  * container_name="…",pod="…",namespace="…". Computed once per cgroup. */
 int prom_cgroup_labels(struct prom_buf *b, const struct sink_cgroup *cg);
 
-enum prom_format { PROM_FORMAT_TEXT, PROM_FORMAT_OPENMETRICS };
+enum prom_format {
+	PROM_FORMAT_TEXT,
+	PROM_FORMAT_OPENMETRICS
+};
 
 #define PROM_CONTENT_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define PROM_CONTENT_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -38,10 +41,10 @@ enum prom_format { PROM_FORMAT_TEXT, PROM_FORMAT_OPENMETRICS };
 struct prom_series {
 	const char *labels; /* from prom_cgroup_labels() */
 	size_t labels_len;
-	const uint64_t *totals;       /* [nr_events]: scaled counts since `created` */
-	const double *running_ratio;  /* [nr_events]: over the last interval; < 0: not known yet
+	const uint64_t *totals; /* [nr_events]: scaled counts since `created` */
+	const double *running_ratio; /* [nr_events]: over the last interval; < 0: not known yet
 	                               * (no sample is written) */
-	struct timespec created;      /* CLOCK_REALTIME when the cgroup was first counted */
+	struct timespec created; /* CLOCK_REALTIME when the cgroup was first counted */
 };
 
 /* The agent's own numbers. A `have_*` false leaves that family out (the

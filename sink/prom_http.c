@@ -23,10 +23,10 @@
 #include <zlib.h>
 
 struct body {
-	char *data;  /* NULL: this format was not built (nobody asked for it) */
+	char *data; /* NULL: this format was not built (nobody asked for it) */
 	size_t len, cap;
 	pthread_mutex_t gz_lock;
-	bool gz_done;        /* compressed (or tried: gz.error set) */
+	bool gz_done; /* compressed (or tried: gz.error set) */
 	struct prom_buf gz;
 };
 
@@ -42,14 +42,14 @@ struct prom_http {
 	struct snapshot *snap;
 	char path[sizeof(((struct prometheus_config *)NULL)->path)];
 	struct prometheus_config listen; /* the listen fields of the config it was made from */
-	dev_t sock_dev;                  /* the unix socket it created, removed by free */
+	dev_t sock_dev; /* the unix socket it created, removed by free */
 	ino_t sock_ino;
 	atomic_uint_fast64_t scrapes, gzipped, errors;
-	atomic_bool wanted[2];            /* a scrape negotiated this format */
+	atomic_bool wanted[2]; /* a scrape negotiated this format */
 	/* Bodies of released snapshots, reused: a fresh 3 MB buffer costs a
 	 * page fault per 4 KiB, more than building the exposition into it. */
 	struct prom_buf pool[4];
-	int nr_pool;                      /* under lock */
+	int nr_pool; /* under lock */
 };
 
 /* ---- snapshots ---- */
@@ -225,7 +225,8 @@ static bool path_is(struct prom_http *h, const char *url, char *ret_path, size_t
  * read. */
 static bool has_body(struct MHD_Connection *c)
 {
-	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *len =
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 
 	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) ||
 	       (len && strspn(len, "0") != strlen(len));
@@ -233,8 +234,8 @@ static bool has_body(struct MHD_Connection *c)
 
 static enum MHD_Result serve(struct prom_http *h, struct MHD_Connection *c, struct snapshot *s)
 {
-	enum prom_format fmt =
-		http_pick_format(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	enum prom_format fmt = http_pick_format(
+		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	bool gz = http_accepts_gzip(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	struct body *b;
@@ -253,9 +254,8 @@ static enum MHD_Result serve(struct prom_http *h, struct MHD_Connection *c, stru
 
 	/* The response points into the snapshot and drops its reference when
 	 * libmicrohttpd is done with it: no copy. */
-	resp = MHD_create_response_from_buffer_with_free_callback_cls(z ? z->len : b->len,
-								       z ? z->data : b->data,
-								       snapshot_unref, s);
+	resp = MHD_create_response_from_buffer_with_free_callback_cls(
+		z ? z->len : b->len, z ? z->data : b->data, snapshot_unref, s);
 	if (!resp) {
 		snapshot_unref(s);
 		return MHD_NO;
@@ -288,9 +288,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return reply_text(h, c, MHD_HTTP_NOT_FOUND, msg);
 	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "Only GET and HEAD are allowed.\n");
+		return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				  "Only GET and HEAD are allowed.\n");
 	if (has_body(c))
-		return reply_text(h, c, MHD_HTTP_CONTENT_TOO_LARGE, "A metrics request has no body.\n");
+		return reply_text(h, c, MHD_HTTP_CONTENT_TOO_LARGE,
+				  "A metrics request has no body.\n");
 	/* Answer at the second call, when libmicrohttpd has read the whole
 	 * request: a response queued at the first one closes the connection,
 	 * and scrapers keep theirs open between scrapes. */
@@ -300,8 +302,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	}
 	s = snapshot_get(h);
 	if (!s)
-		return reply_text(h, c, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  "No collection yet: the first one ends at the agent's first interval.\n");
+		return reply_text(
+			h, c, MHD_HTTP_SERVICE_UNAVAILABLE,
+			"No collection yet: the first one ends at the agent's first interval.\n");
 	return serve(h, c, s);
 }
 
@@ -381,7 +384,8 @@ static int bind_listen(const struct addrinfo *ai, bool dual_stack)
  * (IPv6 socket taking IPv4 too, or IPv4 only on hosts without IPv6). */
 static int listen_tcp(const struct prometheus_config *cfg)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
 	struct addrinfo *res;
 	bool any = !cfg->host[0];
 	int r;
@@ -413,7 +417,8 @@ int prom_http_new(const struct prometheus_config *cfg, struct prom_http **ret, c
 	fd = cfg->kind == LISTEN_UNIX ? listen_unix(h, cfg->socket_path) : listen_tcp(cfg);
 	if (fd < 0) {
 		if (fd == -EADDRNOTAVAIL && cfg->kind == LISTEN_TCP)
-			snprintf(err, err_len, "cannot listen on %s: '%s' is not an address of this host",
+			snprintf(err, err_len,
+				 "cannot listen on %s: '%s' is not an address of this host",
 				 cfg->listen, cfg->host);
 		else
 			fail(err, err_len, cfg, fd);
@@ -424,9 +429,10 @@ int prom_http_new(const struct prometheus_config *cfg, struct prom_http **ret, c
 	h->daemon = MHD_start_daemon(
 		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, h,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd, MHD_OPTION_THREAD_POOL_SIZE,
-		(unsigned)PROM_HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PROM_HTTP_IDLE_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_HTTP_REQUEST_MAX, MHD_OPTION_END);
+		(unsigned)PROM_HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT,
+		(unsigned)cfg->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)PROM_HTTP_IDLE_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)PROM_HTTP_REQUEST_MAX, MHD_OPTION_END);
 	if (!h->daemon) {
 		close(fd);
 		prom_http_free(h);

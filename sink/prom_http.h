@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROM_HTTP_THREADS 2            /* serving threads: bounds the CPU scrapes can take */
-#define PROM_HTTP_IDLE_TIMEOUT_S 10    /* a connection silent this long is closed */
-#define PROM_HTTP_REQUEST_MAX 8192     /* request line + headers, bytes */
+#define PROM_HTTP_THREADS 2 /* serving threads: bounds the CPU scrapes can take */
+#define PROM_HTTP_IDLE_TIMEOUT_S 10 /* a connection silent this long is closed */
+#define PROM_HTTP_REQUEST_MAX 8192 /* request line + headers, bytes */
 
 struct prom_http;
 
@@ -42,9 +42,9 @@ void prom_http_take_buffer(struct prom_http *h, struct prom_buf *ret);
 int prom_http_publish(struct prom_http *h, struct prom_buf *text, struct prom_buf *openmetrics);
 
 struct prom_http_stats {
-	uint64_t scrapes;   /* 200 answers */
-	uint64_t gzipped;   /* of which gzip-encoded */
-	uint64_t errors;    /* 4xx/5xx answers */
+	uint64_t scrapes; /* 200 answers */
+	uint64_t gzipped; /* of which gzip-encoded */
+	uint64_t errors; /* 4xx/5xx answers */
 };
 void prom_http_get_stats(struct prom_http *h, struct prom_http_stats *ret);
 

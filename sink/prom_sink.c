@@ -16,10 +16,10 @@ struct entry {
 	struct prom_buf labels;
 	struct timespec created;
 	struct reading last[READINGS_MAX_EVENTS]; /* raw totals of the previous record */
-	uint64_t totals[READINGS_MAX_EVENTS];            /* scaled, since created */
-	double ratio[READINGS_MAX_EVENTS];               /* last interval; < 0: not known */
+	uint64_t totals[READINGS_MAX_EVENTS]; /* scaled, since created */
+	double ratio[READINGS_MAX_EVENTS]; /* last interval; < 0: not known */
 	bool removed;
-	struct timespec removed_at;                    /* CLOCK_MONOTONIC */
+	struct timespec removed_at; /* CLOCK_MONOTONIC */
 };
 
 struct prom_sink {
@@ -34,7 +34,7 @@ struct prom_sink {
 	size_t *index; /* item position + 1, 0 = empty; index_size slots */
 	size_t index_size;
 	struct prom_series *series; /* scratch for publish, cap entries */
-	struct prom_buf text;       /* textfile only: kept and reused */
+	struct prom_buf text; /* textfile only: kept and reused */
 	struct prom_sink_stats stats;
 	struct log_ratelimit mem_rl, dup_rl, file_rl;
 };
@@ -102,7 +102,8 @@ static struct entry *add(struct prom_sink *s, const struct sink_record *r)
 	if (s->nr == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 64;
 		struct entry **items = realloc(s->items, cap * sizeof(*items));
-		struct prom_series *series = items ? realloc(s->series, cap * sizeof(*series)) : NULL;
+		struct prom_series *series =
+			items ? realloc(s->series, cap * sizeof(*series)) : NULL;
 
 		if (items)
 			s->items = items;
@@ -178,15 +179,18 @@ static int prom_write(struct sink *base, const struct sink_record *r)
 	int n;
 
 	if (s->nr_events == 0) {
-		s->nr_events = r->nr_events < READINGS_MAX_EVENTS ? r->nr_events : READINGS_MAX_EVENTS;
-		memcpy(s->event_names, r->event_names, (size_t)s->nr_events * sizeof(*s->event_names));
+		s->nr_events =
+			r->nr_events < READINGS_MAX_EVENTS ? r->nr_events : READINGS_MAX_EVENTS;
+		memcpy(s->event_names, r->event_names,
+		       (size_t)s->nr_events * sizeof(*s->event_names));
 	}
 	n = r->nr_events < s->nr_events ? r->nr_events : s->nr_events;
 	if (!e && (e = add(s, r)))
 		retire_same_labels(s, e);
 	if (!e) {
 		log_ratelimited(&s->mem_rl, 60, LOG_LVL_ERROR,
-				"prometheus: out of memory: cgroup %" PRIu64 " left out of the metrics",
+				"prometheus: out of memory: cgroup %" PRIu64
+				" left out of the metrics",
 				r->cgroup->id);
 		return -ENOMEM;
 	}
@@ -216,7 +220,8 @@ static void expire(struct prom_sink *s)
 	for (size_t i = 0; i < s->nr; i++) {
 		struct entry *e = s->items[i];
 
-		if (e->removed && (!e->removed_at.tv_sec || ms_since(&e->removed_at, &now) >= s->keep_removed_ms))
+		if (e->removed &&
+		    (!e->removed_at.tv_sec || ms_since(&e->removed_at, &now) >= s->keep_removed_ms))
 			entry_free(e);
 		else
 			s->items[kept++] = e;
@@ -268,16 +273,17 @@ static int build(struct prom_sink *s, const struct prom_health *h, enum prom_for
 	int r = prom_build(&in, fmt, out, &dropped);
 
 	if (r < 0) {
-		log_ratelimited(&s->mem_rl, 60, LOG_LVL_ERROR, "prometheus: cannot build the metrics: %s",
-				strerror(-r));
+		log_ratelimited(&s->mem_rl, 60, LOG_LVL_ERROR,
+				"prometheus: cannot build the metrics: %s", strerror(-r));
 		return r;
 	}
 	s->stats.duplicates = dropped;
 	if (dropped)
-		log_ratelimited(&s->dup_rl, 60, LOG_LVL_WARN,
-				"prometheus: %zu cgroups left out of the metrics: their names differ only in "
-				"bytes that are not UTF-8, so their labels are the same as another's",
-				dropped);
+		log_ratelimited(
+			&s->dup_rl, 60, LOG_LVL_WARN,
+			"prometheus: %zu cgroups left out of the metrics: their names differ only in "
+			"bytes that are not UTF-8, so their labels are the same as another's",
+			dropped);
 	return 0;
 }
 
@@ -291,8 +297,8 @@ static void write_textfile(struct prom_sink *s, const struct prom_buf *text)
 	}
 	s->stats.textfile_failures++;
 	log_ratelimited(&s->file_rl, 60, LOG_LVL_ERROR,
-			"cannot write the metrics textfile %s: %s (the previous one stays)", s->textfile,
-			strerror(-r));
+			"cannot write the metrics textfile %s: %s (the previous one stays)",
+			s->textfile, strerror(-r));
 }
 
 /* Which bodies to build: OpenMetrics when a scraper asked for it, text

@@ -12,7 +12,7 @@
 
 struct prom_sink_opts {
 	struct prom_http *http; /* NULL: no endpoint; not owned */
-	const char *textfile;   /* NULL: no textfile (copied) */
+	const char *textfile; /* NULL: no textfile (copied) */
 	uint64_t keep_removed_ms;
 };
 
@@ -26,9 +26,9 @@ int prom_sink_publish(struct sink *s, const struct prom_health *h);
 
 struct prom_sink_stats {
 	uint64_t publishes;
-	uint64_t series;            /* cgroups in the last exposition (removed ones kept included) */
-	uint64_t text_bytes;        /* size of the last text exposition */
-	uint64_t duplicates;        /* series left out for duplicate labels, last exposition */
+	uint64_t series; /* cgroups in the last exposition (removed ones kept included) */
+	uint64_t text_bytes; /* size of the last text exposition */
+	uint64_t duplicates; /* series left out for duplicate labels, last exposition */
 	uint64_t textfile_writes, textfile_failures;
 };
 int prom_sink_get_stats(const struct sink *s, struct prom_sink_stats *ret);

@@ -12,30 +12,30 @@
 #include <time.h>
 
 struct sink_cgroup {
-	uint64_t id;            /* cgroup id */
-	const char *path;       /* relative to the cgroup2 root; any bytes but NUL */
-	const char *kind;       /* container, pod, service, slice, other */
+	uint64_t id; /* cgroup id */
+	const char *path; /* relative to the cgroup2 root; any bytes but NUL */
+	const char *kind; /* container, pod, service, slice, other */
 	const char *runtime;
-	const char *container_id;   /* 12-char short id or "" */
+	const char *container_id; /* 12-char short id or "" */
 	const char *container_name;
 	const char *pod;
 	const char *pod_namespace;
 };
 
 struct sink_record {
-	struct timespec time;                /* CLOCK_REALTIME of the collection's read: the
+	struct timespec time; /* CLOCK_REALTIME of the collection's read: the
 	                                      * same for every row of one collection */
 	const struct sink_cgroup *cgroup;
 	int nr_events;
-	const char *const *event_names;      /* perf-style names */
-	const struct reading *totals;        /* cumulative since counting the cgroup started */
-	const struct reading *delta;         /* since this output's last written row */
-	bool interval_known;                 /* false: where the delta starts is unknown */
-	uint64_t interval_ms;                /* length of the delta's interval (CLOCK_BOOTTIME) */
-	uint64_t seq;                        /* 1 for the first row this output writes for
+	const char *const *event_names; /* perf-style names */
+	const struct reading *totals; /* cumulative since counting the cgroup started */
+	const struct reading *delta; /* since this output's last written row */
+	bool interval_known; /* false: where the delta starts is unknown */
+	uint64_t interval_ms; /* length of the delta's interval (CLOCK_BOOTTIME) */
+	uint64_t seq; /* 1 for the first row this output writes for
 	                                      * the cgroup, then 2, ... (across agent restarts) */
-	bool final;                          /* the cgroup is gone: its last row */
-	struct timespec created;             /* CLOCK_REALTIME when counting the cgroup started */
+	bool final; /* the cgroup is gone: its last row */
+	struct timespec created; /* CLOCK_REALTIME when counting the cgroup started */
 };
 
 struct sink;

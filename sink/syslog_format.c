@@ -142,7 +142,8 @@ int syslog_param_name(const char *name, const char *suffix, char *ret)
 		valid = sd_name_char((unsigned char)name[i]);
 	/* Reserved is decided on the name alone, so an event's value and
 	 * percent names are mapped alike. */
-	if (valid && name_len > 0 && name_len + suffix_len <= SYSLOG_SD_NAME_MAX && !is_reserved(name)) {
+	if (valid && name_len > 0 && name_len + suffix_len <= SYSLOG_SD_NAME_MAX &&
+	    !is_reserved(name)) {
 		memcpy(ret, name, name_len);
 		memcpy(ret + name_len, suffix, suffix_len + 1);
 		return 0;
@@ -152,7 +153,8 @@ int syslog_param_name(const char *name, const char *suffix, char *ret)
 		keep = name_len;
 	for (size_t i = 0; i < keep; i++)
 		ret[i] = sd_name_char((unsigned char)name[i]) ? name[i] : '_';
-	snprintf(ret + keep, SYSLOG_SD_NAME_MAX + 1 - keep, "~%06x%s", (unsigned)name_hash24(name), suffix);
+	snprintf(ret + keep, SYSLOG_SD_NAME_MAX + 1 - keep, "~%06x%s", (unsigned)name_hash24(name),
+		 suffix);
 	return 0;
 }
 
@@ -162,7 +164,8 @@ static void append_token(struct syslog_buf *b, const char *s, size_t max, const 
 {
 	size_t n = 0;
 
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n < max; p++, n++) {
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n < max;
+	     p++, n++) {
 		char c = (*p >= 33 && *p <= 126 && !strchr(forbidden, *p)) ? (char)*p : '_';
 		syslog_buf_append(b, &c, 1);
 	}
@@ -261,8 +264,8 @@ struct layout {
 	const struct syslog_content *c;
 	struct escaped *ids, *counters;
 	struct syslog_buf truncated; /* "name,name" of the cut ids */
-	size_t header_len;           /* through the SD-ID or "TAG[PID]:" */
-	size_t trailer_len;          /* "]" or nothing */
+	size_t header_len; /* through the SD-ID or "TAG[PID]:" */
+	size_t trailer_len; /* "]" or nothing */
 	size_t nr_groups;
 };
 
@@ -327,20 +330,22 @@ static int fit_ids(struct layout *l, size_t max_len)
 		if (need <= max_len)
 			return 0;
 		for (size_t i = 0; i < l->c->nr_ids; i++)
-			if (l->ids[i].len > ID_VALUE_MIN_KEEP && (!longest || l->ids[i].len > longest->len))
+			if (l->ids[i].len > ID_VALUE_MIN_KEEP &&
+			    (!longest || l->ids[i].len > longest->len))
 				longest = &l->ids[i];
 		if (!longest)
 			return -EMSGSIZE;
-		target = longest->len - ID_VALUE_MIN_KEEP > need - max_len ? longest->len - (need - max_len)
-									  : ID_VALUE_MIN_KEEP;
+		target = longest->len - ID_VALUE_MIN_KEEP > need - max_len
+				 ? longest->len - (need - max_len)
+				 : ID_VALUE_MIN_KEEP;
 		longest->len = cut_boundary(longest->buf.data, longest->len, target);
 		longest->truncated = true;
 		note_truncated(l);
 	}
 }
 
-static int render(const struct layout *l, struct syslog_buf *b, size_t first_group, size_t end_group,
-		  size_t part, size_t nr_parts)
+static int render(const struct layout *l, struct syslog_buf *b, size_t first_group,
+		  size_t end_group, size_t part, size_t nr_parts)
 {
 	int r;
 
@@ -354,10 +359,13 @@ static int render(const struct layout *l, struct syslog_buf *b, size_t first_gro
 		append_param(b, "truncated", l->truncated.data, l->truncated.len);
 	if (nr_parts > 1) {
 		char v[48];
-		append_param(b, "part", v, (size_t)snprintf(v, sizeof(v), "%zu/%zu", part, nr_parts));
+		append_param(b, "part", v,
+			     (size_t)snprintf(v, sizeof(v), "%zu/%zu", part, nr_parts));
 	}
-	for (size_t i = first_group * l->c->group; i < end_group * l->c->group && i < l->c->nr_counters; i++)
-		append_param(b, l->c->counters[i].name, l->counters[i].buf.data, l->counters[i].len);
+	for (size_t i = first_group * l->c->group;
+	     i < end_group * l->c->group && i < l->c->nr_counters; i++)
+		append_param(b, l->c->counters[i].name, l->counters[i].buf.data,
+			     l->counters[i].len);
 	if (l->h->format == SYSLOG_RFC5424)
 		syslog_buf_append(b, "]", 1);
 	return b->error;
@@ -370,7 +378,8 @@ static int escape_all(const struct syslog_param *params, size_t n, struct escape
 	if (!e)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if (syslog_escape_value(&e[i].buf, params[i].value) < 0 || !syslog_buf_cstr(&e[i].buf)) {
+		if (syslog_escape_value(&e[i].buf, params[i].value) < 0 ||
+		    !syslog_buf_cstr(&e[i].buf)) {
 			for (size_t j = 0; j <= i; j++)
 				syslog_buf_free(&e[j].buf);
 			free(e);

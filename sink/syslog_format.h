@@ -47,16 +47,16 @@ extern const char *const syslog_reserved_names[];
 
 struct syslog_header {
 	enum syslog_format format;
-	int facility;          /* 0..23 */
-	int severity;          /* 0..7 */
-	struct timespec time;  /* CLOCK_REALTIME. RFC 5424: UTC with milliseconds;
+	int facility; /* 0..23 */
+	int severity; /* 0..7 */
+	struct timespec time; /* CLOCK_REALTIME. RFC 5424: UTC with milliseconds;
 	                        * RFC 3164: local time "Mmm dd hh:mm:ss" */
 	/* HOSTNAME. NULL: RFC 5424 "-"; RFC 3164: omitted, as on the local
 	 * /dev/log socket (syslog(3) and journald expect no hostname there). */
 	const char *hostname;
-	const char *app_name;  /* APP-NAME / TAG */
-	unsigned long procid;  /* PROCID / [PID] */
-	const char *msgid;     /* RFC 5424 only; NULL: "-" */
+	const char *app_name; /* APP-NAME / TAG */
+	unsigned long procid; /* PROCID / [PID] */
+	const char *msgid; /* RFC 5424 only; NULL: "-" */
 	uint32_t enterprise_id; /* RFC 5424 SD-ID "cgperf@<enterprise_id>" */
 };
 /* Header fields are made valid as they are written: characters outside
@@ -64,7 +64,7 @@ struct syslog_header {
  * HOSTNAME is cut at 255, APP-NAME at 48, MSGID at 32; an empty one is "-". */
 
 struct syslog_param {
-	const char *name;  /* a valid SD-NAME (see syslog_param_name) */
+	const char *name; /* a valid SD-NAME (see syslog_param_name) */
 	const char *value; /* any bytes; escaped here */
 };
 

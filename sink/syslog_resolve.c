@@ -24,9 +24,9 @@ struct syslog_resolver {
 	/* The lookup in progress: a channel of its own, so every lookup reads
 	 * /etc/resolv.conf as it is now (as glibc does when it changes). */
 	ares_channel channel;
-	struct timespec deadline;  /* CLOCK_MONOTONIC: given up then */
-	bool finished;             /* its callback ran */
-	int status;                /* ARES_* of the finished lookup */
+	struct timespec deadline; /* CLOCK_MONOTONIC: given up then */
+	bool finished; /* its callback ran */
+	int status; /* ARES_* of the finished lookup */
 	struct syslog_addr found[SYSLOG_DNS_MAX_ADDRS];
 	size_t nr_found;
 	int ttl_s;
@@ -46,14 +46,17 @@ static int64_t ms_until(const struct timespec *t)
 
 static int clamp_ttl(int ttl)
 {
-	return ttl < SYSLOG_DNS_TTL_MIN_S ? SYSLOG_DNS_TTL_MIN_S : ttl > SYSLOG_DNS_TTL_MAX_S ? SYSLOG_DNS_TTL_MAX_S : ttl;
+	return ttl < SYSLOG_DNS_TTL_MIN_S   ? SYSLOG_DNS_TTL_MIN_S
+	       : ttl > SYSLOG_DNS_TTL_MAX_S ? SYSLOG_DNS_TTL_MAX_S
+					    : ttl;
 }
 
 /* c-ares opens, closes and changes interest in its sockets through this. */
 static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 {
 	struct syslog_resolver *r = data;
-	struct epoll_event ev = { .events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0), .data.fd = fd };
+	struct epoll_event ev = { .events = (readable ? EPOLLIN : 0) | (writable ? EPOLLOUT : 0),
+				  .data.fd = fd };
 
 	if (!readable && !writable) {
 		epoll_ctl(r->epoll_fd, EPOLL_CTL_DEL, fd, NULL);
@@ -75,7 +78,8 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
 	if (status == ARES_SUCCESS && res) {
 		for (struct ares_addrinfo_cname *c = res->cnames; c; c = c->next)
 			ttl = c->ttl < ttl ? c->ttl : ttl;
-		for (struct ares_addrinfo_node *n = res->nodes; n && r->nr_found < SYSLOG_DNS_MAX_ADDRS; n = n->ai_next) {
+		for (struct ares_addrinfo_node *n = res->nodes;
+		     n && r->nr_found < SYSLOG_DNS_MAX_ADDRS; n = n->ai_next) {
 			struct syslog_addr *a = &r->found[r->nr_found];
 
 			if (n->ai_addrlen > sizeof(a->sa))
@@ -167,10 +171,12 @@ static void finish(struct syslog_resolver *r, bool timed_out)
 		r->failures++;
 		err = timed_out ? -ETIMEDOUT : -EHOSTUNREACH;
 		if (timed_out)
-			snprintf(why, sizeof(why), "cannot resolve %s: no answer from the DNS servers within %d s",
+			snprintf(why, sizeof(why),
+				 "cannot resolve %s: no answer from the DNS servers within %d s",
 				 r->host, SYSLOG_DNS_TIMEOUT_MS / 1000);
 		else
-			snprintf(why, sizeof(why), "cannot resolve %s: %s", r->host, ares_strerror(r->status));
+			snprintf(why, sizeof(why), "cannot resolve %s: %s", r->host,
+				 ares_strerror(r->status));
 		/* With addresses to go on, refresh again later; without, the
 		 * owner retries on its own schedule. */
 		r->retry_s = r->retry_s ? r->retry_s * 2 : 1;
@@ -209,13 +215,17 @@ int syslog_resolver_process(struct syslog_resolver *r)
 		else if (fd == r->refresh_fd)
 			refresh = true;
 		else if (r->channel)
-			ares_process_fd(r->channel, ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP) ? fd : ARES_SOCKET_BAD,
+			ares_process_fd(r->channel,
+					ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)
+						? fd
+						: ARES_SOCKET_BAD,
 					ev[i].events & EPOLLOUT ? fd : ARES_SOCKET_BAD);
 	}
 	if (timeout) {
 		drain_timer(r->timeout_fd);
 		if (r->channel && !r->finished)
-			ares_process_fd(r->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD); /* c-ares' retries */
+			ares_process_fd(r->channel, ARES_SOCKET_BAD,
+					ARES_SOCKET_BAD); /* c-ares' retries */
 	}
 	if (r->channel) {
 		if (r->finished)
@@ -251,7 +261,8 @@ bool syslog_resolver_has(const struct syslog_resolver *r, const struct syslog_ad
 	return false;
 }
 
-void syslog_resolver_counts(const struct syslog_resolver *r, uint64_t *ret_lookups, uint64_t *ret_failures)
+void syslog_resolver_counts(const struct syslog_resolver *r, uint64_t *ret_lookups,
+			    uint64_t *ret_failures)
 {
 	*ret_lookups = r->lookups;
 	*ret_failures = r->failures;
@@ -278,7 +289,9 @@ void syslog_resolver_free(struct syslog_resolver *r)
 /* An address literal (no DNS): its one address, for good. */
 static void take_literal(struct syslog_resolver *r)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = r->socktype, .ai_flags = AI_NUMERICHOST };
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = r->socktype,
+				  .ai_flags = AI_NUMERICHOST };
 	struct addrinfo *ai;
 
 	if (getaddrinfo(r->host, r->port, &hints, &ai) != 0)

@@ -51,4 +51,5 @@ size_t syslog_resolver_addrs(const struct syslog_resolver *r, const struct syslo
 bool syslog_resolver_has(const struct syslog_resolver *r, const struct syslog_addr *a);
 
 /* Lookups started and lookups that failed (for the stats). */
-void syslog_resolver_counts(const struct syslog_resolver *r, uint64_t *ret_lookups, uint64_t *ret_failures);
+void syslog_resolver_counts(const struct syslog_resolver *r, uint64_t *ret_lookups,
+			    uint64_t *ret_failures);

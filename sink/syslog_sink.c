@@ -55,7 +55,9 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
 		.severity = SYSLOG_SEVERITY_INFO,
 		.time = r->time,
 		/* syslog(3) and journald expect no hostname on the local socket. */
-		.hostname = k->cfg.format == SYSLOG_RFC3164 && k->cfg.transport == SYSLOG_UNIX ? NULL : k->hostname,
+		.hostname = k->cfg.format == SYSLOG_RFC3164 && k->cfg.transport == SYSLOG_UNIX
+				    ? NULL
+				    : k->hostname,
 		.app_name = k->cfg.app_name[0] ? k->cfg.app_name : "cgperf",
 		.procid = k->pid,
 		.msgid = MSGID,
@@ -96,7 +98,8 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
 		syslog_param_name(name, "", t.names[i][0]);
 		syslog_param_name(name, "_running_pct", t.names[i][1]);
 		t.counters[2 * i] = (struct syslog_param){ t.names[i][0], t.cells[i].value };
-		t.counters[2 * i + 1] = (struct syslog_param){ t.names[i][1], t.cells[i].running_pct };
+		t.counters[2 * i + 1] =
+			(struct syslog_param){ t.names[i][1], t.cells[i].running_pct };
 	}
 
 	/* All parts or none: a part already queued would be sent again
@@ -125,7 +128,8 @@ static int syslog_sink_write(struct sink *s, const struct sink_record *r)
 		return 0;
 	k->format_errors++;
 	log_ratelimited(&k->rl_format, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
-			"syslog %s: cannot format the message of cgroup %" PRIu64 ": %s; its counts go into the "
+			"syslog %s: cannot format the message of cgroup %" PRIu64
+			": %s; its counts go into the "
 			"next one (%" PRIu64 " records not formatted so far)",
 			k->cfg.target, r->cgroup->id, strerror(-ret), k->format_errors);
 	return ret;

@@ -24,19 +24,19 @@
 #include <stdint.h>
 
 struct syslog_sink_stats {
-	uint64_t records;          /* records accepted by write() */
-	uint64_t messages;         /* messages queued (a split record counts each part) */
-	uint64_t format_errors;    /* records not formatted: their counts go into the next one */
-	uint64_t sent;             /* messages handed to the kernel in full */
-	uint64_t dropped;          /* messages dropped: queue full (oldest first), too large */
-	uint64_t reconnects;       /* connections established after the first */
+	uint64_t records; /* records accepted by write() */
+	uint64_t messages; /* messages queued (a split record counts each part) */
+	uint64_t format_errors; /* records not formatted: their counts go into the next one */
+	uint64_t sent; /* messages handed to the kernel in full */
+	uint64_t dropped; /* messages dropped: queue full (oldest first), too large */
+	uint64_t reconnects; /* connections established after the first */
 	uint64_t connect_failures; /* failed attempts and lost connections */
-	uint64_t refused;          /* UDP port-unreachable reports */
-	uint64_t partial_writes;   /* TCP writes that took part of a message */
-	uint64_t dns_lookups;      /* host name lookups started */
-	uint64_t dns_failures;     /* lookups failed or unanswered */
-	size_t queued;             /* messages waiting now */
-	size_t head_written;       /* bytes of the oldest queued message already written (TCP) */
+	uint64_t refused; /* UDP port-unreachable reports */
+	uint64_t partial_writes; /* TCP writes that took part of a message */
+	uint64_t dns_lookups; /* host name lookups started */
+	uint64_t dns_failures; /* lookups failed or unanswered */
+	size_t queued; /* messages waiting now */
+	size_t head_written; /* bytes of the oldest queued message already written (TCP) */
 	bool connected;
 };
 

@@ -25,8 +25,17 @@
 #define DISCARD_MAX 4096
 
 /* RESOLVING: no address known yet, the lookup runs (messages queue). */
-enum conn_state { CONN_DOWN, CONN_RESOLVING, CONN_CONNECTING, CONN_UP };
-enum { TAG_TIMER = 1, TAG_SOCKET = 2, TAG_RESOLVER = 3 };
+enum conn_state {
+	CONN_DOWN,
+	CONN_RESOLVING,
+	CONN_CONNECTING,
+	CONN_UP
+};
+enum {
+	TAG_TIMER = 1,
+	TAG_SOCKET = 2,
+	TAG_RESOLVER = 3
+};
 
 struct queued_msg {
 	char *data; /* TCP: with the "LEN " frame prefix */
@@ -40,13 +49,13 @@ struct syslog_conn {
 	char port[sizeof(((struct syslog_config *)NULL)->port)];
 	struct sockaddr_un unix_addr;
 	struct syslog_resolver *resolver; /* udp, tcp */
-	size_t next_addr;                 /* index of the address the next attempt takes */
-	struct syslog_addr cur_addr;      /* the one of the current socket */
+	size_t next_addr; /* index of the address the next attempt takes */
+	struct syslog_addr cur_addr; /* the one of the current socket */
 
 	int epoll_fd, timer_fd, sock_fd;
 	enum conn_state state;
-	uint32_t sock_events;     /* registered in epoll_fd */
-	bool blocked;             /* the last write would have blocked: wait for EPOLLOUT */
+	uint32_t sock_events; /* registered in epoll_fd */
+	bool blocked; /* the last write would have blocked: wait for EPOLLOUT */
 	uint64_t sends_on_socket; /* messages completed on the current socket */
 
 	struct queued_msg *ring;
@@ -147,7 +156,9 @@ static void attempt_failed(struct syslog_conn *t, const char *why)
 
 unsigned syslog_backoff_next(unsigned ms)
 {
-	return ms >= SYSLOG_BACKOFF_MAX_MS / 2 ? SYSLOG_BACKOFF_MAX_MS : ms < SYSLOG_BACKOFF_MIN_MS ? SYSLOG_BACKOFF_MIN_MS : ms * 2;
+	return ms >= SYSLOG_BACKOFF_MAX_MS / 2 ? SYSLOG_BACKOFF_MAX_MS
+	       : ms < SYSLOG_BACKOFF_MIN_MS    ? SYSLOG_BACKOFF_MIN_MS
+					       : ms * 2;
 }
 
 /* The receiver is known to be there: say so if it was not. */
@@ -156,11 +167,12 @@ static void receiver_ok(struct syslog_conn *t)
 	if (!t->down)
 		return;
 	t->down = false;
-	log_ratelimited(&t->rl_up, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
-			"syslog %s: connected after %.1f s unreachable; %zu queued messages to deliver, "
-			"%" PRIu64 " dropped meanwhile (%" PRIu64 " in total)",
-			t->label, seconds_since(&t->down_since), t->count,
-			t->stats.dropped - t->dropped_at_down, t->stats.dropped);
+	log_ratelimited(
+		&t->rl_up, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
+		"syslog %s: connected after %.1f s unreachable; %zu queued messages to deliver, "
+		"%" PRIu64 " dropped meanwhile (%" PRIu64 " in total)",
+		t->label, seconds_since(&t->down_since), t->count,
+		t->stats.dropped - t->dropped_at_down, t->stats.dropped);
 }
 
 static void established(struct syslog_conn *t)
@@ -199,7 +211,8 @@ static void try_connect(struct syslog_conn *t)
 			/* Messages queue meanwhile; on_resolved() goes on from here. */
 			r = syslog_resolver_start(t->resolver);
 			if (r < 0) {
-				snprintf(why, sizeof(why), "cannot resolve %s: %s", t->host, strerror(-r));
+				snprintf(why, sizeof(why), "cannot resolve %s: %s", t->host,
+					 strerror(-r));
 				attempt_failed(t, why);
 				return;
 			}
@@ -259,14 +272,17 @@ static void on_resolved(void *ctx, int err, const char *why, bool changed)
 	}
 	if (err < 0) {
 		log_ratelimited(&t->rl_dns, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
-				"syslog %s: %s; still using the addresses it had before", t->label, why);
+				"syslog %s: %s; still using the addresses it had before", t->label,
+				why);
 		return;
 	}
 	if (!changed)
 		return;
 	t->next_addr = 0;
-	if ((t->state == CONN_UP || t->state == CONN_CONNECTING) && !syslog_resolver_has(t->resolver, &t->cur_addr)) {
-		log_info("syslog %s: %s resolves to other addresses now; reconnecting", t->label, t->host);
+	if ((t->state == CONN_UP || t->state == CONN_CONNECTING) &&
+	    !syslog_resolver_has(t->resolver, &t->cur_addr)) {
+		log_info("syslog %s: %s resolves to other addresses now; reconnecting", t->label,
+			 t->host);
 		try_connect(t);
 	}
 }
@@ -333,13 +349,15 @@ static void send_queue(struct syslog_conn *t)
 		 * reset, and the message lost): look for its FIN first. */
 		int r = check_peer_open(t);
 		if (r != 0)
-			connection_lost(t, r > 0 ? "the receiver closed the connection" : "connection",
+			connection_lost(t,
+					r > 0 ? "the receiver closed the connection" : "connection",
 					r > 0 ? 0 : -r, true);
 	}
 	while (t->count > 0 && t->state == CONN_UP) {
 		struct queued_msg *m = &t->ring[t->head];
 		size_t off = t->kind == SYSLOG_TCP ? t->head_written : 0;
-		ssize_t n = send(t->sock_fd, m->data + off, m->len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t n =
+			send(t->sock_fd, m->data + off, m->len - off, MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n < 0) {
 			int err = errno;
@@ -355,10 +373,11 @@ static void send_queue(struct syslog_conn *t)
 				 * block everything behind it. */
 				pop_head(t);
 				t->stats.dropped++;
-				log_ratelimited(&t->rl_drop, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
-						"syslog %s: a %zu-byte message is too large for the socket; dropped "
-						"(%" PRIu64 " dropped so far)",
-						t->label, m->len, t->stats.dropped);
+				log_ratelimited(
+					&t->rl_drop, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
+					"syslog %s: a %zu-byte message is too large for the socket; dropped "
+					"(%" PRIu64 " dropped so far)",
+					t->label, m->len, t->stats.dropped);
 				continue;
 			}
 			if (t->kind == SYSLOG_UDP && err == ECONNREFUSED) {
@@ -632,7 +651,8 @@ void syslog_conn_free(struct syslog_conn *t)
 	if (!t)
 		return;
 	if (t->count > 0)
-		log_warn("syslog %s: %zu queued messages were not delivered (%" PRIu64 " dropped before)",
+		log_warn("syslog %s: %zu queued messages were not delivered (%" PRIu64
+			 " dropped before)",
 			 log_name(t->label), t->count, t->stats.dropped);
 	close_socket(t);
 	while (t->count > 0)
@@ -654,9 +674,11 @@ int syslog_conn_new(const struct syslog_config *cfg, struct syslog_conn **ret)
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_TIMER };
 	int r;
 
-	if (!cfg || !ret || cfg->queue_max == 0 || cfg->queue_max > SIZE_MAX / sizeof(struct queued_msg))
+	if (!cfg || !ret || cfg->queue_max == 0 ||
+	    cfg->queue_max > SIZE_MAX / sizeof(struct queued_msg))
 		return -EINVAL;
-	if (cfg->transport != SYSLOG_UNIX && cfg->transport != SYSLOG_UDP && cfg->transport != SYSLOG_TCP)
+	if (cfg->transport != SYSLOG_UNIX && cfg->transport != SYSLOG_UDP &&
+	    cfg->transport != SYSLOG_TCP)
 		return -EINVAL;
 	if (cfg->transport == SYSLOG_UNIX &&
 	    (cfg->socket_path[0] == '\0' ||
@@ -675,12 +697,13 @@ int syslog_conn_new(const struct syslog_config *cfg, struct syslog_conn **ret)
 	snprintf(t->host, sizeof(t->host), "%.*s", (int)sizeof(cfg->host) - 1, cfg->host);
 	snprintf(t->port, sizeof(t->port), "%.*s", (int)sizeof(cfg->port) - 1, cfg->port);
 	if (cfg->target[0])
-		snprintf(t->label, sizeof(t->label), "%.*s", (int)sizeof(cfg->target) - 1, cfg->target);
+		snprintf(t->label, sizeof(t->label), "%.*s", (int)sizeof(cfg->target) - 1,
+			 cfg->target);
 	else if (t->kind == SYSLOG_UNIX)
 		snprintf(t->label, sizeof(t->label), "unix:%s", cfg->socket_path);
 	else
-		snprintf(t->label, sizeof(t->label), "%s://%s:%s", t->kind == SYSLOG_UDP ? "udp" : "tcp",
-			 t->host, t->port);
+		snprintf(t->label, sizeof(t->label), "%s://%s:%s",
+			 t->kind == SYSLOG_UDP ? "udp" : "tcp", t->host, t->port);
 	t->unix_addr.sun_family = AF_UNIX;
 	memcpy(t->unix_addr.sun_path, cfg->socket_path,
 	       strnlen(cfg->socket_path, sizeof(t->unix_addr.sun_path) - 1));
@@ -698,12 +721,14 @@ int syslog_conn_new(const struct syslog_config *cfg, struct syslog_conn **ret)
 		goto fail;
 	}
 	if (t->kind != SYSLOG_UNIX) {
-		r = syslog_resolver_new(t->host, t->port, t->kind == SYSLOG_TCP ? SOCK_STREAM : SOCK_DGRAM,
+		r = syslog_resolver_new(t->host, t->port,
+					t->kind == SYSLOG_TCP ? SOCK_STREAM : SOCK_DGRAM,
 					on_resolved, t, &t->resolver);
 		if (r < 0)
 			goto fail;
 		ev.data.u32 = TAG_RESOLVER;
-		if (epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, syslog_resolver_fd(t->resolver), &ev) < 0) {
+		if (epoll_ctl(t->epoll_fd, EPOLL_CTL_ADD, syslog_resolver_fd(t->resolver), &ev) <
+		    0) {
 			r = -errno;
 			goto fail;
 		}

@@ -39,19 +39,19 @@ struct syslog_conn;
 unsigned syslog_backoff_next(unsigned ms);
 
 struct syslog_conn_stats {
-	uint64_t sent;             /* messages handed to the kernel in full */
-	uint64_t dropped;          /* oldest dropped from a full queue, or refused by the
+	uint64_t sent; /* messages handed to the kernel in full */
+	uint64_t dropped; /* oldest dropped from a full queue, or refused by the
 	                            * socket as too large */
-	uint64_t reconnects;       /* connections established after the first one */
+	uint64_t reconnects; /* connections established after the first one */
 	uint64_t connect_failures; /* failed attempts: resolve, connect, connection lost */
-	uint64_t refused;          /* UDP: port-unreachable reports. Each means at least
+	uint64_t refused; /* UDP: port-unreachable reports. Each means at least
 	                            * one datagram sent earlier was not received */
-	uint64_t partial_writes;   /* TCP: writes that took only part of a message */
-	uint64_t dns_lookups;      /* host name lookups started (first, refreshes, retries) */
-	uint64_t dns_failures;     /* lookups that failed or got no answer in time */
-	size_t queued;             /* waiting now, a partly written one included */
-	size_t head_written;       /* bytes of the first queued message already written */
-	bool connected;            /* a socket is connected (UDP: no receiver check) */
+	uint64_t partial_writes; /* TCP: writes that took only part of a message */
+	uint64_t dns_lookups; /* host name lookups started (first, refreshes, retries) */
+	uint64_t dns_failures; /* lookups that failed or got no answer in time */
+	size_t queued; /* waiting now, a partly written one included */
+	size_t head_written; /* bytes of the first queued message already written */
+	bool connected; /* a socket is connected (UDP: no receiver check) */
 };
 
 /* Creates the transport and makes a first connection attempt; a receiver

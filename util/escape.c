@@ -54,11 +54,20 @@ static size_t escape_of(const unsigned char *s, char esc[8], size_t *consumed)
 
 	*consumed = n ? n : 1;
 	switch (s[0]) {
-	case '\n': memcpy(esc, "\\n", 3); return 2;
-	case '\t': memcpy(esc, "\\t", 3); return 2;
-	case '\r': memcpy(esc, "\\r", 3); return 2;
-	case '\\': memcpy(esc, "\\\\", 3); return 2;
-	default: break;
+	case '\n':
+		memcpy(esc, "\\n", 3);
+		return 2;
+	case '\t':
+		memcpy(esc, "\\t", 3);
+		return 2;
+	case '\r':
+		memcpy(esc, "\\r", 3);
+		return 2;
+	case '\\':
+		memcpy(esc, "\\\\", 3);
+		return 2;
+	default:
+		break;
 	}
 	if (n == 0 || s[0] < 0x20 || s[0] == 0x7f) {
 		snprintf(esc, 8, "\\x%02x", s[0]);

@@ -14,7 +14,12 @@
 #define LOG_NAME_MAX (4 * 4096 + 8) /* a whole PATH_MAX path, every byte escaped */
 #define log_name(s) text_escape_control((s), (char[LOG_NAME_MAX]){ 0 }, LOG_NAME_MAX)
 
-enum log_level { LOG_LVL_ERROR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
+enum log_level {
+	LOG_LVL_ERROR,
+	LOG_LVL_WARN,
+	LOG_LVL_INFO,
+	LOG_LVL_DEBUG
+};
 
 void log_set_level(enum log_level max);
 enum log_level log_get_level(void);
@@ -28,7 +33,7 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
 /* At most one line per `interval_s` for one call site; the next printed line
  * says how many were suppressed in between. Keep one static state per site. */
 struct log_ratelimit {
-	long long last;      /* CLOCK_MONOTONIC seconds of the last printed line */
+	long long last; /* CLOCK_MONOTONIC seconds of the last printed line */
 	unsigned suppressed;
 };
 void log_ratelimited(struct log_ratelimit *rl, int interval_s, enum log_level lvl, const char *fmt,

@@ -30,11 +30,11 @@ bool reading_delta(const struct reading *total, const struct reading *last,
 void reading_add(struct reading *acc, const struct reading *d);
 
 enum reading_state {
-	READING_IDLE,        /* enabled == 0: nothing of the target ran; the count is
+	READING_IDLE, /* enabled == 0: nothing of the target ran; the count is
 	                      * an exact 0 and there is no percentage */
 	READING_NOT_COUNTED, /* enabled but never on a counter (multiplexed out):
 	                      * the true count is unknown, not zero */
-	READING_COUNTED,     /* counted, perhaps for part of the time (scaled) */
+	READING_COUNTED, /* counted, perhaps for part of the time (scaled) */
 };
 
 /* Multiplex scaling as perf does it: counter * enabled / running, truncated,

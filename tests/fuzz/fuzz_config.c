@@ -15,24 +15,30 @@
 
 #include "config/config.h"
 
-static void check(int ok, const char *what, const char *err) {
+static void check(int ok, const char *what, const char *err)
+{
 	if (!ok) {
 		fprintf(stderr, "fuzz_config: broken invariant: %s (%s)\n", what, err ? err : "");
 		abort();
 	}
 }
 
-static int terminated(const char *s, size_t size) {
+static int terminated(const char *s, size_t size)
+{
 	return memchr(s, '\0', size) != NULL;
 }
 
-static void check_valid(const struct agent_config *c) {
+static void check_valid(const struct agent_config *c)
+{
 	check(c->interval_ms > 0 && c->interval_ms <= 24ULL * 3600 * 1000, "interval range", NULL);
 	check(c->nr_events >= 1 && c->nr_events <= CONFIG_MAX_EVENTS, "event count", NULL);
 	for (int i = 0; i < c->nr_events; i++)
-		check(terminated(c->events[i], sizeof(c->events[i])) && c->events[i][0], "event name", NULL);
-	check(c->cgroups.nr_include >= 1 && c->cgroups.nr_include <= CONFIG_MAX_PATTERNS, "include count", NULL);
-	check(c->cgroups.nr_exclude >= 0 && c->cgroups.nr_exclude <= CONFIG_MAX_PATTERNS, "exclude count", NULL);
+		check(terminated(c->events[i], sizeof(c->events[i])) && c->events[i][0],
+		      "event name", NULL);
+	check(c->cgroups.nr_include >= 1 && c->cgroups.nr_include <= CONFIG_MAX_PATTERNS,
+	      "include count", NULL);
+	check(c->cgroups.nr_exclude >= 0 && c->cgroups.nr_exclude <= CONFIG_MAX_PATTERNS,
+	      "exclude count", NULL);
 	check(c->cgroups.max >= 1 && c->cgroups.max <= 1000000, "max range", NULL);
 	check(c->cgroups.max_depth >= 0, "max_depth range", NULL);
 	check(c->csv.directory[0] == '/' && terminated(c->csv.directory, sizeof(c->csv.directory)),
@@ -47,7 +53,8 @@ static void check_valid(const struct agent_config *c) {
 	      "syslog target parts", NULL);
 }
 
-static void check_round_trip(const struct agent_config *c) {
+static void check_round_trip(const struct agent_config *c)
+{
 	static struct agent_config again;
 	char *buf = NULL, err[1024];
 	size_t len = 0;
@@ -63,7 +70,8 @@ static void check_round_trip(const struct agent_config *c) {
 	free(buf);
 }
 
-static void fuzz_value_parsers(const uint8_t *data, size_t size) {
+static void fuzz_value_parsers(const uint8_t *data, size_t size)
+{
 	struct syslog_config sc;
 	char *s = malloc(size + 1), err[256];
 	uint64_t v;
@@ -78,7 +86,8 @@ static void fuzz_value_parsers(const uint8_t *data, size_t size) {
 	(void)config_parse_size(s, &v);
 	memset(&sc, 0, sizeof(sc));
 	if (config_parse_syslog_target(s, &sc, err, sizeof(err)) == 0)
-		check(terminated(sc.host, sizeof(sc.host)) && terminated(sc.socket_path, sizeof(sc.socket_path)),
+		check(terminated(sc.host, sizeof(sc.host)) &&
+			      terminated(sc.socket_path, sizeof(sc.socket_path)),
 		      "target parts terminated", s);
 	else
 		check(terminated(err, sizeof(err)) && err[0], "target error message", s);
@@ -86,7 +95,8 @@ static void fuzz_value_parsers(const uint8_t *data, size_t size) {
 	free(s);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
 	static struct agent_config c, before;
 	char err[1024];
 	int r;
@@ -100,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 		check_round_trip(&c);
 	} else {
 		check(r == -EINVAL || r == -ENOMEM, "error code", err);
-		check(r == -ENOMEM || (!strncmp(err, "fuzz:", 5) && err[5] >= '1' && err[5] <= '9' && !strchr(err, '\n')),
+		check(r == -ENOMEM || (!strncmp(err, "fuzz:", 5) && err[5] >= '1' &&
+				       err[5] <= '9' && !strchr(err, '\n')),
 		      "one-line FILE:LINE:COL message", err);
 		check(memcmp(&c, &before, sizeof(c)) == 0, "output untouched on failure", err);
 	}

@@ -35,7 +35,8 @@ static int do_steal(int argc, char **argv)
 	bool some = argc > 2 && argv[2][0];
 	cpu_set_t cpus;
 
-	if (steal_snapshot_parse(argv[0], &before) < 0 || steal_snapshot_parse(argv[1], &after) < 0 ||
+	if (steal_snapshot_parse(argv[0], &before) < 0 ||
+	    steal_snapshot_parse(argv[1], &after) < 0 ||
 	    (some && cpu_list_parse(argv[2], &cpus) < 0))
 		return usage();
 	printf("%.3f\n", steal_bound_ms(&before, &after, some ? &cpus : NULL));

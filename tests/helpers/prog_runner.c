@@ -28,7 +28,8 @@ int main(void)
 	printf("%u\n", info.id);
 	fflush(stdout);
 	while (fgets(line, sizeof(line), stdin) && strncmp(line, "exit", 4) != 0) {
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = packet, .data_size_in = sizeof(packet));
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = packet,
+			    .data_size_in = sizeof(packet));
 		int n = strncmp(line, "run ", 4) == 0 ? atoi(line + 4) : 0;
 
 		opts.repeat = n;

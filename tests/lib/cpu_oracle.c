@@ -19,8 +19,8 @@ int steal_snapshot_take(struct steal_snapshot *ret)
 		return -errno;
 	while (fgets(line, sizeof(line), fp)) {
 		/* cpuN user nice system idle iowait irq softirq steal ... */
-		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &f[0], &f[1],
-			   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]) != 9 ||
+		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &f[0],
+			   &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]) != 9 ||
 		    cpu >= STEAL_MAX_CPUS)
 			continue;
 		s.ticks[cpu] = f[7];
@@ -106,8 +106,8 @@ double steal_bound_ms(const struct steal_snapshot *before, const struct steal_sn
 		/* The counter is truncated to USER_HZ units and is brought up
 		 * to date at the CPU's ticks: what it shows can lag the truth by
 		 * one unit plus one tick. */
-		ms += (after->ticks[c] - (before->present[c] ? before->ticks[c] : 0)) * unit + unit +
-		      tick_ms();
+		ms += (after->ticks[c] - (before->present[c] ? before->ticks[c] : 0)) * unit +
+		      unit + tick_ms();
 	}
 	return ms;
 }
@@ -118,8 +118,10 @@ bool cpu_clock_agrees(double got_ms, double usage_ms, double tol_pct, double ste
 	double lo = usage_ms * (1 - tol_pct / 100), hi = usage_ms * (1 + tol_pct / 100) + steal_ms;
 	bool ok = usage_ms > 0 && got_ms >= lo && got_ms <= hi;
 
-	snprintf(msg, len, "cpu-clock %.2f ms vs cpu.stat %.2f ms: %s [%.2f, %.2f] (-%g%%, +%g%% + %.1f ms steal)",
-		 got_ms, usage_ms, ok ? "within" : "OUTSIDE", lo, hi, tol_pct, tol_pct, steal_ms);
+	snprintf(
+		msg, len,
+		"cpu-clock %.2f ms vs cpu.stat %.2f ms: %s [%.2f, %.2f] (-%g%%, +%g%% + %.1f ms steal)",
+		got_ms, usage_ms, ok ? "within" : "OUTSIDE", lo, hi, tol_pct, tol_pct, steal_ms);
 	return ok;
 }
 

@@ -23,7 +23,7 @@
 
 struct steal_snapshot {
 	uint64_t ticks[STEAL_MAX_CPUS]; /* /proc/stat steal, USER_HZ units */
-	bool present[STEAL_MAX_CPUS];   /* the CPU had a line (was online) */
+	bool present[STEAL_MAX_CPUS]; /* the CPU had a line (was online) */
 };
 
 /* Per-CPU steal now. 0 or -errno. */

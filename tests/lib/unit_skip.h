@@ -13,8 +13,8 @@ void unit_skip_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * was skipped, else 0. */
 int unit_result(int failed);
 
-#define unit_skip(...)                         \
-	do {                                   \
-		unit_skip_note(__VA_ARGS__);   \
-		skip();                        \
+#define unit_skip(...)                       \
+	do {                                 \
+		unit_skip_note(__VA_ARGS__); \
+		skip();                      \
 	} while (0)

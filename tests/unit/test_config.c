@@ -35,15 +35,19 @@ static const struct bad_case bad_cases[] = {
 	{ "---\n", "t.yaml:2:1: empty configuration" },
 	{ "~\n", "t.yaml:1:1: empty configuration" },
 	/* The top level must be a mapping. */
-	{ "- interval: 10s\n", "t.yaml:1:1: expected a mapping of settings at the top level, got a list" },
-	{ "hello\n", "t.yaml:1:1: expected a mapping of settings at the top level, got a single value" },
+	{ "- interval: 10s\n",
+	  "t.yaml:1:1: expected a mapping of settings at the top level, got a list" },
+	{ "hello\n",
+	  "t.yaml:1:1: expected a mapping of settings at the top level, got a single value" },
 	/* Unknown keys, with and without a close match. */
 	{ "intervl: 10s\n", "t.yaml:1:1: unknown key 'intervl' (did you mean 'interval'?)" },
 	{ "Events: [cycles]\n", "t.yaml:1:1: unknown key 'Events' (did you mean 'events'?)" },
-	{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)" },
+	{ "foo: 1\n",
+	  "t.yaml:1:1: unknown key 'foo' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)" },
 	{ "outputs:\n  csv:\n    dirctory: /x\n",
 	  "t.yaml:3:5: unknown key 'dirctory' in outputs.csv (did you mean 'directory'?)" },
-	{ "outputs:\n  kafka: {}\n", "t.yaml:2:3: unknown key 'kafka' in outputs (valid keys: csv, syslog, prometheus, textfile)" },
+	{ "outputs:\n  kafka: {}\n",
+	  "t.yaml:2:3: unknown key 'kafka' in outputs (valid keys: csv, syslog, prometheus, textfile)" },
 	{ "cgroups: {maximum: 3}\n", "t.yaml:1:11: unknown key 'maximum' in cgroups" },
 	/* Duplicate keys, top level and nested. */
 	{ "interval: 10s\nevents: [cycles]\ninterval: 5s\n",
@@ -51,17 +55,23 @@ static const struct bad_case bad_cases[] = {
 	{ "outputs:\n  syslog:\n    facility: daemon\n    facility: user\n",
 	  "t.yaml:4:5: duplicate key 'facility' (first at line 3, column 5)" },
 	/* Wrong types. */
-	{ "interval: [10]\n", "t.yaml:1:11: interval: expected a duration (10s, 500ms, 1m30s) or whole seconds, got a list" },
-	{ "interval: {s: 10}\n", "t.yaml:1:11: interval: expected a duration (10s, 500ms, 1m30s) or whole seconds, got a mapping" },
+	{ "interval: [10]\n",
+	  "t.yaml:1:11: interval: expected a duration (10s, 500ms, 1m30s) or whole seconds, got a list" },
+	{ "interval: {s: 10}\n",
+	  "t.yaml:1:11: interval: expected a duration (10s, 500ms, 1m30s) or whole seconds, got a mapping" },
 	{ "interval:\nevents: [cycles]\n", "t.yaml:1:10: interval: missing value" },
-	{ "events: cycles\n", "t.yaml:1:9: events: expected a list of event names ([cycles, cpu-clock]), got a single value" },
+	{ "events: cycles\n",
+	  "t.yaml:1:9: events: expected a list of event names ([cycles, cpu-clock]), got a single value" },
 	{ "events:\n  - [cycles]\n", "t.yaml:2:5: events: expected an event name, got a list" },
 	{ "events: [cycles, ~]\n", "t.yaml:1:18: events: empty item" },
 	{ "cgroups: [a]\n", "t.yaml:1:10: cgroups: expected a mapping, got a list" },
-	{ "cgroups:\n  containers_only: {a: 1}\n", "t.yaml:2:20: cgroups.containers_only: expected true or false, got a mapping" },
-	{ "cgroups:\n  include: [{a: 1}]\n", "t.yaml:2:13: cgroups.include: expected a glob, got a mapping" },
+	{ "cgroups:\n  containers_only: {a: 1}\n",
+	  "t.yaml:2:20: cgroups.containers_only: expected true or false, got a mapping" },
+	{ "cgroups:\n  include: [{a: 1}]\n",
+	  "t.yaml:2:13: cgroups.include: expected a glob, got a mapping" },
 	{ "outputs: csv\n", "t.yaml:1:10: outputs: expected a mapping, got a single value" },
-	{ "outputs:\n  csv:\n", "t.yaml:2:7: outputs.csv: expected a mapping, got null (write {} for all defaults)" },
+	{ "outputs:\n  csv:\n",
+	  "t.yaml:2:7: outputs.csv: expected a mapping, got null (write {} for all defaults)" },
 	{ "? [a]\n: 1\n", "t.yaml:1:3: keys must be names, got a list" },
 	{ "outputs: {? {a: 1} : 2}\n", "t.yaml:1:13: outputs: keys must be names, got a mapping" },
 	/* interval values. */
@@ -71,18 +81,21 @@ static const struct bad_case bad_cases[] = {
 	{ "interval: 0ms\n", "t.yaml:1:11: interval: must be greater than 0" },
 	{ "interval: 25h\n", "t.yaml:1:11: interval: '25h' is longer than 24h" },
 	{ "interval: 86401\n", "t.yaml:1:11: interval: '86401' is longer than 24h" },
-	{ "interval: 99999999999999999999999h\n", "t.yaml:1:11: interval: '99999999999999999999999h' is longer than 24h" },
+	{ "interval: 99999999999999999999999h\n",
+	  "t.yaml:1:11: interval: '99999999999999999999999h' is longer than 24h" },
 	{ "interval: 1.5s\n", "t.yaml:1:11: interval: invalid duration '1.5s' (expected e.g. 10s" },
 	{ "interval: 10x\n", "t.yaml:1:11: interval: invalid duration '10x'" },
 	{ "interval: s\n", "t.yaml:1:11: interval: invalid duration 's'" },
 	{ "interval: 10 s\n", "t.yaml:1:11: interval: invalid duration '10 s'" },
 	/* events values. */
-	{ "events: [cycles, cyclse]\n", "t.yaml:1:18: events: unknown event 'cyclse' (did you mean cycles?)" },
+	{ "events: [cycles, cyclse]\n",
+	  "t.yaml:1:18: events: unknown event 'cyclse' (did you mean cycles?)" },
 	{ "events:\n  - cycles\n  - qwertyuiop\n",
 	  "t.yaml:3:5: events: unknown event 'qwertyuiop' (see 'cgperf events --all')" },
 	{ "events: [\"cy\\x01cles\"]\n", "t.yaml:1:10: events: unknown event 'cy\\x01cles'" },
 	{ "events: [cycles, rzz]\n", "t.yaml:1:18: events: invalid raw event 'rzz'" },
-	{ "events: [cycles, \"cpu/event=0x3c\"]\n", "t.yaml:1:18: events: event 'cpu/event=0x3c': missing trailing '/'" },
+	{ "events: [cycles, \"cpu/event=0x3c\"]\n",
+	  "t.yaml:1:18: events: event 'cpu/event=0x3c': missing trailing '/'" },
 	{ "events: [cycles, instructions, cycles]\n",
 	  "t.yaml:1:32: events: duplicate event 'cycles' (first at line 1, column 10)" },
 	{ "events: [context-switches, cs]\n",
@@ -92,43 +105,73 @@ static const struct bad_case bad_cases[] = {
 	  " minor-faults, major-faults]\n",
 	  "t.yaml:1:102: events: at most 8 events" },
 	/* cgroups values. */
-	{ "cgroups:\n  include: []\n", "t.yaml:2:13: cgroups.include: empty list selects no cgroup" },
-	{ "cgroups:\n  include: [\"\"]\n", "t.yaml:2:13: cgroups.include: empty item (expected a glob)" },
-	{ "cgroups:\n  exclude: [\"runtime:\"]\n", "t.yaml:2:13: cgroups.exclude: empty glob after 'runtime:'" },
+	{ "cgroups:\n  include: []\n",
+	  "t.yaml:2:13: cgroups.include: empty list selects no cgroup" },
+	{ "cgroups:\n  include: [\"\"]\n",
+	  "t.yaml:2:13: cgroups.include: empty item (expected a glob)" },
+	{ "cgroups:\n  exclude: [\"runtime:\"]\n",
+	  "t.yaml:2:13: cgroups.exclude: empty glob after 'runtime:'" },
 	{ "cgroups:\n  max: 0\n", "t.yaml:2:8: cgroups.max: 0 is out of range 1..1000000" },
-	{ "cgroups:\n  max: 1000001\n", "t.yaml:2:8: cgroups.max: 1000001 is out of range 1..1000000" },
+	{ "cgroups:\n  max: 1000001\n",
+	  "t.yaml:2:8: cgroups.max: 1000001 is out of range 1..1000000" },
 	{ "cgroups:\n  max: -1\n", "t.yaml:2:8: cgroups.max: -1 is out of range 1..1000000" },
-	{ "cgroups:\n  max: 184467440737095516160\n", "t.yaml:2:8: cgroups.max: 184467440737095516160 is out of range" },
-	{ "cgroups:\n  max: 0x10\n", "t.yaml:2:8: cgroups.max: expected a decimal integer, got '0x10'" },
-	{ "cgroups:\n  max: 4.5\n", "t.yaml:2:8: cgroups.max: expected a decimal integer, got '4.5'" },
-	{ "cgroups:\n  max_depth: -2\n", "t.yaml:2:14: cgroups.max_depth: -2 is out of range 0..2147483647" },
-	{ "cgroups:\n  max_watches: -1\n", "t.yaml:2:16: cgroups.max_watches: -1 is out of range 0..10000000" },
-	{ "cgroups:\n  containers_only: yes\n", "t.yaml:2:20: cgroups.containers_only: expected true or false, got 'yes'" },
-	{ "cgroups:\n  root: relative/x\n", "t.yaml:2:9: cgroups.root: must be an absolute cgroup path" },
-	{ "cgroups:\n  root: /a/../b\n", "t.yaml:2:9: cgroups.root: '.' and '..' are not allowed in the path" },
+	{ "cgroups:\n  max: 184467440737095516160\n",
+	  "t.yaml:2:8: cgroups.max: 184467440737095516160 is out of range" },
+	{ "cgroups:\n  max: 0x10\n",
+	  "t.yaml:2:8: cgroups.max: expected a decimal integer, got '0x10'" },
+	{ "cgroups:\n  max: 4.5\n",
+	  "t.yaml:2:8: cgroups.max: expected a decimal integer, got '4.5'" },
+	{ "cgroups:\n  max_depth: -2\n",
+	  "t.yaml:2:14: cgroups.max_depth: -2 is out of range 0..2147483647" },
+	{ "cgroups:\n  max_watches: -1\n",
+	  "t.yaml:2:16: cgroups.max_watches: -1 is out of range 0..10000000" },
+	{ "cgroups:\n  containers_only: yes\n",
+	  "t.yaml:2:20: cgroups.containers_only: expected true or false, got 'yes'" },
+	{ "cgroups:\n  root: relative/x\n",
+	  "t.yaml:2:9: cgroups.root: must be an absolute cgroup path" },
+	{ "cgroups:\n  root: /a/../b\n",
+	  "t.yaml:2:9: cgroups.root: '.' and '..' are not allowed in the path" },
 	{ "cgroups:\n  root: \"\"\n", "t.yaml:2:9: cgroups.root: must be an absolute cgroup path" },
 	{ "cgroups:\n  root: [/]\n", "t.yaml:2:9: cgroups.root: expected a cgroup path" },
 	/* metadata values. */
-	{ "metadata:\n  docker: var/lib/docker\n", "t.yaml:2:11: metadata.docker: 'var/lib/docker' is not an absolute path" },
-	{ "metadata:\n  podman: \"%h/x\"\n", "t.yaml:2:11: metadata.podman: '%h/x' is not an absolute path" },
-	{ "metadata:\n  rootless_podman: \"~/x\"\n", "t.yaml:2:20: metadata.rootless_podman: '~/x' is not an absolute path (or %h/...)" },
-	{ "metadata:\n  rootless_docker: \"%h/%x\"\n", "t.yaml:2:20: metadata.rootless_docker: '%h/%x' has an unknown %-sequence" },
-	{ "metadata:\n  rootless_docker: \"%hx\"\n", "t.yaml:2:20: metadata.rootless_docker: '%hx' is not an absolute path" },
-	{ "metadata:\n  dockr: /x\n", "t.yaml:2:3: unknown key 'dockr' in metadata (did you mean 'docker'?)" },
+	{ "metadata:\n  docker: var/lib/docker\n",
+	  "t.yaml:2:11: metadata.docker: 'var/lib/docker' is not an absolute path" },
+	{ "metadata:\n  podman: \"%h/x\"\n",
+	  "t.yaml:2:11: metadata.podman: '%h/x' is not an absolute path" },
+	{ "metadata:\n  rootless_podman: \"~/x\"\n",
+	  "t.yaml:2:20: metadata.rootless_podman: '~/x' is not an absolute path (or %h/...)" },
+	{ "metadata:\n  rootless_docker: \"%h/%x\"\n",
+	  "t.yaml:2:20: metadata.rootless_docker: '%h/%x' has an unknown %-sequence" },
+	{ "metadata:\n  rootless_docker: \"%hx\"\n",
+	  "t.yaml:2:20: metadata.rootless_docker: '%hx' is not an absolute path" },
+	{ "metadata:\n  dockr: /x\n",
+	  "t.yaml:2:3: unknown key 'dockr' in metadata (did you mean 'docker'?)" },
 	{ "metadata:\n  docker: {a: 1}\n", "t.yaml:2:11: metadata.docker: expected a directory" },
 	/* outputs.csv values. */
-	{ "outputs:\n  csv:\n    directory: var/log\n", "t.yaml:3:16: outputs.csv.directory: 'var/log' is not an absolute path" },
-	{ "outputs:\n  csv:\n    directory: \"\"\n", "t.yaml:3:16: outputs.csv.directory: must not be empty" },
-	{ "outputs:\n  csv:\n    max_size: 64M\n", "t.yaml:3:15: outputs.csv.max_size: invalid size '64M' (expected bytes" },
-	{ "outputs:\n  csv:\n    max_size: -1\n", "t.yaml:3:15: outputs.csv.max_size: invalid size '-1'" },
-	{ "outputs:\n  csv:\n    max_size: 1.5GiB\n", "t.yaml:3:15: outputs.csv.max_size: invalid size '1.5GiB'" },
-	{ "outputs:\n  csv:\n    max_size: 20000000TiB\n", "t.yaml:3:15: outputs.csv.max_size: '20000000TiB' is too large" },
-	{ "outputs:\n  csv:\n    max_files: 1001\n", "t.yaml:3:16: outputs.csv.max_files: 1001 is out of range 0..1000" },
-	{ "outputs:\n  csv:\n    enabled: maybe\n", "t.yaml:3:14: outputs.csv.enabled: expected true or false, got 'maybe'" },
-	{ "outputs:\n  csv:\n    keep_removed: 7x\n", "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '7x'" },
-	{ "outputs:\n  csv:\n    keep_removed: -1d\n", "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '-1d'" },
-	{ "outputs:\n  csv:\n    max_total_size: 1.5GiB\n", "t.yaml:3:21: outputs.csv.max_total_size: invalid size '1.5GiB'" },
-	{ "outputs:\n  csv:\n    safe_cells: 1\n", "t.yaml:3:17: outputs.csv.safe_cells: expected true or false, got '1'" },
+	{ "outputs:\n  csv:\n    directory: var/log\n",
+	  "t.yaml:3:16: outputs.csv.directory: 'var/log' is not an absolute path" },
+	{ "outputs:\n  csv:\n    directory: \"\"\n",
+	  "t.yaml:3:16: outputs.csv.directory: must not be empty" },
+	{ "outputs:\n  csv:\n    max_size: 64M\n",
+	  "t.yaml:3:15: outputs.csv.max_size: invalid size '64M' (expected bytes" },
+	{ "outputs:\n  csv:\n    max_size: -1\n",
+	  "t.yaml:3:15: outputs.csv.max_size: invalid size '-1'" },
+	{ "outputs:\n  csv:\n    max_size: 1.5GiB\n",
+	  "t.yaml:3:15: outputs.csv.max_size: invalid size '1.5GiB'" },
+	{ "outputs:\n  csv:\n    max_size: 20000000TiB\n",
+	  "t.yaml:3:15: outputs.csv.max_size: '20000000TiB' is too large" },
+	{ "outputs:\n  csv:\n    max_files: 1001\n",
+	  "t.yaml:3:16: outputs.csv.max_files: 1001 is out of range 0..1000" },
+	{ "outputs:\n  csv:\n    enabled: maybe\n",
+	  "t.yaml:3:14: outputs.csv.enabled: expected true or false, got 'maybe'" },
+	{ "outputs:\n  csv:\n    keep_removed: 7x\n",
+	  "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '7x'" },
+	{ "outputs:\n  csv:\n    keep_removed: -1d\n",
+	  "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '-1d'" },
+	{ "outputs:\n  csv:\n    max_total_size: 1.5GiB\n",
+	  "t.yaml:3:21: outputs.csv.max_total_size: invalid size '1.5GiB'" },
+	{ "outputs:\n  csv:\n    safe_cells: 1\n",
+	  "t.yaml:3:17: outputs.csv.safe_cells: expected true or false, got '1'" },
 	/* outputs.syslog values. */
 	{ "outputs:\n  syslog:\n    target: http://logs:514\n",
 	  "t.yaml:3:13: outputs.syslog.target: invalid target 'http://logs:514': unknown kind of target" },
@@ -156,7 +199,8 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:3:13: outputs.syslog.target: invalid target 'unix:dev/log': expected an absolute socket path" },
 	{ "outputs:\n  syslog:\n    target: \"udp://lo\\ngs:514\"\n",
 	  "t.yaml:3:13: outputs.syslog.target: invalid target 'udp://lo\\ngs:514'" },
-	{ "outputs:\n  syslog:\n    format: rfc1234\n", "t.yaml:3:13: outputs.syslog.format: expected rfc5424 or rfc3164, got 'rfc1234'" },
+	{ "outputs:\n  syslog:\n    format: rfc1234\n",
+	  "t.yaml:3:13: outputs.syslog.format: expected rfc5424 or rfc3164, got 'rfc1234'" },
 	{ "outputs:\n  syslog:\n    facility: deamon\n",
 	  "t.yaml:3:15: outputs.syslog.facility: unknown facility 'deamon' (did you mean 'daemon'?)" },
 	{ "outputs:\n  syslog:\n    facility: printer\n",
@@ -167,9 +211,12 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:3:15: outputs.syslog.app_name: only printable ASCII without spaces is allowed" },
 	{ "outputs:\n  syslog:\n    app_name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
 	  "t.yaml:3:15: outputs.syslog.app_name: longer than 48 bytes" },
-	{ "outputs:\n  syslog:\n    enterprise_id: 0\n", "t.yaml:3:20: outputs.syslog.enterprise_id: 0 is out of range 1..4294967295" },
-	{ "outputs:\n  syslog:\n    enterprise_id: 4294967296\n", "t.yaml:3:20: outputs.syslog.enterprise_id: 4294967296 is out of range" },
-	{ "outputs:\n  syslog:\n    queue_max: 0\n", "t.yaml:3:16: outputs.syslog.queue_max: 0 is out of range 1..1000000" },
+	{ "outputs:\n  syslog:\n    enterprise_id: 0\n",
+	  "t.yaml:3:20: outputs.syslog.enterprise_id: 0 is out of range 1..4294967295" },
+	{ "outputs:\n  syslog:\n    enterprise_id: 4294967296\n",
+	  "t.yaml:3:20: outputs.syslog.enterprise_id: 4294967296 is out of range" },
+	{ "outputs:\n  syslog:\n    queue_max: 0\n",
+	  "t.yaml:3:16: outputs.syslog.queue_max: 0 is out of range 1..1000000" },
 	/* YAML features that are refused. */
 	{ "interval: &i 10s\n", "t.yaml:1:11: anchors (&name) are not supported" },
 	{ "interval: *i\n", "t.yaml:1:11: aliases (*name) are not supported" },
@@ -177,34 +224,55 @@ static const struct bad_case bad_cases[] = {
 	{ "events: !!seq [cycles]\n", "t.yaml:1:9: YAML tags (!tag) are not supported" },
 	{ "interval: 10s\n---\ninterval: 5s\n", "t.yaml:2:1: more than one YAML document" },
 	/* "Billion laughs": refused at the first anchor, nothing is expanded. */
-	{ "events: &a [cycles, cycles]\ncgroups: &b [*a, *a]\n", "t.yaml:1:9: anchors (&name) are not supported" },
+	{ "events: &a [cycles, cycles]\ncgroups: &b [*a, *a]\n",
+	  "t.yaml:1:9: anchors (&name) are not supported" },
 	/* Syntax errors: libyaml's problem at its mark. */
 	{ "events: [cycles\n", "t.yaml:2:1: YAML syntax error: did not find expected ',' or ']'" },
 	{ "interval: 10s\n- x\n",
 	  "t.yaml:2:1: YAML syntax error: did not find expected key (while parsing a block mapping at line 1, column 1)" },
-	{ "events: [cycles]\n  interval: 10s\n", "t.yaml:2:3: YAML syntax error: did not find expected key" },
-	{ "interval: \"a\\qb\"\n", "t.yaml:1:13: YAML syntax error: found unknown escape character" },
-	{ "interval: 10s\n\tevents: x\n", "t.yaml:2:1: YAML syntax error: found a tab character that violates indentation" },
+	{ "events: [cycles]\n  interval: 10s\n",
+	  "t.yaml:2:3: YAML syntax error: did not find expected key" },
+	{ "interval: \"a\\qb\"\n",
+	  "t.yaml:1:13: YAML syntax error: found unknown escape character" },
+	{ "interval: 10s\n\tevents: x\n",
+	  "t.yaml:2:1: YAML syntax error: found a tab character that violates indentation" },
 	{ "interval: \"10s\n", "t.yaml:2:1: YAML syntax error: found unexpected end of stream" },
-	{ "outputs:\n  csv: {}\n bad: 1\n", "t.yaml:3:2: YAML syntax error: did not find expected key" },
+	{ "outputs:\n  csv: {}\n bad: 1\n",
+	  "t.yaml:3:2: YAML syntax error: did not find expected key" },
 	/* Bytes that are not UTF-8 text, with their position. */
-	{ "interval: 10s\n\xff\xfe\n", "t.yaml:2:1: not valid UTF-8 text: invalid leading UTF-8 octet (byte 0xff)" },
-	{ "interval: 10\xc3s\n", "t.yaml:1:14: not valid UTF-8 text: invalid trailing UTF-8 octet (byte 0x73)" },
-	{ "events: [cycles]\ninterval: 1\x01s\n", "t.yaml:2:12: not valid UTF-8 text: control characters are not allowed (U+0001)" },
+	{ "interval: 10s\n\xff\xfe\n",
+	  "t.yaml:2:1: not valid UTF-8 text: invalid leading UTF-8 octet (byte 0xff)" },
+	{ "interval: 10\xc3s\n",
+	  "t.yaml:1:14: not valid UTF-8 text: invalid trailing UTF-8 octet (byte 0x73)" },
+	{ "events: [cycles]\ninterval: 1\x01s\n",
+	  "t.yaml:2:12: not valid UTF-8 text: control characters are not allowed (U+0001)" },
 	/* The Prometheus endpoint and the textfile. */
-	{ "outputs:\n  prometheus: {listen: \"::1:9\\n4\"}\n", "t.yaml:2:24: outputs.prometheus.listen: invalid address '::1:9\\n4': IPv6 addresses must be in brackets ([::1]:9464)" },
-	{ "outputs:\n  prometheus:\n    listen: 9464\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address '9464': missing :PORT (expected HOST:PORT)" },
-	{ "outputs:\n  prometheus:\n    listen: \"::1:9464\"\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address '::1:9464': IPv6 addresses must be in brackets ([::1]:9464)" },
-	{ "outputs:\n  prometheus:\n    listen: \":0\"\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address ':0': invalid port" },
-	{ "outputs:\n  prometheus:\n    listen: unix:run/m.sock\n", "t.yaml:3:13: outputs.prometheus.listen: invalid address 'unix:run/m.sock': expected an absolute socket path" },
-	{ "outputs:\n  prometheus: {path: metrics}\n", "t.yaml:2:22: outputs.prometheus.path: must start with '/'" },
-	{ "outputs:\n  prometheus: {path: \"/a b\"}\n", "t.yaml:2:22: outputs.prometheus.path: only printable ASCII" },
-	{ "outputs:\n  prometheus: {keep_removed: soon}\n", "t.yaml:2:30: outputs.prometheus.keep_removed: invalid duration 'soon'" },
-	{ "outputs:\n  prometheus: {max_connections: 0}\n", "t.yaml:2:33: outputs.prometheus.max_connections: " },
-	{ "outputs:\n  prometheus: {listn: x}\n", "t.yaml:2:16: unknown key 'listn' in outputs.prometheus (did you mean 'listen'?)" },
-	{ "outputs:\n  textfile: {path: /tmp/cgperf.txt}\n", "t.yaml:2:20: outputs.textfile.path: '/tmp/cgperf.txt' must be a file name ending in .prom" },
-	{ "outputs:\n  textfile: {path: cgperf.prom}\n", "t.yaml:2:20: outputs.textfile.path: 'cgperf.prom' is not an absolute path" },
-	{ "outputs:\n  textfile: {path: /tmp/.prom}\n", "t.yaml:2:20: outputs.textfile.path: '/tmp/.prom' must be a file name" },
+	{ "outputs:\n  prometheus: {listen: \"::1:9\\n4\"}\n",
+	  "t.yaml:2:24: outputs.prometheus.listen: invalid address '::1:9\\n4': IPv6 addresses must be in brackets ([::1]:9464)" },
+	{ "outputs:\n  prometheus:\n    listen: 9464\n",
+	  "t.yaml:3:13: outputs.prometheus.listen: invalid address '9464': missing :PORT (expected HOST:PORT)" },
+	{ "outputs:\n  prometheus:\n    listen: \"::1:9464\"\n",
+	  "t.yaml:3:13: outputs.prometheus.listen: invalid address '::1:9464': IPv6 addresses must be in brackets ([::1]:9464)" },
+	{ "outputs:\n  prometheus:\n    listen: \":0\"\n",
+	  "t.yaml:3:13: outputs.prometheus.listen: invalid address ':0': invalid port" },
+	{ "outputs:\n  prometheus:\n    listen: unix:run/m.sock\n",
+	  "t.yaml:3:13: outputs.prometheus.listen: invalid address 'unix:run/m.sock': expected an absolute socket path" },
+	{ "outputs:\n  prometheus: {path: metrics}\n",
+	  "t.yaml:2:22: outputs.prometheus.path: must start with '/'" },
+	{ "outputs:\n  prometheus: {path: \"/a b\"}\n",
+	  "t.yaml:2:22: outputs.prometheus.path: only printable ASCII" },
+	{ "outputs:\n  prometheus: {keep_removed: soon}\n",
+	  "t.yaml:2:30: outputs.prometheus.keep_removed: invalid duration 'soon'" },
+	{ "outputs:\n  prometheus: {max_connections: 0}\n",
+	  "t.yaml:2:33: outputs.prometheus.max_connections: " },
+	{ "outputs:\n  prometheus: {listn: x}\n",
+	  "t.yaml:2:16: unknown key 'listn' in outputs.prometheus (did you mean 'listen'?)" },
+	{ "outputs:\n  textfile: {path: /tmp/cgperf.txt}\n",
+	  "t.yaml:2:20: outputs.textfile.path: '/tmp/cgperf.txt' must be a file name ending in .prom" },
+	{ "outputs:\n  textfile: {path: cgperf.prom}\n",
+	  "t.yaml:2:20: outputs.textfile.path: 'cgperf.prom' is not an absolute path" },
+	{ "outputs:\n  textfile: {path: /tmp/.prom}\n",
+	  "t.yaml:2:20: outputs.textfile.path: '/tmp/.prom' must be a file name" },
 	/* Escapes that would smuggle bytes into C strings or terminals. */
 	{ "interval: \"10\\0s\"\n", "t.yaml:1:11: interval: value contains a NUL character" },
 	{ "\"a\\nb\\u0085\\u2028\\e\": 1\n", "t.yaml:1:1: unknown key 'a\\nb\\u0085\\u2028\\x1b'" },
@@ -216,12 +284,16 @@ static const struct {
 	size_t len;
 	const char *expect;
 } nul_cases[] = {
-	{ "\xff\xfei\0n\0", 6, "t.yaml:1:1: not valid UTF-8 text: invalid leading UTF-8 octet (byte 0xff); UTF-16?" },
-	{ "interval: 1\0s\n", 14, "t.yaml:1:12: not valid UTF-8 text: control characters are not allowed (U+0000)" },
-	{ "\0", 1, "t.yaml:1:1: not valid UTF-8 text: control characters are not allowed (U+0000)" },
+	{ "\xff\xfei\0n\0", 6,
+	  "t.yaml:1:1: not valid UTF-8 text: invalid leading UTF-8 octet (byte 0xff); UTF-16?" },
+	{ "interval: 1\0s\n", 14,
+	  "t.yaml:1:12: not valid UTF-8 text: control characters are not allowed (U+0000)" },
+	{ "\0", 1,
+	  "t.yaml:1:1: not valid UTF-8 text: control characters are not allowed (U+0000)" },
 };
 
-static void expect_error(const char *yaml, size_t len, const char *expect) {
+static void expect_error(const char *yaml, size_t len, const char *expect)
+{
 	struct agent_config cfg, untouched;
 	char err[1024];
 	int r;
@@ -232,13 +304,15 @@ static void expect_error(const char *yaml, size_t len, const char *expect) {
 	memset(err, 'x', sizeof(err));
 	r = config_parse(yaml, len, "t.yaml", &cfg, err, sizeof(err));
 	if (r != -EINVAL || strncmp(err, expect, strlen(expect)) != 0)
-		fail_msg("input:\n%.*s\nexpected: %s\ngot (%d): %s", (int)len, yaml, expect, r, err);
+		fail_msg("input:\n%.*s\nexpected: %s\ngot (%d): %s", (int)len, yaml, expect, r,
+			 err);
 	/* One line, whatever the input held. */
 	assert_null(strchr(err, '\n'));
 	assert_memory_equal(&cfg, &untouched, sizeof(cfg));
 }
 
-static void test_bad_inputs(void **state) {
+static void test_bad_inputs(void **state)
+{
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
 		expect_error(bad_cases[i].yaml, strlen(bad_cases[i].yaml), bad_cases[i].expect);
 	for (size_t i = 0; i < sizeof(nul_cases) / sizeof(nul_cases[0]); i++)
@@ -246,7 +320,8 @@ static void test_bad_inputs(void **state) {
 }
 
 /* Inputs too big to write inline. */
-static char *repeat(const char *head, const char *unit, int n, const char *tail) {
+static char *repeat(const char *head, const char *unit, int n, const char *tail)
+{
 	size_t len = strlen(head) + strlen(unit) * (size_t)n + strlen(tail) + 1;
 	char *s = malloc(len), *p;
 
@@ -258,7 +333,8 @@ static char *repeat(const char *head, const char *unit, int n, const char *tail)
 	return s;
 }
 
-static void test_bad_generated(void **state) {
+static void test_bad_generated(void **state)
+{
 	char *s;
 
 	/* Deep nesting stops at the first level that cannot be a value. */
@@ -266,7 +342,8 @@ static void test_bad_generated(void **state) {
 	expect_error(s, strlen(s), "t.yaml:1:11: interval: expected a duration");
 	free(s);
 	s = repeat("", "[", 100000, "");
-	expect_error(s, strlen(s), "t.yaml:1:1: expected a mapping of settings at the top level, got a list");
+	expect_error(s, strlen(s),
+		     "t.yaml:1:1: expected a mapping of settings at the top level, got a list");
 	free(s);
 	s = repeat("events: ", "[", 50000, "");
 	expect_error(s, strlen(s), "t.yaml:1:10: events: expected an event name, got a list");
@@ -285,7 +362,8 @@ static void test_bad_generated(void **state) {
 	expect_error(s, strlen(s), "t.yaml:2:13: cgroups.include: item longer than 255 bytes");
 	free(s);
 	s = repeat("outputs:\n  syslog:\n    target: unix:/", "s", 108, "\n");
-	expect_error(s, strlen(s), "t.yaml:3:13: outputs.syslog.target: invalid target 'unix:/sssss");
+	expect_error(s, strlen(s),
+		     "t.yaml:3:13: outputs.syslog.target: invalid target 'unix:/sssss");
 	free(s);
 	/* (libyaml limits implicit keys to 1024 characters.) */
 	s = repeat("", "k", 1000, ": 1\n");
@@ -293,7 +371,8 @@ static void test_bad_generated(void **state) {
 		struct agent_config cfg;
 		char err[4096];
 
-		assert_int_equal(config_parse(s, strlen(s), "t.yaml", &cfg, err, sizeof(err)), -EINVAL);
+		assert_int_equal(config_parse(s, strlen(s), "t.yaml", &cfg, err, sizeof(err)),
+				 -EINVAL);
 		assert_true(strncmp(err, "t.yaml:1:1: unknown key 'kkkk", 29) == 0);
 		assert_non_null(strstr(err, "...'"));
 		assert_true(strlen(err) < 300);
@@ -302,12 +381,15 @@ static void test_bad_generated(void **state) {
 }
 
 /* The file name is echoed escaped, like values. */
-static void test_name_escaped(void **state) {
+static void test_name_escaped(void **state)
+{
 	struct agent_config cfg;
 	char err[512];
 
 	assert_int_equal(config_parse("x: 1\n", 5, "odd\nname", &cfg, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "odd\\nname:1:1: unknown key 'x' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)");
+	assert_string_equal(
+		err,
+		"odd\\nname:1:1: unknown key 'x' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)");
 	/* A tiny buffer is cut, still terminated. */
 	assert_int_equal(config_parse("x: 1\n", 5, "t.yaml", &cfg, err, 10), -EINVAL);
 	assert_string_equal(err, "t.yaml:1:");
@@ -316,7 +398,8 @@ static void test_name_escaped(void **state) {
 /* ------------------------------------------------------------------------- */
 /* Good files                                                                */
 
-static struct agent_config parse_ok(const char *yaml) {
+static struct agent_config parse_ok(const char *yaml)
+{
 	struct agent_config cfg;
 	char err[1024] = "";
 	int r = config_parse(yaml, strlen(yaml), "ok.yaml", &cfg, err, sizeof(err));
@@ -327,7 +410,8 @@ static struct agent_config parse_ok(const char *yaml) {
 }
 
 /* config_write_yaml() output reads back to the very same bytes. */
-static void assert_round_trip(const struct agent_config *cfg) {
+static void assert_round_trip(const struct agent_config *cfg)
+{
 	struct agent_config again;
 	char *buf = NULL, err[1024] = "";
 	size_t len = 0;
@@ -393,7 +477,8 @@ static const char full_yaml[] =
 	"  textfile:\n"
 	"    path: /srv/node exporter/cgperf.prom\n";
 
-static void test_full_file(void **state) {
+static void test_full_file(void **state)
+{
 	struct agent_config c = parse_ok(full_yaml);
 
 	assert_int_equal(c.interval_ms, 90000);
@@ -453,7 +538,8 @@ static void test_full_file(void **state) {
 	assert_round_trip(&c);
 }
 
-static void test_listen(void **state) {
+static void test_listen(void **state)
+{
 	static const struct {
 		const char *s;
 		int r;
@@ -465,7 +551,8 @@ static void test_listen(void **state) {
 		{ "[::1]:1", 0, LISTEN_TCP, "::1", "1", "" },
 		{ ":9464", 0, LISTEN_TCP, "", "9464", "" },
 		{ "localhost:65535", 0, LISTEN_TCP, "localhost", "65535", "" },
-		{ "unix:/run/cgperf/metrics.sock", 0, LISTEN_UNIX, "", "", "/run/cgperf/metrics.sock" },
+		{ "unix:/run/cgperf/metrics.sock", 0, LISTEN_UNIX, "", "",
+		  "/run/cgperf/metrics.sock" },
 		{ "127.0.0.1:65536", -EINVAL, LISTEN_TCP, "", "", "" },
 		{ "127.0.0.1", -EINVAL, LISTEN_TCP, "", "", "" },
 		{ ":", -EINVAL, LISTEN_TCP, "", "", "" },
@@ -496,19 +583,22 @@ static void test_listen(void **state) {
 }
 
 /* The same settings in flow style, quoted, with comments: same result. */
-static void test_styles_equivalent(void **state) {
+static void test_styles_equivalent(void **state)
+{
 	struct agent_config block = parse_ok("interval: 90\n"
 					     "events: [cycles, cs]\n"
 					     "cgroups:\n  containers_only: True\n  max: 7\n"
 					     "outputs:\n  csv:\n    directory: /d\n");
-	struct agent_config flow = parse_ok("{\"interval\": '1m30s', events: [\"cycles\", 'cs'],\n"
-					    " cgroups: {containers_only: TRUE, max: +7}, # comment\n"
-					    " outputs: {csv: {directory: \"/d\"}}}\n");
+	struct agent_config flow =
+		parse_ok("{\"interval\": '1m30s', events: [\"cycles\", 'cs'],\n"
+			 " cgroups: {containers_only: TRUE, max: +7}, # comment\n"
+			 " outputs: {csv: {directory: \"/d\"}}}\n");
 	assert_memory_equal(&block, &flow, sizeof(block));
 	assert_round_trip(&block);
 }
 
-static void test_default(void **state) {
+static void test_default(void **state)
+{
 	struct agent_config c;
 
 	assert_int_equal(config_load_default(&c), 0);
@@ -546,7 +636,8 @@ static void test_default(void **state) {
 }
 
 /* Keys left out take the documented defaults; outputs only when present. */
-static void test_defaults_in_file(void **state) {
+static void test_defaults_in_file(void **state)
+{
 	struct agent_config def, c = parse_ok("interval: 10s\n");
 
 	assert_int_equal(config_load_default(&def), 0);
@@ -576,7 +667,8 @@ static void test_defaults_in_file(void **state) {
 	assert_int_equal(c.syslog.format, SYSLOG_RFC5424);
 
 	/* Present but switched off. */
-	c = parse_ok("outputs:\n  csv: {enabled: false, directory: /x}\n  syslog: {enabled: false}\n");
+	c = parse_ok(
+		"outputs:\n  csv: {enabled: false, directory: /x}\n  syslog: {enabled: false}\n");
 	assert_false(c.csv.enabled);
 	assert_string_equal(c.csv.directory, "/x");
 	assert_false(c.syslog.enabled);
@@ -585,13 +677,17 @@ static void test_defaults_in_file(void **state) {
 	/* Odd characters in strings are printed so that they read back: C0 and
 	 * C1 controls, DEL, a byte-order mark, quotes, backslashes (a C1
 	 * control printed raw was refused on reading: found by fuzz/config). */
-	c = parse_ok("cgroups:\n  include: [\"/a\\x8a\\ufeff\\x7f\\t\\\"\\\\\\u00e9\\U0001f600\\x85\"]\n");
-	assert_string_equal(c.cgroups.include[0], "/a\xc2\x8a\xef\xbb\xbf\x7f\t\"\\\xc3\xa9\xf0\x9f\x98\x80\xc2\x85");
+	c = parse_ok(
+		"cgroups:\n  include: [\"/a\\x8a\\ufeff\\x7f\\t\\\"\\\\\\u00e9\\U0001f600\\x85\"]\n");
+	assert_string_equal(c.cgroups.include[0],
+			    "/a\xc2\x8a\xef\xbb\xbf\x7f\t\"\\\xc3\xa9\xf0\x9f\x98\x80\xc2\x85");
 	assert_round_trip(&c);
 	/* Line and paragraph separators would be folded as line breaks if
 	 * printed raw (also found by fuzz/config). */
 	c = parse_ok("cgroups:\n  include: [\"/a\\u2028b\\u2029\\u2029c \"]\n");
-	assert_string_equal(c.cgroups.include[0], "/a\xe2\x80\xa8" "b\xe2\x80\xa9\xe2\x80\xa9" "c ");
+	assert_string_equal(c.cgroups.include[0], "/a\xe2\x80\xa8"
+						  "b\xe2\x80\xa9\xe2\x80\xa9"
+						  "c ");
 	assert_round_trip(&c);
 
 	/* exclude may be empty (include may not). */
@@ -608,13 +704,31 @@ static void test_defaults_in_file(void **state) {
 /* ------------------------------------------------------------------------- */
 /* Value parsers                                                             */
 
-static void test_durations(void **state) {
-	static const struct { const char *s; int r; uint64_t ms; } cases[] = {
-		{ "10", 0, 10000 }, { "10s", 0, 10000 }, { "500ms", 0, 500 }, { "1m", 0, 60000 },
-		{ "2h", 0, 7200000 }, { "1h30m", 0, 5400000 }, { "1m30s", 0, 90000 }, { "1s500ms", 0, 1500 },
-		{ "0", 0, 0 }, { "", -EINVAL, 0 }, { "s", -EINVAL, 0 }, { "10x", -EINVAL, 0 },
-		{ "1.5s", -EINVAL, 0 }, { "-1s", -EINVAL, 0 }, { "10 s", -EINVAL, 0 }, { "10sec", -EINVAL, 0 },
-		{ "10m10", -EINVAL, 0 }, { "99999999999999999999", -ERANGE, 0 },
+static void test_durations(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		uint64_t ms;
+	} cases[] = {
+		{ "10", 0, 10000 },
+		{ "10s", 0, 10000 },
+		{ "500ms", 0, 500 },
+		{ "1m", 0, 60000 },
+		{ "2h", 0, 7200000 },
+		{ "1h30m", 0, 5400000 },
+		{ "1m30s", 0, 90000 },
+		{ "1s500ms", 0, 1500 },
+		{ "0", 0, 0 },
+		{ "", -EINVAL, 0 },
+		{ "s", -EINVAL, 0 },
+		{ "10x", -EINVAL, 0 },
+		{ "1.5s", -EINVAL, 0 },
+		{ "-1s", -EINVAL, 0 },
+		{ "10 s", -EINVAL, 0 },
+		{ "10sec", -EINVAL, 0 },
+		{ "10m10", -EINVAL, 0 },
+		{ "99999999999999999999", -ERANGE, 0 },
 		{ "18446744073709551615h", -ERANGE, 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -622,18 +736,39 @@ static void test_durations(void **state) {
 		int r = config_parse_duration_ms(cases[i].s, &ms);
 
 		if (r != cases[i].r || (r == 0 && ms != cases[i].ms) || (r < 0 && ms != 12345))
-			fail_msg("duration '%s': got %d / %llu", cases[i].s, r, (unsigned long long)ms);
+			fail_msg("duration '%s': got %d / %llu", cases[i].s, r,
+				 (unsigned long long)ms);
 	}
 }
 
-static void test_sizes(void **state) {
-	static const struct { const char *s; int r; uint64_t bytes; } cases[] = {
-		{ "0", 0, 0 }, { "4096", 0, 4096 }, { "10B", 0, 10 }, { "64MiB", 0, 64ULL << 20 },
-		{ "10MB", 0, 10000000 }, { "1GiB", 0, 1ULL << 30 }, { "2kB", 0, 2000 }, { "2KiB", 0, 2048 },
-		{ "3TB", 0, 3000000000000ULL }, { "1TiB", 0, 1ULL << 40 }, { "64 MiB", 0, 64ULL << 20 },
-		{ "64mib", 0, 64ULL << 20 }, { "64M", -EINVAL, 0 }, { "1G", -EINVAL, 0 }, { "", -EINVAL, 0 },
-		{ "MiB", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { "1.5GiB", -EINVAL, 0 }, { "64  MiB", -EINVAL, 0 },
-		{ "20000000TiB", -ERANGE, 0 }, { "99999999999999999999", -ERANGE, 0 },
+static void test_sizes(void **state)
+{
+	static const struct {
+		const char *s;
+		int r;
+		uint64_t bytes;
+	} cases[] = {
+		{ "0", 0, 0 },
+		{ "4096", 0, 4096 },
+		{ "10B", 0, 10 },
+		{ "64MiB", 0, 64ULL << 20 },
+		{ "10MB", 0, 10000000 },
+		{ "1GiB", 0, 1ULL << 30 },
+		{ "2kB", 0, 2000 },
+		{ "2KiB", 0, 2048 },
+		{ "3TB", 0, 3000000000000ULL },
+		{ "1TiB", 0, 1ULL << 40 },
+		{ "64 MiB", 0, 64ULL << 20 },
+		{ "64mib", 0, 64ULL << 20 },
+		{ "64M", -EINVAL, 0 },
+		{ "1G", -EINVAL, 0 },
+		{ "", -EINVAL, 0 },
+		{ "MiB", -EINVAL, 0 },
+		{ "-1", -EINVAL, 0 },
+		{ "1.5GiB", -EINVAL, 0 },
+		{ "64  MiB", -EINVAL, 0 },
+		{ "20000000TiB", -ERANGE, 0 },
+		{ "99999999999999999999", -ERANGE, 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
@@ -644,7 +779,8 @@ static void test_sizes(void **state) {
 	}
 }
 
-static void test_targets(void **state) {
+static void test_targets(void **state)
+{
 	static const struct {
 		const char *s;
 		int r;
@@ -659,15 +795,24 @@ static void test_targets(void **state) {
 		{ "udp://[fe80::1%eth0]:514", 0, SYSLOG_UDP, "fe80::1%eth0", "514", "" },
 		{ "tcp://localhost:65535", 0, SYSLOG_TCP, "localhost", "65535", "" },
 		{ "udp://h:1", 0, SYSLOG_UDP, "h", "1", "" },
-		{ "unix:", -EINVAL, 0, 0, 0, 0 }, { "unix:log", -EINVAL, 0, 0, 0, 0 },
-		{ "udp://:514", -EINVAL, 0, 0, 0, 0 }, { "udp://h:", -EINVAL, 0, 0, 0, 0 },
-		{ "udp://h:0", -EINVAL, 0, 0, 0, 0 }, { "udp://h:65536", -EINVAL, 0, 0, 0, 0 },
-		{ "udp://h:+5", -EINVAL, 0, 0, 0, 0 }, { "udp://h:5x", -EINVAL, 0, 0, 0, 0 },
-		{ "udp://a..b:5", -EINVAL, 0, 0, 0, 0 }, { "udp://1.2.3:5", -EINVAL, 0, 0, 0, 0 },
-		{ "udp://[1.2.3.4]:5", -EINVAL, 0, 0, 0, 0 }, { "udp://[::1]", -EINVAL, 0, 0, 0, 0 },
-		{ "udp://[::1]x:5", -EINVAL, 0, 0, 0, 0 }, { "udp://[fe80::1%]:5", -EINVAL, 0, 0, 0, 0 },
-		{ "UDP://h:5", -EINVAL, 0, 0, 0, 0 }, { "syslog://h:5", -EINVAL, 0, 0, 0, 0 },
-		{ "h:514", -EINVAL, 0, 0, 0, 0 }, { "", -EINVAL, 0, 0, 0, 0 },
+		{ "unix:", -EINVAL, 0, 0, 0, 0 },
+		{ "unix:log", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://:514", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://h:", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://h:0", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://h:65536", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://h:+5", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://h:5x", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://a..b:5", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://1.2.3:5", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://[1.2.3.4]:5", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://[::1]", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://[::1]x:5", -EINVAL, 0, 0, 0, 0 },
+		{ "udp://[fe80::1%]:5", -EINVAL, 0, 0, 0, 0 },
+		{ "UDP://h:5", -EINVAL, 0, 0, 0, 0 },
+		{ "syslog://h:5", -EINVAL, 0, 0, 0, 0 },
+		{ "h:514", -EINVAL, 0, 0, 0, 0 },
+		{ "", -EINVAL, 0, 0, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct syslog_config c, before;
@@ -694,7 +839,8 @@ static void test_targets(void **state) {
 	}
 }
 
-static void test_facilities(void **state) {
+static void test_facilities(void **state)
+{
 	const char *const *names = config_facility_names();
 	int f = -1;
 
@@ -721,18 +867,21 @@ static void test_facilities(void **state) {
 
 static char tmpdir[] = "/tmp/cgperf-test-config.XXXXXX";
 
-static int setup_dir(void **state) {
+static int setup_dir(void **state)
+{
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
-static int teardown_dir(void **state) {
+static int teardown_dir(void **state)
+{
 	char cmd[sizeof(tmpdir) + 16];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static char *write_file(const char *name, const char *text, size_t len) {
+static char *write_file(const char *name, const char *text, size_t len)
+{
 	char *path;
 	FILE *f;
 
@@ -744,7 +893,8 @@ static char *write_file(const char *name, const char *text, size_t len) {
 	return path;
 }
 
-static void test_load_file(void **state) {
+static void test_load_file(void **state)
+{
 	struct agent_config c, untouched;
 	char err[1024], *path, *big, *dir;
 	int r;
@@ -762,7 +912,8 @@ static void test_load_file(void **state) {
 	{
 		char expect[1024];
 
-		snprintf(expect, sizeof(expect), "%s:2:11: interval: must be greater than 0, got '-1s'", path);
+		snprintf(expect, sizeof(expect),
+			 "%s:2:11: interval: must be greater than 0, got '-1s'", path);
 		assert_string_equal(err, expect);
 	}
 	free(path);
@@ -806,7 +957,8 @@ struct run_result {
 	char err[4096];
 };
 
-static void slurp(const char *path, char *buf, size_t len) {
+static void slurp(const char *path, char *buf, size_t len)
+{
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
@@ -819,7 +971,8 @@ static void slurp(const char *path, char *buf, size_t len) {
 
 /* Run do_check_config() in a child with stdout and stderr in files: the
  * command's real output and exit status, not a reimplementation. */
-static void run_check_config(struct run_result *res, int argc, char **argv) {
+static void run_check_config(struct run_result *res, int argc, char **argv)
+{
 	char out_path[256], err_path[256];
 	pid_t pid;
 	int wstatus;
@@ -850,7 +1003,8 @@ static void run_check_config(struct run_result *res, int argc, char **argv) {
 	slurp(err_path, res->err, sizeof(res->err));
 }
 
-static void test_check_config_cmd(void **state) {
+static void test_check_config_cmd(void **state)
+{
 	struct run_result *res = malloc(sizeof(*res));
 	char *good = write_file("cmd-good.yaml", full_yaml, strlen(full_yaml));
 	char *bad = write_file("cmd-bad.yaml", "interval: 10s\nevents: [cycles, cyclse]\n", 38);
@@ -869,7 +1023,8 @@ static void test_check_config_cmd(void **state) {
 	run_check_config(res, 2, (char *[]){ "check-config", bad, NULL });
 	assert_int_equal(res->status, 2);
 	assert_string_equal(res->out, "");
-	snprintf(expect, sizeof(expect), "%s:2:18: events: unknown event 'cyclse' (did you mean cycles?)\n", bad);
+	snprintf(expect, sizeof(expect),
+		 "%s:2:18: events: unknown event 'cyclse' (did you mean cycles?)\n", bad);
 	assert_string_equal(res->err, expect);
 
 	/* Several files: each reported, failure if any fails. */
@@ -890,7 +1045,9 @@ static void test_check_config_cmd(void **state) {
 	assert_true(strncmp(res->out, expect, strlen(expect)) == 0);
 	printed = res->out + strlen(expect);
 	assert_int_equal(config_load_file(good, &from_file, err, sizeof(err)), 0);
-	assert_int_equal(config_parse(printed, strlen(printed), "printed", &from_print, err, sizeof(err)), 0);
+	assert_int_equal(
+		config_parse(printed, strlen(printed), "printed", &from_print, err, sizeof(err)),
+		0);
 	assert_memory_equal(&from_file, &from_print, sizeof(from_file));
 
 	/* --default prints the embedded default, which checks clean. */
@@ -923,7 +1080,8 @@ static void test_check_config_cmd(void **state) {
 	/* A missing file is a failure with the reason. */
 	run_check_config(res, 2, (char *[]){ "check-config", "/nonexistent/cgperf.yaml", NULL });
 	assert_int_equal(res->status, 2);
-	assert_string_equal(res->err, "/nonexistent/cgperf.yaml: cannot open: No such file or directory\n");
+	assert_string_equal(res->err,
+			    "/nonexistent/cgperf.yaml: cannot open: No such file or directory\n");
 
 	free(good);
 	free(bad);
@@ -931,7 +1089,8 @@ static void test_check_config_cmd(void **state) {
 	free(res);
 }
 
-int main(void) {
+int main(void)
+{
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_bad_generated),

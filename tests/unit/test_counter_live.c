@@ -133,12 +133,17 @@ static void test_add_remove_while_counting(void **state)
 	int slot_a, slot_b, slot_a2, r;
 	double steal_a = 0, steal_b = 0, steal_a2 = 0, steal_none = 0;
 
-	assert_int_equal(event_parse_list("cpu-clock,context-switches", ev, 2, err, sizeof(err)), 2);
-	struct counter_opts o = { .events = ev, .nr_events = 2, .filter = CGPERF_FILTER_CGROUP,
-				  .max_slots = 2, .max_keys = 4 };
+	assert_int_equal(event_parse_list("cpu-clock,context-switches", ev, 2, err, sizeof(err)),
+			 2);
+	struct counter_opts o = { .events = ev,
+				  .nr_events = 2,
+				  .filter = CGPERF_FILTER_CGROUP,
+				  .max_slots = 2,
+				  .max_keys = 4 };
 	r = counter_open(&o, &c);
 	assert_int_equal(r, 0);
-	assert_int_equal(counter_mode(c), probe_trampolines(NULL, 0) == 0 ? FOLLOWER_FEXIT : FOLLOWER_TP);
+	assert_int_equal(counter_mode(c),
+			 probe_trampolines(NULL, 0) == 0 ? FOLLOWER_FEXIT : FOLLOWER_TP);
 
 	assert_int_equal(add_cg(c, "a", &slot_a), 0);
 	counter_enable(c);

@@ -50,8 +50,11 @@ static int teardown(void **state)
 
 static struct sink *new_sink(uint64_t keep_ms, uint64_t max_total, uint64_t max_size)
 {
-	struct csv_config cfg = { .enabled = true, .max_size = max_size, .max_files = 5,
-				  .keep_removed_ms = keep_ms, .max_total_size = max_total };
+	struct csv_config cfg = { .enabled = true,
+				  .max_size = max_size,
+				  .max_files = 5,
+				  .keep_removed_ms = keep_ms,
+				  .max_total_size = max_total };
 	struct sink *s = NULL;
 
 	snprintf(cfg.directory, sizeof(cfg.directory), "%s", tmpdir);
@@ -67,8 +70,12 @@ static int write_row(struct sink *s, uint64_t id, const char *path, long time, u
 {
 	struct sink_cgroup cg = { .id = id, .path = path, .kind = "other" };
 	struct reading r = { total, 1000, 1000 };
-	struct sink_record rec = { .time = { time, 0 }, .cgroup = &cg, .nr_events = 1,
-				   .event_names = events, .totals = &r, .delta = &r,
+	struct sink_record rec = { .time = { time, 0 },
+				   .cgroup = &cg,
+				   .nr_events = 1,
+				   .event_names = events,
+				   .totals = &r,
+				   .delta = &r,
 				   .final = final };
 
 	return s->ops->write(s, &rec);
@@ -141,11 +148,11 @@ static void test_parse_name(void **state)
 		{ "web_1a2b_0011223344556677.csv", true, 25, 0 },
 		{ "cron.service.csv.3", true, 12, 3 },
 		{ "x.csv.1000", true, 1, 1000 },
-		{ "a.csv.0", false, 0, 0 },       /* we never write .0 */
+		{ "a.csv.0", false, 0, 0 }, /* we never write .0 */
 		{ "a.csv.01", false, 0, 0 },
 		{ "a.csv.10000", false, 0, 0 },
 		{ ".csv", false, 0, 0 },
-		{ "a.csv.gz", false, 0, 0 },      /* logrotate's compress: its own */
+		{ "a.csv.gz", false, 0, 0 }, /* logrotate's compress: its own */
 		{ "a.csv-20261203", false, 0, 0 }, /* logrotate's dateext */
 		{ "a b.csv", false, 0, 0 },
 		{ "notes.txt", false, 0, 0 },
@@ -158,7 +165,8 @@ static void test_parse_name(void **state)
 		bool ours = csv_retention_parse_name(cases[i].name, &len, &rot);
 
 		if (ours != cases[i].ours)
-			fail_msg("%s: expected %s", cases[i].name, cases[i].ours ? "ours" : "not ours");
+			fail_msg("%s: expected %s", cases[i].name,
+				 cases[i].ours ? "ours" : "not ours");
 		if (ours) {
 			assert_int_equal(len, cases[i].stem_len);
 			assert_int_equal(rot, cases[i].rotation);
@@ -305,7 +313,9 @@ static void test_max_total_size(void **state)
  * is followed at once, not after a minute). */
 static void test_bounded(void **state)
 {
-	enum { N = 1200 };
+	enum {
+		N = 1200
+	};
 	struct sink *s = new_sink(1000, 0, 0);
 	uint64_t deleted = 0;
 	int ticks = 0;

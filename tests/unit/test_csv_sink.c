@@ -136,7 +136,7 @@ struct table {
 	struct trow {
 		size_t n;
 		char **f;
-	} *rows;
+	} * rows;
 };
 
 static int hexval(char c)
@@ -174,7 +174,8 @@ static int table_load(const char *path, struct table *t)
 		row = &t->rows[t->nr_rows++];
 		*row = (struct trow){ 0 };
 		line[strcspn(line, "\n")] = '\0';
-		for (char *tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		for (char *tok = strtok_r(line, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save)) {
 			size_t hl = strlen(tok + 1);
 			char *v = malloc(hl / 2 + 1);
 
@@ -264,8 +265,14 @@ static void feed_restart(struct feed *f)
 static void feed_init(struct feed *f, uint64_t id, const char *path)
 {
 	*f = (struct feed){
-		.cg = { .id = id, .path = path, .kind = "other", .runtime = "", .container_id = "",
-			.container_name = "", .pod = "", .pod_namespace = "" },
+		.cg = { .id = id,
+			.path = path,
+			.kind = "other",
+			.runtime = "",
+			.container_id = "",
+			.container_name = "",
+			.pod = "",
+			.pod_namespace = "" },
 		.nr_events = 2,
 		.events = two_events,
 		.now = { T0, 0 },
@@ -465,10 +472,10 @@ static void test_quoting(void **state)
 	csv_row_clear(&row);
 	assert_int_equal(csv_format_header(&row, 2, events), 0);
 	csv_row_append(&row, "", 1);
-	assert_string_equal(row.data,
-			    "timestamp,cgroup,cgroup_id,kind,runtime,container_id,container_name,pod,"
-			    "namespace,interval_ms,cycles,cycles_running_pct,"
-			    "\"cpu/event=0x3c,umask=0/\",\"cpu/event=0x3c,umask=0/_running_pct\"\n");
+	assert_string_equal(
+		row.data, "timestamp,cgroup,cgroup_id,kind,runtime,container_id,container_name,pod,"
+			  "namespace,interval_ms,cycles,cycles_running_pct,"
+			  "\"cpu/event=0x3c,umask=0/\",\"cpu/event=0x3c,umask=0/_running_pct\"\n");
 	csv_row_free(&row);
 	csv_row_free(&row);
 	csv_row_free(NULL);
@@ -508,8 +515,13 @@ static void assert_stem(const struct sink_cgroup *cg, const char *readable)
 static void test_file_names(void **state)
 {
 	const char *id64 = "1a2b3c4d5e6f";
-	struct sink_cgroup c = { .id = 7, .kind = "container", .runtime = "docker", .container_id = id64,
-				 .container_name = "web", .pod = "", .pod_namespace = "",
+	struct sink_cgroup c = { .id = 7,
+				 .kind = "container",
+				 .runtime = "docker",
+				 .container_id = id64,
+				 .container_name = "web",
+				 .pod = "",
+				 .pod_namespace = "",
 				 .path = "/system.slice/docker-1a2b3c4d5e6f.scope" };
 	struct sink_cgroup host, tenant;
 	char buf[CSV_STEM_MAX + 1], buf2[CSV_STEM_MAX + 1], *long_path;
@@ -528,16 +540,23 @@ static void test_file_names(void **state)
 	c.container_name = "-rf";
 	assert_stem(&c, "_2Drf_1a2b3c4d5e6f");
 
-	c = (struct sink_cgroup){ .id = 8, .kind = "pod", .pod = "api-0", .pod_namespace = "prod",
+	c = (struct sink_cgroup){
+		.id = 8,
+		.kind = "pod",
+		.pod = "api-0",
+		.pod_namespace = "prod",
 		.path = "/kubepods.slice/kubepods-burstable.slice/"
-			"kubepods-burstable-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice" };
+			"kubepods-burstable-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice"
+	};
 	assert_stem(&c, "pod_prod_api-0_0f1e2d3c");
 	c.path = "/kubepods/besteffort/pod0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0";
 	assert_stem(&c, "pod_prod_api-0_0f1e2d3c");
 	c.pod = ""; /* metadata not found: the path */
 	assert_stem(&c, "kubepods_besteffort_pod0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
 
-	c = (struct sink_cgroup){ .id = 9, .kind = "service", .path = "/system.slice/cron.service" };
+	c = (struct sink_cgroup){ .id = 9,
+				  .kind = "service",
+				  .path = "/system.slice/cron.service" };
 	assert_stem(&c, "cron.service");
 	c.path = "/system.slice/system-getty.slice/getty@tty1.service";
 	assert_stem(&c, "getty_40tty1.service");
@@ -547,9 +566,11 @@ static void test_file_names(void **state)
 
 	/* The host's unit and a tenant's unit of the same name inside a
 	 * container: two files, whichever is seen first, at every start. */
-	host = (struct sink_cgroup){ .id = 20, .kind = "service",
+	host = (struct sink_cgroup){ .id = 20,
+				     .kind = "service",
 				     .path = "/system.slice/logrotate.service" };
-	tenant = (struct sink_cgroup){ .id = 21, .kind = "service",
+	tenant = (struct sink_cgroup){ .id = 21,
+				       .kind = "service",
 				       .path = "/kubepods/burstable/podx/cri-containerd-x.scope/"
 					       "logrotate.service" };
 	assert_stem(&host, "logrotate.service");
@@ -681,8 +702,13 @@ static void test_deltas_and_intervals(void **state)
 	struct reading totals[1] = { { 400, 3000, 1500 } }, delta[1];
 	static const char *const ev[] = { "instructions" };
 	struct sink_cgroup cg = { .id = 42, .path = "/x", .kind = "other" };
-	struct sink_record rec = { .cgroup = &cg, .nr_events = 1, .event_names = ev, .totals = totals,
-				   .delta = delta, .interval_known = true, .interval_ms = 2500,
+	struct sink_record rec = { .cgroup = &cg,
+				   .nr_events = 1,
+				   .event_names = ev,
+				   .totals = totals,
+				   .delta = delta,
+				   .interval_known = true,
+				   .interval_ms = 2500,
 				   .time = { T0 + 3, 0 } };
 	struct table t;
 
@@ -848,8 +874,8 @@ static void test_directory_mode(void **state)
 		s->ops->free(s);
 		assert_int_equal(stat(csv_dir, &st), 0);
 		if ((st.st_mode & 07777) != cases[i].after)
-			fail_msg("%04o became %04o, expected %04o", cases[i].before, st.st_mode & 07777,
-				 cases[i].after);
+			fail_msg("%04o became %04o, expected %04o", cases[i].before,
+				 st.st_mode & 07777, cases[i].after);
 		assert_int_equal(rmdir(csv_dir), 0);
 	}
 	if (geteuid() == 0) {
@@ -872,9 +898,15 @@ static void test_safe_cells(void **state)
 		const char *name, *cell;
 	} cases[] = {
 		{ "=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")" },
-		{ "+1", "'+1" },  { "-rf", "'-rf" },     { "@SUM(A1)", "'@SUM(A1)" },
-		{ "\tx", "'\tx" }, { "\rx", "'\rx" },     { "a=b", "a=b" },
-		{ "web", "web" },  { "", "" },           { " =x", " =x" },
+		{ "+1", "'+1" },
+		{ "-rf", "'-rf" },
+		{ "@SUM(A1)", "'@SUM(A1)" },
+		{ "\tx", "'\tx" },
+		{ "\rx", "'\rx" },
+		{ "a=b", "a=b" },
+		{ "web", "web" },
+		{ "", "" },
+		{ " =x", " =x" },
 	};
 	char *dir = make_tmpdir();
 	struct csv_config cfg = { .enabled = true, .safe_cells = true };
@@ -903,8 +935,9 @@ static void test_safe_cells(void **state)
 			file = file_for(dir, &f.cg);
 			assert_int_equal(table_load(file, &t), 0);
 			for (int c = 0; c < 3; c++)
-				assert_string_equal(cell(&t, 0, (const char *[]){ "container_name", "pod",
-										 "namespace" }[c]),
+				assert_string_equal(cell(&t, 0,
+							 (const char *[]){ "container_name", "pod",
+									   "namespace" }[c]),
 						    safe ? cases[i].cell : cases[i].name);
 			assert_string_equal(cell(&t, 0, "cgroup"), path);
 			assert_string_equal(cell(&t, 0, "cycles"), "5");
@@ -924,7 +957,10 @@ static void test_bad_records(void **state)
 	static const char *const nine[9] = { "a", "b", "c", "d", "e", "f", "g", "h", "i" };
 	struct reading totals[9] = { { 0 } };
 	struct sink_cgroup cg = { .id = 5, .path = "/bad" };
-	struct sink_record rec = { .cgroup = &cg, .nr_events = 9, .event_names = nine, .totals = totals,
+	struct sink_record rec = { .cgroup = &cg,
+				   .nr_events = 9,
+				   .event_names = nine,
+				   .totals = totals,
 				   .time = { T0, 0 } };
 	struct feed f;
 
@@ -1122,8 +1158,7 @@ static void test_copytruncate(void **state)
 static void test_header_change_and_restart(void **state)
 {
 	static const char *const three[] = { "cycles", "cpu-clock", "context-switches" };
-	char *dir = make_tmpdir(), *file = file_of(dir, "/hc"), *old = rotated(file, 1),
-	     *content;
+	char *dir = make_tmpdir(), *file = file_of(dir, "/hc"), *old = rotated(file, 1), *content;
 	struct sink *s = new_sink(dir, 0, 3);
 	struct feed f;
 	size_t rows;
@@ -1273,8 +1308,9 @@ static void test_disk_full(void **state)
 		unit_skip("mounting a tiny tmpfs (a full disk) needs root");
 	}
 	s = new_sink(t.csv, 0, 3);
-	feed_init(&f, 61, "/full/a,very \"long\" cgroup path that makes rows long enough to "
-			  "cross page boundaries soon/\xc3\xa9t\xc3\xa9");
+	feed_init(&f, 61,
+		  "/full/a,very \"long\" cgroup path that makes rows long enough to "
+		  "cross page boundaries soon/\xc3\xa9t\xc3\xa9");
 	feed_init(&gone, 62, "/full/gone");
 	file = file_for(t.csv, &f.cg);
 	gone_file = file_for(t.csv, &gone.cg);
@@ -1292,7 +1328,8 @@ static void test_disk_full(void **state)
 	assert_int_equal(failed, 5);
 	st = stats_of(s);
 	assert_int_equal(st.rows_failed, 5);
-	print_message("disk full: %d rows written, then 5 failed (%" PRIu64 " partial rows cut off)\n",
+	print_message("disk full: %d rows written, then 5 failed (%" PRIu64
+		      " partial rows cut off)\n",
 		      written, st.partial_rows);
 	/* Another cgroup: rows until its file's last page is full too; then
 	 * its final row fails and is retried (by the agent) with nothing new. */
@@ -1446,7 +1483,8 @@ static void test_one_write_per_row(void **state)
 			assert_int_equal(sscanf(p, ") = %d", &ret), 1);
 			assert_int_equal(n, ret);
 			writes++;
-		} else if (strstr(line, "stat") && (strstr(line, ".csv\"") || (fd >= 0 && strstr(line, fdarg))))
+		} else if (strstr(line, "stat") &&
+			   (strstr(line, ".csv\"") || (fd >= 0 && strstr(line, fdarg))))
 			stats++;
 		else if ((p = strstr(line, "close(")) && fd >= 0 && atoi(p + 6) == fd) {
 			closes++;

@@ -21,8 +21,8 @@ static void parse(const char *const *names, int n, struct event_spec *ev)
 
 static void test_map(void **state)
 {
-	static const char *const names[] = { "cpu-clock", "cycles", "instructions", "task-clock",
-					     "branch-misses", "branches" };
+	static const char *const names[] = { "cpu-clock",  "cycles",	    "instructions",
+					     "task-clock", "branch-misses", "branches" };
 	struct event_spec ev[6];
 	struct derived_map m;
 
@@ -41,14 +41,19 @@ static void test_map(void **state)
 
 static void test_compute(void **state)
 {
-	struct derived_map m = { .cycles = 0, .instructions = 1, .clock = 2, .cache_refs = -1,
-				 .cache_misses = -1, .branches = 3, .branch_misses = 4 };
+	struct derived_map m = { .cycles = 0,
+				 .instructions = 1,
+				 .clock = 2,
+				 .cache_refs = -1,
+				 .cache_misses = -1,
+				 .branches = 3,
+				 .branch_misses = 4 };
 	struct reading d[5] = {
-		{ 1000, 100, 50 },     /* cycles, multiplexed: scaled to 2000 */
-		{ 3000, 100, 100 },    /* instructions */
-		{ 1500000000, 1, 1 },  /* task-clock: 1.5 s of CPU */
-		{ 400, 10, 10 },       /* branches */
-		{ 10, 10, 10 },        /* branch-misses */
+		{ 1000, 100, 50 }, /* cycles, multiplexed: scaled to 2000 */
+		{ 3000, 100, 100 }, /* instructions */
+		{ 1500000000, 1, 1 }, /* task-clock: 1.5 s of CPU */
+		{ 400, 10, 10 }, /* branches */
+		{ 10, 10, 10 }, /* branch-misses */
 	};
 	double v;
 
@@ -64,7 +69,7 @@ static void test_compute(void **state)
 	assert_false(derived_compute(DERIVED_CACHE_MISS_PCT, &m, d, 1000000000, &v));
 	d[0] = (struct reading){ 0, 100, 0 }; /* cycles never on a counter */
 	assert_false(derived_compute(DERIVED_IPC, &m, d, 1000000000, &v));
-	d[0] = (struct reading){ 0, 0, 0 };   /* nothing ran */
+	d[0] = (struct reading){ 0, 0, 0 }; /* nothing ran */
 	assert_false(derived_compute(DERIVED_IPC, &m, d, 1000000000, &v));
 	d[0] = (struct reading){ 0, 100, 100 }; /* zero cycles: no ratio */
 	assert_false(derived_compute(DERIVED_IPC, &m, d, 1000000000, &v));

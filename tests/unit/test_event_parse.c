@@ -22,7 +22,7 @@
 #include "events/event_probe.h"
 
 #define RF (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
-#define CACHE(id, op, res) \
+#define CACHE(id, op, res)                                               \
 	(PERF_COUNT_HW_CACHE_##id | (PERF_COUNT_HW_CACHE_OP_##op << 8) | \
 	 ((uint64_t)PERF_COUNT_HW_CACHE_RESULT_##res << 16))
 
@@ -93,7 +93,8 @@ static const struct expect hw_cache[] = {
 
 /* The attr must be all zero except type, size, config*, read_format. */
 static void assert_attr(const struct perf_event_attr *attr, uint32_t type, uint64_t config,
-			uint64_t config1, uint64_t config2) {
+			uint64_t config1, uint64_t config2)
+{
 	struct perf_event_attr want;
 
 	memset(&want, 0, sizeof(want));
@@ -110,7 +111,8 @@ static void assert_attr(const struct perf_event_attr *attr, uint32_t type, uint6
 	assert_memory_equal(attr, &want, sizeof(want));
 }
 
-static void check_table(const struct expect *t, size_t n) {
+static void check_table(const struct expect *t, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
 		struct event_spec spec;
 		char err[256] = "";
@@ -121,14 +123,15 @@ static void check_table(const struct expect *t, size_t n) {
 		assert_string_equal(spec.name, t[i].name);
 		assert_attr(&spec.attr, t[i].type, t[i].config, 0, 0);
 		assert_int_equal(spec.is_time, t[i].type == PERF_TYPE_SOFTWARE &&
-					       (t[i].config == PERF_COUNT_SW_CPU_CLOCK ||
-						t[i].config == PERF_COUNT_SW_TASK_CLOCK));
+						       (t[i].config == PERF_COUNT_SW_CPU_CLOCK ||
+							t[i].config == PERF_COUNT_SW_TASK_CLOCK));
 	}
 }
 
 /* Parse and expect failure; ret_spec must be untouched, the message must
  * mention `needle` (if given). */
-static void expect_fail(const char *name, int want, const char *needle) {
+static void expect_fail(const char *name, int want, const char *needle)
+{
 	struct event_spec spec, before;
 	char err[512] = "";
 	int r;
@@ -145,7 +148,8 @@ static void expect_fail(const char *name, int want, const char *needle) {
 		fail_msg("'%s': message '%s' does not mention '%s'", name, err, needle);
 }
 
-static struct event_spec parse_ok(const char *name) {
+static struct event_spec parse_ok(const char *name)
+{
 	struct event_spec spec;
 	char err[512] = "";
 	int r = event_parse(name, &spec, err, sizeof(err));
@@ -156,7 +160,8 @@ static struct event_spec parse_ok(const char *name) {
 }
 
 static void assert_parses_to(const char *name, uint32_t type, uint64_t config, uint64_t config1,
-			     uint64_t config2) {
+			     uint64_t config2)
+{
 	struct event_spec spec = parse_ok(name);
 
 	assert_attr(&spec.attr, type, config, config1, config2);
@@ -167,7 +172,8 @@ static void assert_parses_to(const char *name, uint32_t type, uint64_t config, u
 
 static char fixture_root[64];
 
-static void write_file(const char *rel, const char *content) {
+static void write_file(const char *rel, const char *content)
+{
 	char path[512];
 	FILE *f;
 
@@ -178,14 +184,16 @@ static void write_file(const char *rel, const char *content) {
 	assert_int_equal(fclose(f), 0);
 }
 
-static void make_dir(const char *rel) {
+static void make_dir(const char *rel)
+{
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/%s", fixture_root, rel);
 	assert_int_equal(mkdir(path, 0755), 0);
 }
 
-static int setup_sysfs(void **state) {
+static int setup_sysfs(void **state)
+{
 	snprintf(fixture_root, sizeof(fixture_root), "/tmp/cgperf-test-sysfs.XXXXXX");
 	if (!mkdtemp(fixture_root))
 		return -1;
@@ -215,14 +223,16 @@ static int setup_sysfs(void **state) {
 	return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
 	(void)st;
 	(void)flag;
 	(void)ftw;
 	return remove(path);
 }
 
-static int teardown_sysfs(void **state) {
+static int teardown_sysfs(void **state)
+{
 	(void)state;
 	event_set_sysfs_root(NULL);
 	return nftw(fixture_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -231,17 +241,20 @@ static int teardown_sysfs(void **state) {
 /* ------------------------------------------------------------------------- */
 /* Symbolic and raw                                                          */
 
-static void test_hardware_names(void **state) {
+static void test_hardware_names(void **state)
+{
 	(void)state;
 	check_table(hardware, N(hardware));
 }
 
-static void test_software_names(void **state) {
+static void test_software_names(void **state)
+{
 	(void)state;
 	check_table(software, N(software));
 }
 
-static void test_hw_cache_names(void **state) {
+static void test_hw_cache_names(void **state)
+{
 	(void)state;
 	check_table(hw_cache, N(hw_cache));
 	/* Combinations perf does not list are unknown, not silently encoded. */
@@ -250,7 +263,8 @@ static void test_hw_cache_names(void **state) {
 	expect_fail("L1-icache-stores", -ENOENT, NULL);
 }
 
-static void test_is_time(void **state) {
+static void test_is_time(void **state)
+{
 	(void)state;
 	assert_true(parse_ok("cpu-clock").is_time);
 	assert_true(parse_ok("task-clock").is_time);
@@ -259,7 +273,8 @@ static void test_is_time(void **state) {
 	assert_false(parse_ok("r0").is_time);
 }
 
-static void test_name_trimmed_and_kept(void **state) {
+static void test_name_trimmed_and_kept(void **state)
+{
 	struct event_spec spec;
 
 	(void)state;
@@ -270,13 +285,15 @@ static void test_name_trimmed_and_kept(void **state) {
 	assert_string_equal(spec.name, "branches");
 }
 
-static void test_case_sensitive(void **state) {
+static void test_case_sensitive(void **state)
+{
 	(void)state;
 	expect_fail("CYCLES", -ENOENT, "CYCLES");
 	expect_fail("Cpu-clock", -ENOENT, NULL);
 }
 
-static void test_name_too_long(void **state) {
+static void test_name_too_long(void **state)
+{
 	char name[EVENT_NAME_MAX + 10];
 	struct event_spec spec;
 
@@ -294,7 +311,8 @@ static void test_name_too_long(void **state) {
 	assert_string_equal(spec.name, "cycles");
 }
 
-static void test_empty_and_null(void **state) {
+static void test_empty_and_null(void **state)
+{
 	struct event_spec spec;
 
 	(void)state;
@@ -306,7 +324,8 @@ static void test_empty_and_null(void **state) {
 	assert_int_equal(event_parse("cyclez", &spec, NULL, 0), -ENOENT);
 }
 
-static void test_raw(void **state) {
+static void test_raw(void **state)
+{
 	struct event_spec spec;
 
 	(void)state;
@@ -325,7 +344,8 @@ static void test_raw(void **state) {
 	expect_fail("ref-cylces", -ENOENT, NULL);
 }
 
-static void test_modifiers_rejected(void **state) {
+static void test_modifiers_rejected(void **state)
+{
 	(void)state;
 	expect_fail("cycles:u", -EINVAL, "modifier");
 	expect_fail("cpu/event=0x3c/u", -EINVAL, NULL);
@@ -333,8 +353,10 @@ static void test_modifiers_rejected(void **state) {
 }
 
 /* Output must not depend on what was in the output struct before. */
-static void test_deterministic(void **state) {
-	const char *names[] = { "cycles", "cpu-clock", "r1a8", "L1-dcache-loads", "cpu/event=0x3c,umask=1/" };
+static void test_deterministic(void **state)
+{
+	const char *names[] = { "cycles", "cpu-clock", "r1a8", "L1-dcache-loads",
+				"cpu/event=0x3c,umask=1/" };
 
 	(void)state;
 	for (size_t i = 0; i < N(names); i++) {
@@ -351,7 +373,8 @@ static void test_deterministic(void **state) {
 /* ------------------------------------------------------------------------- */
 /* Suggestions and enumeration                                               */
 
-static void test_suggest(void **state) {
+static void test_suggest(void **state)
+{
 	char out[256];
 	int n;
 
@@ -384,7 +407,8 @@ struct known_count {
 	bool seen_cs, seen_llc;
 };
 
-static int count_known(const char *name, const char *kind, void *data) {
+static int count_known(const char *name, const char *kind, void *data)
+{
 	struct known_count *c = data;
 	struct event_spec spec;
 
@@ -408,7 +432,8 @@ static int count_known(const char *name, const char *kind, void *data) {
 	return 0;
 }
 
-static int stop_after_three(const char *name, const char *kind, void *data) {
+static int stop_after_three(const char *name, const char *kind, void *data)
+{
 	int *n = data;
 
 	(void)name;
@@ -416,7 +441,8 @@ static int stop_after_three(const char *name, const char *kind, void *data) {
 	return ++*n == 3 ? 42 : 0;
 }
 
-static void test_for_each_known(void **state) {
+static void test_for_each_known(void **state)
+{
 	struct known_count c = { 0 };
 	int n = 0;
 
@@ -434,7 +460,8 @@ static void test_for_each_known(void **state) {
 /* ------------------------------------------------------------------------- */
 /* PMU events (fixture sysfs)                                                */
 
-static void test_pmu_basic(void **state) {
+static void test_pmu_basic(void **state)
+{
 	struct event_spec spec;
 
 	(void)state;
@@ -452,7 +479,8 @@ static void test_pmu_basic(void **state) {
 	assert_parses_to("cpu/event=1,event=2/", 4, 2, 0, 0);
 }
 
-static void test_pmu_split_and_wide_fields(void **state) {
+static void test_pmu_split_and_wide_fields(void **state)
+{
 	(void)state;
 	/* config:24-31,config:32-35: low 8 value bits -> 24..31, next 4 -> 32..35. */
 	assert_parses_to("cpu/cmask=0xabc/", 4, (0xbcull << 24) | (0xaull << 32), 0, 0);
@@ -465,7 +493,8 @@ static void test_pmu_split_and_wide_fields(void **state) {
 	assert_parses_to("cpu/config=0x1234,config1=5,config2=0x7/", 4, 0x1234, 5, 7);
 }
 
-static void test_pmu_value_too_wide(void **state) {
+static void test_pmu_value_too_wide(void **state)
+{
 	(void)state;
 	expect_fail("cpu/event=0x100/", -EINVAL, "'event'");
 	expect_fail("cpu/umask=256/", -EINVAL, "'umask'");
@@ -474,7 +503,8 @@ static void test_pmu_value_too_wide(void **state) {
 	expect_fail("cpu/ldlat=0x10000/", -EINVAL, "'ldlat'");
 }
 
-static void test_pmu_bad_values(void **state) {
+static void test_pmu_bad_values(void **state)
+{
 	(void)state;
 	expect_fail("cpu/event=0xzz/", -EINVAL, "event");
 	expect_fail("cpu/event=/", -EINVAL, "event");
@@ -489,7 +519,8 @@ static void test_pmu_bad_values(void **state) {
 	expect_fail("cpu/config/", -EINVAL, "config");
 }
 
-static void test_pmu_unknown_term(void **state) {
+static void test_pmu_unknown_term(void **state)
+{
 	(void)state;
 	/* The message lists the valid terms. */
 	expect_fail("cpu/bogus=1/", -EINVAL, "bogus");
@@ -500,7 +531,8 @@ static void test_pmu_unknown_term(void **state) {
 	expect_fail("cpu/../type/", -EINVAL, NULL);
 }
 
-static void test_pmu_unknown_pmu(void **state) {
+static void test_pmu_unknown_pmu(void **state)
+{
 	(void)state;
 	expect_fail("nopmu/event=1/", -ENOENT, "nopmu");
 	expect_fail("notapmu/event=1/", -ENOENT, "notapmu");
@@ -508,13 +540,15 @@ static void test_pmu_unknown_pmu(void **state) {
 	expect_fail("/event=1/", -EINVAL, NULL);
 }
 
-static void test_pmu_missing_slash(void **state) {
+static void test_pmu_missing_slash(void **state)
+{
 	(void)state;
 	expect_fail("cpu/event=0x3c", -EINVAL, "'/'");
 	expect_fail("cpu/", -EINVAL, "'/'");
 }
 
-static void test_pmu_alias(void **state) {
+static void test_pmu_alias(void **state)
+{
 	(void)state;
 	assert_parses_to("cpu/cpu-cycles/", 4, 0x3c, 0, 0);
 	assert_parses_to("cpu/mem-loads/", 4, 0x1cd, 3, 0);
@@ -525,7 +559,8 @@ static void test_pmu_alias(void **state) {
 	expect_fail("cpu/broken/", -EINVAL, "nosuchterm");
 }
 
-static void test_pmu_root_reset(void **state) {
+static void test_pmu_root_reset(void **state)
+{
 	(void)state;
 	/* Back to the real sysfs: the fixture PMU "uncore_x" is gone. */
 	event_set_sysfs_root(NULL);
@@ -540,7 +575,8 @@ struct pmu_list {
 	int n;
 };
 
-static int collect_pmu(const char *name, uint32_t type, void *data) {
+static int collect_pmu(const char *name, uint32_t type, void *data)
+{
 	struct pmu_list *l = data;
 
 	assert_true(l->n < 8);
@@ -549,7 +585,8 @@ static int collect_pmu(const char *name, uint32_t type, void *data) {
 	return 0;
 }
 
-static void test_for_each_pmu(void **state) {
+static void test_for_each_pmu(void **state)
+{
 	struct pmu_list l = { 0 };
 
 	(void)state;
@@ -564,13 +601,15 @@ static void test_for_each_pmu(void **state) {
 /* ------------------------------------------------------------------------- */
 /* Lists                                                                     */
 
-static void test_list(void **state) {
+static void test_list(void **state)
+{
 	struct event_spec specs[8];
 	char err[256] = "";
 	int n;
 
 	(void)state;
-	n = event_parse_list("cycles,cs,cpu/event=0x3c,umask=1/,page-faults", specs, 8, err, sizeof(err));
+	n = event_parse_list("cycles,cs,cpu/event=0x3c,umask=1/,page-faults", specs, 8, err,
+			     sizeof(err));
 	if (n != 4)
 		fail_msg("got %d: %s", n, err);
 	assert_string_equal(specs[0].name, "cycles");
@@ -588,7 +627,8 @@ static void test_list(void **state) {
 	assert_int_equal(event_parse_list("r1a8", specs, 8, NULL, 0), 1);
 }
 
-static void expect_list_fail(const char *list, int max, int want) {
+static void expect_list_fail(const char *list, int max, int want)
+{
 	struct event_spec specs[4], before[4];
 	char err[256] = "";
 	int r;
@@ -602,7 +642,8 @@ static void expect_list_fail(const char *list, int max, int want) {
 	assert_memory_equal(specs, before, sizeof(specs));
 }
 
-static void test_list_errors(void **state) {
+static void test_list_errors(void **state)
+{
 	(void)state;
 	expect_list_fail("", 4, -EINVAL);
 	expect_list_fail(",", 4, -EINVAL);
@@ -617,7 +658,8 @@ static void test_list_errors(void **state) {
 /* ------------------------------------------------------------------------- */
 /* Probe (real kernel; only checks the errno -> message mapping)             */
 
-static void test_probe(void **state) {
+static void test_probe(void **state)
+{
 	struct event_spec spec, copy;
 	char msg[512] = "";
 	int r;
@@ -648,7 +690,8 @@ static void test_probe(void **state) {
 	assert_string_equal(msg, "event 'cpu-clock' is not supported by this kernel");
 }
 
-int main(void) {
+int main(void)
+{
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hardware_names),
 		cmocka_unit_test(test_software_names),

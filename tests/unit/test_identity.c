@@ -64,11 +64,17 @@ static bool check_bool(const char *path, const char *field, bool got, bool want)
  * manager's app slice) can mkdir whatever it likes. */
 static const char *const tenant_prefixes[] = {
 	"/system.slice/tenant.service",
-	"/system.slice/docker-" "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb" ".scope",
+	"/system.slice/docker-"
+	"f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
+	".scope",
 	"/user.slice/user-1000.slice/user@1000.service/app.slice",
 	"/user.slice/user-1000.slice/user@1000.service/user.slice/x",
-	"/machine.slice/libpod-" "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" ".scope",
-	"/kubepods/besteffort/pod" "5f0c3c1e-8a51-4a8e-9c3a-2b7f6d1e0a42" "/"
+	"/machine.slice/libpod-"
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	".scope",
+	"/kubepods/besteffort/pod"
+	"5f0c3c1e-8a51-4a8e-9c3a-2b7f6d1e0a42"
+	"/"
 	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 	"/a/b/c",
 };
@@ -82,8 +88,9 @@ static void check_borrowed(const char *root, const char *path)
 	if (id.kind == CG_KIND_CONTAINER || id.kind == CG_KIND_POD || id.container_id[0] ||
 	    id.pod_uid[0] || id.lxc_name[0] || id.container_inner ||
 	    (id.runtime[0] && strcmp(id.runtime, "systemd") != 0)) {
-		print_error("path '%s' (root '%s'): recognised as %s %s '%s' '%s' outside its place\n",
-			    path, root, cg_kind_name(id.kind), id.runtime, id.container_id, id.pod_uid);
+		print_error(
+			"path '%s' (root '%s'): recognised as %s %s '%s' '%s' outside its place\n",
+			path, root, cg_kind_name(id.kind), id.runtime, id.container_id, id.pod_uid);
 		fail();
 	}
 }
@@ -137,7 +144,8 @@ static void check_expect(const struct expect *e)
 	/* With a nested root, the host's own layouts are outside it. */
 	check_borrowed(TEST_ROOT, e->path);
 	for (size_t i = 0; i < ELEMENTSOF(tenant_prefixes); i++) {
-		snprintf(moved, sizeof(moved), "%s/%s", tenant_prefixes[i], e->path + strspn(e->path, "/"));
+		snprintf(moved, sizeof(moved), "%s/%s", tenant_prefixes[i],
+			 e->path + strspn(e->path, "/"));
 		check_borrowed("/", moved);
 		check_borrowed(TEST_ROOT, moved);
 	}
@@ -156,54 +164,94 @@ static void check_table(const struct expect *cases, size_t n)
 static void test_docker(void **state)
 {
 	static const struct expect cases[] = {
-		{ .path = "/system.slice/docker-" ID_A ".scope", .kind = CG_KIND_CONTAINER,
-		  .runtime = "docker", .container_id = ID_A,
+		{ .path = "/system.slice/docker-" ID_A ".scope",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "docker",
+		  .container_id = ID_A,
 		  .unit = "docker-" ID_A ".scope" },
 		/* trailing slash, no leading slash: same thing */
-		{ .path = "system.slice/docker-" ID_A ".scope/", .kind = CG_KIND_CONTAINER,
-		  .runtime = "docker", .container_id = ID_A,
+		{ .path = "system.slice/docker-" ID_A ".scope/",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "docker",
+		  .container_id = ID_A,
 		  .unit = "docker-" ID_A ".scope" },
 		/* --cgroup-parent elsewhere: not where docker puts containers,
 		 * so anyone's scope (docs/IDENTITY.md) */
-		{ .path = "/mygroup.slice/docker-" ID_B ".scope", .kind = CG_KIND_OTHER,
-		  .runtime = "systemd", .unit = "docker-" ID_B ".scope" },
+		{ .path = "/mygroup.slice/docker-" ID_B ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "docker-" ID_B ".scope" },
 		/* cgroupfs driver */
-		{ .path = "/docker/" ID_A, .kind = CG_KIND_CONTAINER, .runtime = "docker",
+		{ .path = "/docker/" ID_A,
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "docker",
 		  .container_id = ID_A },
 		/* docker in docker: the inner daemon's containers are part of the
 		 * outer container, never host containers */
 		{ .path = "/system.slice/docker-" ID_A ".scope/docker/" ID_B,
-		  .kind = CG_KIND_OTHER, .nested = true },
+		  .kind = CG_KIND_OTHER,
+		  .nested = true },
 		{ .path = "/system.slice/docker-" ID_A ".scope/system.slice/x.service",
-		  .kind = CG_KIND_SERVICE, .runtime = "systemd", .unit = "x.service", .nested = true },
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "x.service",
+		  .nested = true },
 		/* rootless (systemd driver under the user's manager) */
-		{ .path = "/user.slice/user-1000.slice/user@1000.service/user.slice/docker-" ID_A ".scope",
-		  .kind = CG_KIND_CONTAINER, .runtime = "docker", .container_id = ID_A,
-		  .unit = "docker-" ID_A ".scope", .rootless = true, .uid = 1000 },
+		{ .path = "/user.slice/user-1000.slice/user@1000.service/user.slice/docker-" ID_A
+			  ".scope",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "docker",
+		  .container_id = ID_A,
+		  .unit = "docker-" ID_A ".scope",
+		  .rootless = true,
+		  .uid = 1000 },
 		/* the user's app.slice is not where rootless docker puts containers */
-		{ .path = "/user.slice/user-1000.slice/user@1000.service/app.slice/docker-" ID_B ".scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd",
-		  .unit = "docker-" ID_B ".scope", .rootless = true, .uid = 1000 },
+		{ .path = "/user.slice/user-1000.slice/user@1000.service/app.slice/docker-" ID_B
+			  ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "docker-" ID_B ".scope",
+		  .rootless = true,
+		  .uid = 1000 },
 		/* a user manager's uid must agree with its slice, and sit in user.slice */
-		{ .path = "/user.slice/user-1001.slice/user@1000.service/user.slice/docker-" ID_B ".scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd", .unit = "docker-" ID_B ".scope" },
-		{ .path = "/system.slice/user-1000.slice/user@1000.service/user.slice/docker-" ID_B ".scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd", .unit = "docker-" ID_B ".scope" },
+		{ .path = "/user.slice/user-1001.slice/user@1000.service/user.slice/docker-" ID_B
+			  ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "docker-" ID_B ".scope" },
+		{ .path = "/system.slice/user-1000.slice/user@1000.service/user.slice/docker-" ID_B
+			  ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "docker-" ID_B ".scope" },
 		/* rootless only for rootless runtimes: no rootful layout in a user's manager */
 		{ .path = "/user.slice/user-1000.slice/user@1000.service/docker/" ID_B,
-		  .kind = CG_KIND_OTHER, .rootless = true, .uid = 1000 },
+		  .kind = CG_KIND_OTHER,
+		  .rootless = true,
+		  .uid = 1000 },
 		{ .path = "/user.slice/user-1000.slice/user@1000.service/kubepods/pod" UID_DASH,
-		  .kind = CG_KIND_OTHER, .rootless = true, .uid = 1000 },
+		  .kind = CG_KIND_OTHER,
+		  .rootless = true,
+		  .uid = 1000 },
 		/* the daemon itself and its helpers are services */
-		{ .path = "/system.slice/docker.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "docker.service" },
-		{ .path = "/system.slice/containerd.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "containerd.service" },
+		{ .path = "/system.slice/docker.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "docker.service" },
+		{ .path = "/system.slice/containerd.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "containerd.service" },
 		{ .path = "/user.slice/user-1000.slice/user@1000.service/app.slice/docker.service",
-		  .kind = CG_KIND_SERVICE, .runtime = "systemd", .unit = "docker.service",
-		  .rootless = true, .uid = 1000 },
-		{ .path = "/system.slice/docker.socket", .kind = CG_KIND_OTHER,
-		  .runtime = "systemd", .unit = "docker.socket",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "docker.service",
+		  .rootless = true,
+		  .uid = 1000 },
+		{ .path = "/system.slice/docker.socket",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "docker.socket",
 		  .infrastructure = true },
 		/* the cgroupfs parent */
 		{ .path = "/docker", .kind = CG_KIND_OTHER },
@@ -216,98 +264,169 @@ static void test_crio_podman_nerdctl_lxc(void **state)
 {
 	static const struct expect cases[] = {
 		/* CRI-O outside the kubepods layout */
-		{ .path = "/system.slice/crio-" ID_A ".scope", .kind = CG_KIND_CONTAINER,
-		  .runtime = "crio", .container_id = ID_A,
+		{ .path = "/system.slice/crio-" ID_A ".scope",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "crio",
+		  .container_id = ID_A,
 		  .unit = "crio-" ID_A ".scope" },
-		{ .path = "/system.slice/crio-conmon-" ID_A ".scope", .kind = CG_KIND_OTHER,
-		  .runtime = "crio", .container_id = ID_A,
-		  .unit = "crio-conmon-" ID_A ".scope", .infrastructure = true },
-		{ .path = "/system.slice/crio-" ID_A ".scope/container", .kind = CG_KIND_CONTAINER,
-		  .runtime = "crio", .container_id = ID_A,
-		  .unit = "crio-" ID_A ".scope", .container_inner = true },
+		{ .path = "/system.slice/crio-conmon-" ID_A ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "crio",
+		  .container_id = ID_A,
+		  .unit = "crio-conmon-" ID_A ".scope",
+		  .infrastructure = true },
+		{ .path = "/system.slice/crio-" ID_A ".scope/container",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "crio",
+		  .container_id = ID_A,
+		  .unit = "crio-" ID_A ".scope",
+		  .container_inner = true },
 		/* CRI-O's cgroupfs manager puts containers in pods only */
 		{ .path = "/crio/crio-" ID_A, .kind = CG_KIND_OTHER },
 		/* containerd's CRI outside kubepods (cgroup parent chosen elsewhere) */
-		{ .path = "/system.slice/cri-containerd-" ID_A ".scope", .kind = CG_KIND_CONTAINER,
-		  .runtime = "containerd", .container_id = ID_A,
+		{ .path = "/system.slice/cri-containerd-" ID_A ".scope",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "containerd",
+		  .container_id = ID_A,
 		  .unit = "cri-containerd-" ID_A ".scope" },
 
 		/* podman rootful (machine.slice), with and without crun's inner cgroup */
-		{ .path = "/machine.slice/libpod-" ID_A ".scope", .kind = CG_KIND_CONTAINER,
-		  .runtime = "podman", .container_id = ID_A,
+		{ .path = "/machine.slice/libpod-" ID_A ".scope",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
 		  .unit = "libpod-" ID_A ".scope" },
 		{ .path = "/machine.slice/libpod-" ID_A ".scope/container",
-		  .kind = CG_KIND_CONTAINER, .runtime = "podman", .container_id = ID_A,
-		  .unit = "libpod-" ID_A ".scope", .container_inner = true },
-		{ .path = "/machine.slice/libpod-conmon-" ID_A ".scope", .kind = CG_KIND_OTHER,
-		  .runtime = "podman", .container_id = ID_A,
-		  .unit = "libpod-conmon-" ID_A ".scope", .infrastructure = true },
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .unit = "libpod-" ID_A ".scope",
+		  .container_inner = true },
+		{ .path = "/machine.slice/libpod-conmon-" ID_A ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .unit = "libpod-conmon-" ID_A ".scope",
+		  .infrastructure = true },
 		/* podman pods: a slice holding the pod's containers */
-		{ .path = "/machine.slice/machine-libpod_pod_" ID_B ".slice", .kind = CG_KIND_POD,
-		  .runtime = "podman", .pod_uid = ID_B,
+		{ .path = "/machine.slice/machine-libpod_pod_" ID_B ".slice",
+		  .kind = CG_KIND_POD,
+		  .runtime = "podman",
+		  .pod_uid = ID_B,
 		  .unit = "machine-libpod_pod_" ID_B ".slice" },
 		{ .path = "/machine.slice/machine-libpod_pod_" ID_B ".slice/libpod-" ID_A ".scope",
-		  .kind = CG_KIND_CONTAINER, .runtime = "podman", .container_id = ID_A,
-		  .pod_uid = ID_B, .unit = "libpod-" ID_A ".scope" },
-		{ .path = "/machine.slice/machine-libpod_pod_" ID_B ".slice/libpod-conmon-" ID_A ".scope",
-		  .kind = CG_KIND_OTHER, .runtime = "podman", .container_id = ID_A,
-		  .pod_uid = ID_B, .unit = "libpod-conmon-" ID_A ".scope", .infrastructure = true },
-		{ .path = "/libpod_parent/" ID_B, .kind = CG_KIND_POD, .runtime = "podman",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .pod_uid = ID_B,
+		  .unit = "libpod-" ID_A ".scope" },
+		{ .path = "/machine.slice/machine-libpod_pod_" ID_B ".slice/libpod-conmon-" ID_A
+			  ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .pod_uid = ID_B,
+		  .unit = "libpod-conmon-" ID_A ".scope",
+		  .infrastructure = true },
+		{ .path = "/libpod_parent/" ID_B,
+		  .kind = CG_KIND_POD,
+		  .runtime = "podman",
 		  .pod_uid = ID_B },
-		{ .path = "/libpod_parent/" ID_B "/libpod-" ID_A, .kind = CG_KIND_CONTAINER,
-		  .runtime = "podman", .container_id = ID_A, .pod_uid = ID_B },
+		{ .path = "/libpod_parent/" ID_B "/libpod-" ID_A,
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .pod_uid = ID_B },
 		{ .path = "/libpod_parent/" ID_B "/other", .kind = CG_KIND_OTHER },
 		{ .path = "/user.slice/user-1000.slice/user@1000.service/user.slice/user-libpod_pod_" ID_B
 			  ".slice/libpod-" ID_A ".scope",
-		  .kind = CG_KIND_CONTAINER, .runtime = "podman", .container_id = ID_A,
-		  .pod_uid = ID_B, .unit = "libpod-" ID_A ".scope", .rootless = true, .uid = 1000 },
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .pod_uid = ID_B,
+		  .unit = "libpod-" ID_A ".scope",
+		  .rootless = true,
+		  .uid = 1000 },
 		/* podman rootless (user.slice of the user's manager) */
-		{ .path = "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID_A ".scope",
-		  .kind = CG_KIND_CONTAINER, .runtime = "podman", .container_id = ID_A,
-		  .unit = "libpod-" ID_A ".scope", .rootless = true, .uid = 1000 },
-		{ .path = "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID_A ".scope/container",
-		  .kind = CG_KIND_CONTAINER, .runtime = "podman", .container_id = ID_A,
-		  .unit = "libpod-" ID_A ".scope", .rootless = true, .uid = 1000,
+		{ .path = "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID_A
+			  ".scope",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .unit = "libpod-" ID_A ".scope",
+		  .rootless = true,
+		  .uid = 1000 },
+		{ .path = "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID_A
+			  ".scope/container",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A,
+		  .unit = "libpod-" ID_A ".scope",
+		  .rootless = true,
+		  .uid = 1000,
 		  .container_inner = true },
 		/* podman's cgroupfs manager */
-		{ .path = "/libpod_parent/libpod-" ID_A, .kind = CG_KIND_CONTAINER,
-		  .runtime = "podman", .container_id = ID_A },
+		{ .path = "/libpod_parent/libpod-" ID_A,
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "podman",
+		  .container_id = ID_A },
 		/* only one inner level; anything else below a container is not the container */
 		{ .path = "/machine.slice/libpod-" ID_A ".scope/container/container",
-		  .kind = CG_KIND_OTHER, .nested = true },
-		{ .path = "/machine.slice/libpod-" ID_A ".scope/payload", .kind = CG_KIND_OTHER,
+		  .kind = CG_KIND_OTHER,
 		  .nested = true },
-		{ .path = "/machine.slice/libpod-" ID_A ".scope/init.scope", .kind = CG_KIND_OTHER,
+		{ .path = "/machine.slice/libpod-" ID_A ".scope/payload",
+		  .kind = CG_KIND_OTHER,
+		  .nested = true },
+		{ .path = "/machine.slice/libpod-" ID_A ".scope/init.scope",
+		  .kind = CG_KIND_OTHER,
 		  .runtime = "systemd",
-		  .unit = "init.scope", .infrastructure = true, .nested = true },
-		{ .path = "/machine.slice/libpod-" ID_A ".scope/machine.slice/libpod-" ID_B ".scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd", .unit = "libpod-" ID_B ".scope",
+		  .unit = "init.scope",
+		  .infrastructure = true,
+		  .nested = true },
+		{ .path = "/machine.slice/libpod-" ID_A ".scope/machine.slice/libpod-" ID_B
+			  ".scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "libpod-" ID_B ".scope",
 		  .nested = true },
 		/* "container" under something that is not a container */
 		{ .path = "/system.slice/foo.service/container", .kind = CG_KIND_OTHER },
 		{ .path = "/container", .kind = CG_KIND_OTHER },
 
 		/* nerdctl */
-		{ .path = "/system.slice/nerdctl-" ID_A ".scope", .kind = CG_KIND_CONTAINER,
-		  .runtime = "nerdctl", .container_id = ID_A,
+		{ .path = "/system.slice/nerdctl-" ID_A ".scope",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "nerdctl",
+		  .container_id = ID_A,
 		  .unit = "nerdctl-" ID_A ".scope" },
 
 		/* LXC: named, not numbered; its monitor is infrastructure */
-		{ .path = "/lxc.payload.web1", .kind = CG_KIND_CONTAINER, .runtime = "lxc",
+		{ .path = "/lxc.payload.web1",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "lxc",
 		  .lxc_name = "web1" },
-		{ .path = "/lxc.payload.data.mount", .kind = CG_KIND_CONTAINER, .runtime = "lxc",
+		{ .path = "/lxc.payload.data.mount",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "lxc",
 		  .lxc_name = "data.mount" },
-		{ .path = "/lxc.payload.my container, \"quoted\"", .kind = CG_KIND_CONTAINER,
+		{ .path = "/lxc.payload.my container, \"quoted\"",
+		  .kind = CG_KIND_CONTAINER,
 		  .runtime = "lxc",
 		  .lxc_name = "my container, \"quoted\"" },
-		{ .path = "/lxc.monitor.web1", .kind = CG_KIND_OTHER, .runtime = "lxc",
+		{ .path = "/lxc.monitor.web1",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "lxc",
 		  .infrastructure = true },
-		{ .path = "/lxc.pivot", .kind = CG_KIND_OTHER, .runtime = "lxc",
+		{ .path = "/lxc.pivot",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "lxc",
 		  .infrastructure = true },
 		{ .path = "/lxc.payload.", .kind = CG_KIND_OTHER },
-		{ .path = "/lxc.payload.web1/system.slice/sshd.service", .kind = CG_KIND_SERVICE,
+		{ .path = "/lxc.payload.web1/system.slice/sshd.service",
+		  .kind = CG_KIND_SERVICE,
 		  .runtime = "systemd",
-		  .unit = "sshd.service", .nested = true },
+		  .unit = "sshd.service",
+		  .nested = true },
 		{ .path = "/system.slice/lxc.payload.web1", .kind = CG_KIND_OTHER },
 	};
 
@@ -323,71 +442,116 @@ static void test_systemd_units(void **state)
 	static const struct expect cases[] = {
 		{ .path = "/", .kind = CG_KIND_OTHER },
 		{ .path = "//", .kind = CG_KIND_OTHER },
-		{ .path = "/system.slice", .kind = CG_KIND_SLICE, .runtime = "systemd",
+		{ .path = "/system.slice",
+		  .kind = CG_KIND_SLICE,
+		  .runtime = "systemd",
 		  .unit = "system.slice" },
-		{ .path = "/system.slice/sshd.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "sshd.service" },
+		{ .path = "/system.slice/sshd.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "sshd.service" },
 		{ .path = "/system.slice/system-getty.slice/getty@tty1.service",
-		  .kind = CG_KIND_SERVICE, .runtime = "systemd",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
 		  .unit = "getty@tty1.service" },
-		{ .path = "/user.slice/user-1000.slice/session-3.scope", .kind = CG_KIND_OTHER,
+		{ .path = "/user.slice/user-1000.slice/session-3.scope",
+		  .kind = CG_KIND_OTHER,
 		  .runtime = "systemd",
 		  .unit = "session-3.scope" },
 		/* the user's manager itself is not "under" itself */
-		{ .path = "/user.slice/user-1000.slice/user@1000.service", .kind = CG_KIND_SERVICE,
+		{ .path = "/user.slice/user-1000.slice/user@1000.service",
+		  .kind = CG_KIND_SERVICE,
 		  .runtime = "systemd",
 		  .unit = "user@1000.service" },
 		{ .path = "/user.slice/user-1000.slice/user@1000.service/app.slice/app-gnome\\x2dterminal.scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd", .unit = "app-gnome-terminal.scope",
-		  .rootless = true, .uid = 1000 },
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "app-gnome-terminal.scope",
+		  .rootless = true,
+		  .uid = 1000 },
 		{ .path = "/user.slice/user-1000.slice/user@1000.service/init.scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd",
-		  .unit = "init.scope", .infrastructure = true, .rootless = true, .uid = 1000 },
-		{ .path = "/user.slice/user-0.slice/user@0.service/x.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "x.service", .rootless = true },
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "init.scope",
+		  .infrastructure = true,
+		  .rootless = true,
+		  .uid = 1000 },
+		{ .path = "/user.slice/user-0.slice/user@0.service/x.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "x.service",
+		  .rootless = true },
 		/* leading zeros, overflow: not a uid */
 		{ .path = "/user.slice/user-01000.slice/user@01000.service/x.service",
-		  .kind = CG_KIND_SERVICE, .runtime = "systemd", .unit = "x.service" },
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "x.service" },
 		{ .path = "/user.slice/user-99999999999.slice/user@99999999999.service/x.service",
-		  .kind = CG_KIND_SERVICE, .runtime = "systemd", .unit = "x.service" },
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "x.service" },
 		/* a user manager needs a numeric uid */
-		{ .path = "/user.slice/user@bob.service/x.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "x.service" },
-		{ .path = "/user.slice/user@.service/x.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "x.service" },
+		{ .path = "/user.slice/user@bob.service/x.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "x.service" },
+		{ .path = "/user.slice/user@.service/x.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "x.service" },
 
 		/* unescaping: \x2d, any \xNN, but not \x00 nor broken escapes */
-		{ .path = "/system.slice/system-foo\\x2dbar.slice", .kind = CG_KIND_SLICE,
+		{ .path = "/system.slice/system-foo\\x2dbar.slice",
+		  .kind = CG_KIND_SLICE,
 		  .runtime = "systemd",
 		  .unit = "system-foo-bar.slice" },
-		{ .path = "/system.slice/a\\x41\\x7e\\x2F.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "aA~/.service" },
-		{ .path = "/system.slice/nul\\x00.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "nul\\x00.service" },
-		{ .path = "/system.slice/bad\\xZZ\\x4.service", .kind = CG_KIND_SERVICE,
+		{ .path = "/system.slice/a\\x41\\x7e\\x2F.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "aA~/.service" },
+		{ .path = "/system.slice/nul\\x00.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "nul\\x00.service" },
+		{ .path = "/system.slice/bad\\xZZ\\x4.service",
+		  .kind = CG_KIND_SERVICE,
 		  .runtime = "systemd",
 		  .unit = "bad\\xZZ\\x4.service" },
-		{ .path = "/system.slice/end\\x2.scope", .kind = CG_KIND_OTHER,
-		  .runtime = "systemd", .unit = "end\\x2.scope" },
-		{ .path = "/system.slice/\\xe2\\x82\\xac.service", .kind = CG_KIND_SERVICE,
+		{ .path = "/system.slice/end\\x2.scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "end\\x2.scope" },
+		{ .path = "/system.slice/\\xe2\\x82\\xac.service",
+		  .kind = CG_KIND_SERVICE,
 		  .runtime = "systemd",
 		  .unit = "\xe2\x82\xac.service" },
 
 		/* infrastructure */
-		{ .path = "/init.scope", .kind = CG_KIND_OTHER, .runtime = "systemd",
-		  .unit = "init.scope", .infrastructure = true },
-		{ .path = "/system.slice/var-lib-docker.mount", .kind = CG_KIND_OTHER,
+		{ .path = "/init.scope",
+		  .kind = CG_KIND_OTHER,
 		  .runtime = "systemd",
-		  .unit = "var-lib-docker.mount", .infrastructure = true },
-		{ .path = "/system.slice/dbus.socket", .kind = CG_KIND_OTHER, .runtime = "systemd",
+		  .unit = "init.scope",
+		  .infrastructure = true },
+		{ .path = "/system.slice/var-lib-docker.mount",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "var-lib-docker.mount",
+		  .infrastructure = true },
+		{ .path = "/system.slice/dbus.socket",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
 		  .unit = "dbus.socket",
 		  .infrastructure = true },
-		{ .path = "/system.slice/dev-sda2.swap", .kind = CG_KIND_OTHER,
-		  .runtime = "systemd", .unit = "dev-sda2.swap",
+		{ .path = "/system.slice/dev-sda2.swap",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "dev-sda2.swap",
 		  .infrastructure = true },
 		/* conmon only where a runtime puts it */
-		{ .path = "/system.slice/my-conmon-thing.service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "my-conmon-thing.service" },
+		{ .path = "/system.slice/my-conmon-thing.service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "my-conmon-thing.service" },
 		{ .path = "/some-conmon-dir", .kind = CG_KIND_OTHER },
 
 		/* a bare suffix is not a unit */
@@ -404,8 +568,8 @@ static void test_systemd_units(void **state)
  * ------------------------------------------------------------------------- */
 
 struct k8s_prefix {
-	const char *path;  /* what sits above kubepods */
-	const char *stem;  /* systemd: the kubepods slice name without ".slice" */
+	const char *path; /* what sits above kubepods */
+	const char *stem; /* systemd: the kubepods slice name without ".slice" */
 };
 
 /* Where kubelet's tree is recognised: the root, and kind's kubelet root
@@ -430,11 +594,18 @@ static const struct {
 };
 
 static void check_k8s(const char *path, enum cg_kind kind, const char *runtime, const char *cid,
-		      const char *pod_uid, const char *qos, const char *unit, bool infra, bool inner)
+		      const char *pod_uid, const char *qos, const char *unit, bool infra,
+		      bool inner)
 {
 	struct expect e = {
-		.path = path, .kind = kind, .runtime = runtime, .container_id = cid,
-		.pod_uid = pod_uid, .qos = qos, .unit = unit, .infrastructure = infra,
+		.path = path,
+		.kind = kind,
+		.runtime = runtime,
+		.container_id = cid,
+		.pod_uid = pod_uid,
+		.qos = qos,
+		.unit = unit,
+		.infrastructure = infra,
 		.container_inner = inner,
 	};
 
@@ -457,8 +628,8 @@ static void test_kubernetes_systemd(void **state)
 		const char *stem = systemd_prefixes[p].stem;
 
 		snprintf(kubepods, sizeof(kubepods), "%s/%s.slice", systemd_prefixes[p].path, stem);
-		check_k8s(kubepods, CG_KIND_SLICE, "systemd", NULL, NULL, NULL, strrchr(kubepods, '/') + 1,
-			  false, false);
+		check_k8s(kubepods, CG_KIND_SLICE, "systemd", NULL, NULL, NULL,
+			  strrchr(kubepods, '/') + 1, false, false);
 
 		for (size_t q = 0; q < ELEMENTSOF(qos_classes); q++) {
 			const char *qos = qos_classes[q];
@@ -470,7 +641,8 @@ static void test_kubernetes_systemd(void **state)
 				snprintf(qos_slice, sizeof(qos_slice), "%s", kubepods);
 				snprintf(pod_stem, sizeof(pod_stem), "%s", stem);
 			} else {
-				snprintf(qos_slice, sizeof(qos_slice), "%s/%s-%s.slice", kubepods, stem, qos);
+				snprintf(qos_slice, sizeof(qos_slice), "%s/%s-%s.slice", kubepods,
+					 stem, qos);
 				snprintf(pod_stem, sizeof(pod_stem), "%s-%s", stem, qos);
 				check_k8s(qos_slice, CG_KIND_SLICE, "systemd", NULL, NULL, qos,
 					  strrchr(qos_slice, '/') + 1, false, false);
@@ -481,29 +653,33 @@ static void test_kubernetes_systemd(void **state)
 
 				snprintf(pod, sizeof(pod), "%s/%s-pod%s.slice", qos_slice, pod_stem,
 					 static_pod ? UID_STATIC : UID_UNDERSCORE);
-				check_k8s(pod, CG_KIND_POD, NULL, NULL, uid, qos, strrchr(pod, '/') + 1, false,
-					  false);
+				check_k8s(pod, CG_KIND_POD, NULL, NULL, uid, qos,
+					  strrchr(pod, '/') + 1, false, false);
 
 				for (size_t r = 0; r < ELEMENTSOF(systemd_runtimes); r++) {
-					snprintf(unit, sizeof(unit), "%s%s.scope", systemd_runtimes[r].prefix, ID_A);
+					snprintf(unit, sizeof(unit), "%s%s.scope",
+						 systemd_runtimes[r].prefix, ID_A);
 					snprintf(ctr, sizeof(ctr), "%s/%s", pod, unit);
-					check_k8s(ctr, CG_KIND_CONTAINER, systemd_runtimes[r].runtime, ID_A, uid, qos,
-						  unit, false, false);
+					check_k8s(ctr, CG_KIND_CONTAINER,
+						  systemd_runtimes[r].runtime, ID_A, uid, qos, unit,
+						  false, false);
 					snprintf(path, sizeof(path), "%s/container", ctr);
-					check_k8s(path, CG_KIND_CONTAINER, systemd_runtimes[r].runtime, ID_A, uid,
-						  qos, unit, false, true);
+					check_k8s(path, CG_KIND_CONTAINER,
+						  systemd_runtimes[r].runtime, ID_A, uid, qos, unit,
+						  false, true);
 					checked += 2;
 				}
 				/* CRI-O's conmon next to its container: infrastructure */
 				snprintf(path, sizeof(path), "%s/crio-conmon-%s.scope", pod, ID_A);
-				check_k8s(path, CG_KIND_OTHER, "crio", ID_A, uid, qos, strrchr(path, '/') + 1,
-					  true, false);
+				check_k8s(path, CG_KIND_OTHER, "crio", ID_A, uid, qos,
+					  strrchr(path, '/') + 1, true, false);
 				/* a scope of an unknown runtime in a pod is just a scope */
 				snprintf(path, sizeof(path), "%s/runc-%s.scope", pod, ID_A);
-				check_k8s(path, CG_KIND_OTHER, "systemd", NULL, NULL, NULL, strrchr(path, '/') + 1,
-					  false, false);
+				check_k8s(path, CG_KIND_OTHER, "systemd", NULL, NULL, NULL,
+					  strrchr(path, '/') + 1, false, false);
 				/* something below a container: part of it */
-				snprintf(path, sizeof(path), "%s/cri-containerd-%s.scope/sub", pod, ID_A);
+				snprintf(path, sizeof(path), "%s/cri-containerd-%s.scope/sub", pod,
+					 ID_A);
 				check_nested(path);
 			}
 		}
@@ -528,24 +704,30 @@ static void test_kubernetes_cgroupfs(void **state)
 				snprintf(qos_dir, sizeof(qos_dir), "%s", kubepods);
 			else {
 				snprintf(qos_dir, sizeof(qos_dir), "%s/%s", kubepods, qos);
-				check_k8s(qos_dir, CG_KIND_OTHER, NULL, NULL, NULL, qos, NULL, false, false);
+				check_k8s(qos_dir, CG_KIND_OTHER, NULL, NULL, NULL, qos, NULL,
+					  false, false);
 			}
 			for (int static_pod = 0; static_pod <= 1; static_pod++) {
 				const char *uid = static_pod ? UID_STATIC : UID_DASH;
 
 				snprintf(pod, sizeof(pod), "%s/pod%s", qos_dir, uid);
-				check_k8s(pod, CG_KIND_POD, NULL, NULL, uid, qos, NULL, false, false);
+				check_k8s(pod, CG_KIND_POD, NULL, NULL, uid, qos, NULL, false,
+					  false);
 
 				/* containerd and docker: the bare id, runtime not in the path */
 				snprintf(ctr, sizeof(ctr), "%s/%s", pod, ID_A);
-				check_k8s(ctr, CG_KIND_CONTAINER, NULL, ID_A, uid, qos, NULL, false, false);
+				check_k8s(ctr, CG_KIND_CONTAINER, NULL, ID_A, uid, qos, NULL, false,
+					  false);
 				snprintf(path, sizeof(path), "%s/container", ctr);
-				check_k8s(path, CG_KIND_CONTAINER, NULL, ID_A, uid, qos, NULL, false, true);
+				check_k8s(path, CG_KIND_CONTAINER, NULL, ID_A, uid, qos, NULL,
+					  false, true);
 				/* CRI-O's cgroupfs manager */
 				snprintf(ctr, sizeof(ctr), "%s/crio-%s", pod, ID_A);
-				check_k8s(ctr, CG_KIND_CONTAINER, "crio", ID_A, uid, qos, NULL, false, false);
+				check_k8s(ctr, CG_KIND_CONTAINER, "crio", ID_A, uid, qos, NULL,
+					  false, false);
 				snprintf(path, sizeof(path), "%s/crio-conmon-%s", pod, ID_A);
-				check_k8s(path, CG_KIND_OTHER, "crio", ID_A, uid, qos, NULL, true, false);
+				check_k8s(path, CG_KIND_OTHER, "crio", ID_A, uid, qos, NULL, true,
+					  false);
 				snprintf(path, sizeof(path), "%s/%s/x", pod, ID_A);
 				check_nested(path);
 				checked += 3;
@@ -560,13 +742,16 @@ static void test_kubernetes_near_misses(void **state)
 {
 	static const struct expect cases[] = {
 		/* pod slice whose prefix does not repeat its parents' */
-		{ .path = "/kubepods.slice/kubepods-burstable.slice/kubepods-besteffort-pod" UID_UNDERSCORE ".slice",
-		  .kind = CG_KIND_SLICE, .runtime = "systemd",
+		{ .path = "/kubepods.slice/kubepods-burstable.slice/kubepods-besteffort-pod" UID_UNDERSCORE
+			  ".slice",
+		  .kind = CG_KIND_SLICE,
+		  .runtime = "systemd",
 		  .unit = "kubepods-besteffort-pod" UID_UNDERSCORE ".slice" },
 		{ .path = "/kubepods.slice/kubepods-pod" UID_UNDERSCORE ".slice/../x",
 		  .kind = CG_KIND_OTHER },
 		/* dashes instead of underscores in a slice name (would be nesting) */
-		{ .path = "/kubepods.slice/kubepods-pod" UID_DASH ".slice", .kind = CG_KIND_SLICE,
+		{ .path = "/kubepods.slice/kubepods-pod" UID_DASH ".slice",
+		  .kind = CG_KIND_SLICE,
 		  .runtime = "systemd",
 		  .unit = "kubepods-pod" UID_DASH ".slice" },
 		/* underscores in the cgroupfs form */
@@ -581,30 +766,38 @@ static void test_kubernetes_near_misses(void **state)
 		{ .path = "/kubepods/pod4b3c2a1f0e9d8c7b6a5f4e3d2c1b0a9", .kind = CG_KIND_OTHER },
 		/* unknown QoS class */
 		{ .path = "/kubepods/premium/pod" UID_DASH, .kind = CG_KIND_OTHER },
-		{ .path = "/kubepods.slice/kubepods-premium.slice/kubepods-premium-pod" UID_UNDERSCORE ".slice",
-		  .kind = CG_KIND_SLICE, .runtime = "systemd",
+		{ .path = "/kubepods.slice/kubepods-premium.slice/kubepods-premium-pod" UID_UNDERSCORE
+			  ".slice",
+		  .kind = CG_KIND_SLICE,
+		  .runtime = "systemd",
 		  .unit = "kubepods-premium-pod" UID_UNDERSCORE ".slice" },
 		/* pod-shaped without kubepods above */
 		{ .path = "/pod" UID_DASH "/" ID_A, .kind = CG_KIND_OTHER },
 		{ .path = "/system.slice/kubepods-pod" UID_UNDERSCORE ".slice",
-		  .kind = CG_KIND_SLICE, .runtime = "systemd",
+		  .kind = CG_KIND_SLICE,
+		  .runtime = "systemd",
 		  .unit = "kubepods-pod" UID_UNDERSCORE ".slice" },
 		/* "xkubepods" is not kubepods */
 		{ .path = "/xkubepods.slice/xkubepods-pod" UID_UNDERSCORE ".slice",
-		  .kind = CG_KIND_SLICE, .runtime = "systemd",
+		  .kind = CG_KIND_SLICE,
+		  .runtime = "systemd",
 		  .unit = "xkubepods-pod" UID_UNDERSCORE ".slice" },
 		/* containers with bad ids under a real pod */
 		{ .path = "/kubepods/pod" UID_DASH "/" ID_A "0", .kind = CG_KIND_OTHER },
 		{ .path = "/kubepods/pod" UID_DASH "/docker-" ID_A, .kind = CG_KIND_OTHER },
-		{ .path = "/kubepods.slice/kubepods-pod" UID_UNDERSCORE ".slice/cri-containerd-" ID_A ".scope.bak",
+		{ .path = "/kubepods.slice/kubepods-pod" UID_UNDERSCORE
+			  ".slice/cri-containerd-" ID_A ".scope.bak",
 		  .kind = CG_KIND_OTHER },
 		/* a docker scope under a broken pod slice is no container */
 		{ .path = "/kubepods.slice/kubepods-podxyz.slice/docker-" ID_A ".scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd", .unit = "docker-" ID_A ".scope" },
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "docker-" ID_A ".scope" },
 		/* kubepods away from the root */
 		{ .path = "/system.slice/kubepods/pod" UID_DASH, .kind = CG_KIND_OTHER },
 		{ .path = "/kubelet.slice/kubepods.slice/kubepods-pod" UID_UNDERSCORE ".slice",
-		  .kind = CG_KIND_SLICE, .runtime = "systemd",
+		  .kind = CG_KIND_SLICE,
+		  .runtime = "systemd",
 		  .unit = "kubepods-pod" UID_UNDERSCORE ".slice" },
 	};
 
@@ -619,28 +812,37 @@ static void test_not_containers(void **state)
 {
 	static const struct expect cases[] = {
 		/* wrong length, case, characters */
-		{ .path = "/system.slice/docker-" ID_A "0.scope", .kind = CG_KIND_OTHER,
+		{ .path = "/system.slice/docker-" ID_A "0.scope",
+		  .kind = CG_KIND_OTHER,
 		  .runtime = "systemd",
 		  .unit = "docker-" ID_A "0.scope" },
 		{ .path = "/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde.scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
 		  .unit = "docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde.scope" },
 		{ .path = "/system.slice/docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
 		  .unit = "docker-0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef.scope" },
 		{ .path = "/system.slice/docker-0123456789abcdeg0123456789abcdef0123456789abcdef0123456789abcdef.scope",
-		  .kind = CG_KIND_OTHER, .runtime = "systemd",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
 		  .unit = "docker-0123456789abcdeg0123456789abcdef0123456789abcdef0123456789abcdef.scope" },
-		{ .path = "/system.slice/docker-.scope", .kind = CG_KIND_OTHER,
-		  .runtime = "systemd", .unit = "docker-.scope" },
+		{ .path = "/system.slice/docker-.scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
+		  .unit = "docker-.scope" },
 		{ .path = "/system.slice/docker-" ID_A ".scope.bak", .kind = CG_KIND_OTHER },
-		{ .path = "/system.slice/docker-" ID_A ".service", .kind = CG_KIND_SERVICE,
+		{ .path = "/system.slice/docker-" ID_A ".service",
+		  .kind = CG_KIND_SERVICE,
 		  .runtime = "systemd",
 		  .unit = "docker-" ID_A ".service" },
-		{ .path = "/system.slice/xdocker-" ID_A ".scope", .kind = CG_KIND_OTHER,
+		{ .path = "/system.slice/xdocker-" ID_A ".scope",
+		  .kind = CG_KIND_OTHER,
 		  .runtime = "systemd",
 		  .unit = "xdocker-" ID_A ".scope" },
-		{ .path = "/system.slice/docker-" ID_A " .scope", .kind = CG_KIND_OTHER,
+		{ .path = "/system.slice/docker-" ID_A " .scope",
+		  .kind = CG_KIND_OTHER,
 		  .runtime = "systemd",
 		  .unit = "docker-" ID_A " .scope" },
 		/* cgroupfs docker needs the "docker" parent and a real id */
@@ -649,16 +851,25 @@ static void test_not_containers(void **state)
 		{ .path = "/docker/" ID_A "/extra", .kind = CG_KIND_OTHER, .nested = true },
 		{ .path = "/docker/web", .kind = CG_KIND_OTHER },
 		/* spaces, commas, quotes, newlines, non-UTF-8 */
-		{ .path = "/my slice.slice/a,b \"c\".service", .kind = CG_KIND_SERVICE,
-		  .runtime = "systemd", .unit = "a,b \"c\".service" },
-		{ .path = "/odd\n\t\x01.scope", .kind = CG_KIND_OTHER, .runtime = "systemd",
+		{ .path = "/my slice.slice/a,b \"c\".service",
+		  .kind = CG_KIND_SERVICE,
+		  .runtime = "systemd",
+		  .unit = "a,b \"c\".service" },
+		{ .path = "/odd\n\t\x01.scope",
+		  .kind = CG_KIND_OTHER,
+		  .runtime = "systemd",
 		  .unit = "odd\n\t\x01.scope" },
-		{ .path = "/\xff\xfe\x80.slice", .kind = CG_KIND_SLICE, .runtime = "systemd",
+		{ .path = "/\xff\xfe\x80.slice",
+		  .kind = CG_KIND_SLICE,
+		  .runtime = "systemd",
 		  .unit = "\xff\xfe\x80.slice" },
-		{ .path = "/system.slice/docker-\xff" ID_A ".scope", .kind = CG_KIND_OTHER,
+		{ .path = "/system.slice/docker-\xff" ID_A ".scope",
+		  .kind = CG_KIND_OTHER,
 		  .runtime = "systemd",
 		  .unit = "docker-\xff" ID_A ".scope" },
-		{ .path = "/lxc.payload.\xc3\x28,\"", .kind = CG_KIND_CONTAINER, .runtime = "lxc",
+		{ .path = "/lxc.payload.\xc3\x28,\"",
+		  .kind = CG_KIND_CONTAINER,
+		  .runtime = "lxc",
 		  .lxc_name = "\xc3\x28,\"" },
 	};
 
@@ -749,7 +960,8 @@ static void test_long_input(void **state)
 	/* a kind node deep down: nobody's pods */
 	s = repeat("/x", 3000,
 		   "/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-besteffort.slice/"
-		   "kubelet-kubepods-besteffort-pod" UID_UNDERSCORE ".slice/crio-" ID_A ".scope/container");
+		   "kubelet-kubepods-besteffort-pod" UID_UNDERSCORE ".slice/crio-" ID_A
+		   ".scope/container");
 	assert_int_equal(cg_identify(s, &id), 0);
 	assert_int_equal(id.kind, CG_KIND_OTHER);
 	assert_string_equal(id.pod_uid, "");
@@ -815,7 +1027,8 @@ static void test_random_input(void **state)
 		"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_UNDERSCORE
 		".slice/cri-containerd-" ID_A ".scope/container",
 		"/kubepods/besteffort/pod" UID_DASH "/crio-" ID_A,
-		"/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID_A ".scope/container",
+		"/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" ID_A
+		".scope/container",
 		"/lxc.payload.web",
 		"/system.slice/foo\\x2dbar.service",
 	};
@@ -830,10 +1043,12 @@ static void test_random_input(void **state)
 			len = 1 + rand_r(&seed) % (sizeof(buf) - 1);
 			for (size_t i = 0; i < len; i++) {
 				/* mostly path-ish bytes, some anything */
-				static const char alphabet[] = "/-_.\\xabcdef0123456789podkubesliceservicescope@";
+				static const char alphabet[] =
+					"/-_.\\xabcdef0123456789podkubesliceservicescope@";
 				int r = rand_r(&seed);
 
-				buf[i] = r % 4 ? alphabet[(r >> 4) % (sizeof(alphabet) - 1)] : (char)(r >> 8);
+				buf[i] = r % 4 ? alphabet[(r >> 4) % (sizeof(alphabet) - 1)]
+					       : (char)(r >> 8);
 				if (buf[i] == '\0')
 					buf[i] = '/';
 			}

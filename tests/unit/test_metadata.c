@@ -88,7 +88,10 @@ static int setup_fixture_roots(void **state)
 	for (int i = 0; i < 5; i++)
 		snprintf(dirs[i], sizeof(dirs[i]), "%s/%s", fixtures, names[i]);
 	fixture_roots = (struct metadata_roots){
-		.docker = dirs[0], .containerd = dirs[1], .crio = dirs[2], .podman = dirs[3],
+		.docker = dirs[0],
+		.containerd = dirs[1],
+		.crio = dirs[2],
+		.podman = dirs[3],
 		.pod_logs = dirs[4],
 	};
 	return 0;
@@ -129,7 +132,8 @@ static void check_md(const char *path, const struct cg_metadata *md, struct want
 		const char *want = f[i].want ? f[i].want : "";
 
 		if (strcmp(f[i].got, want) != 0) {
-			print_error("%s: %s is '%s', expected '%s'\n", path, f[i].field, f[i].got, want);
+			print_error("%s: %s is '%s', expected '%s'\n", path, f[i].field, f[i].got,
+				    want);
 			ok = false;
 		}
 	}
@@ -158,12 +162,15 @@ static void test_docker(void **state)
 	expect(r, "/docker/" DOCKER_WEB, (struct want){ "web", "nginx:1.25", .runtime = "docker" });
 	/* a rootless look-alike of a host container: the host's files do not
 	 * name it (test_rootless) */
-	expect(r, "/user.slice/user-1000.slice/user@1000.service/user.slice/docker-" DOCKER_WEB ".scope",
+	expect(r,
+	       "/user.slice/user-1000.slice/user@1000.service/user.slice/docker-" DOCKER_WEB
+	       ".scope",
 	       (struct want){ 0 });
 	/* Docker as the Kubernetes runtime: the labels name the container and
 	 * pod, not the generated k8s_... Docker name */
 	expect(r, K8S_BURSTABLE POD_API_U ".slice/docker-" DOCKER_K8S ".scope",
-	       (struct want){ "app", "registry.example.com/shop/api:2.1", "api-7d9f5c", "shop", "docker" });
+	       (struct want){ "app", "registry.example.com/shop/api:2.1", "api-7d9f5c", "shop",
+			      "docker" });
 	/* not there: nothing, and no runtime claimed */
 	expect(r, "/system.slice/docker-" DOCKER_MISSING ".scope", (struct want){ 0 });
 }
@@ -174,15 +181,19 @@ static void test_containerd(void **state)
 
 	/* containerd's CRI keys, found in the k8s.io namespace */
 	expect(r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRI ".scope",
-	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod", "containerd" });
-	expect(r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRI ".scope/container",
-	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod", "containerd" });
+	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod",
+			      "containerd" });
+	expect(r,
+	       K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRI ".scope/container",
+	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod",
+			      "containerd" });
 	/* the pod's sandbox (pause) container: pod known, no container name */
 	expect(r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_SANDBOX ".scope",
 	       (struct want){ .pod = "web-0", .ns = "prod", .runtime = "containerd" });
 	/* CRI-O's keys in a containerd bundle, in another namespace */
 	expect(r, K8S_GUARANTEED POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRIOKEYS ".scope",
-	       (struct want){ "sidecar", .pod = "web-1", .ns = "staging", .runtime = "containerd" });
+	       (struct want){ "sidecar", .pod = "web-1", .ns = "staging",
+			      .runtime = "containerd" });
 	/* nerdctl: containerd's default namespace, nerdctl/name */
 	expect(r, "/system.slice/nerdctl-" CONTAINERD_NERDCTL ".scope",
 	       (struct want){ "db", .runtime = "nerdctl" });
@@ -202,12 +213,14 @@ static void test_crio(void **state)
 			      "coredns-5d78c9869d-x2xkp", "kube-system", "crio" });
 	/* containerd's keys in a CRI-O config */
 	expect(r, "/system.slice/crio-" CRIO_CRIKEYS ".scope",
-	       (struct want){ "exporter", .pod = "metrics-0", .ns = "monitoring", .runtime = "crio" });
+	       (struct want){ "exporter", .pod = "metrics-0", .ns = "monitoring",
+			      .runtime = "crio" });
 	/* malformed config.json in a known pod: the pod still named from kubelet's logs */
 	expect(r, K8S_BESTEFFORT POD_DNS_U ".slice/crio-" CRIO_MALFORMED ".scope",
 	       (struct want){ .pod = "coredns-5d78c9869d-x2xkp", .ns = "kube-system" });
 	/* conmon is infrastructure, not a container: nothing is looked up */
-	expect(r, K8S_BESTEFFORT POD_DNS_U ".slice/crio-conmon-" CRIO_COREDNS ".scope", (struct want){ 0 });
+	expect(r, K8S_BESTEFFORT POD_DNS_U ".slice/crio-conmon-" CRIO_COREDNS ".scope",
+	       (struct want){ 0 });
 }
 
 static void test_podman(void **state)
@@ -216,9 +229,11 @@ static void test_podman(void **state)
 
 	/* config.json has no name: containers.json has it */
 	expect(r, "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope",
-	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39",
+			      .runtime = "podman" });
 	expect(r, "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope/container",
-	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39",
+			      .runtime = "podman" });
 	expect(r,
 	       "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" PODMAN_TOOLBOX
 	       ".scope/container",
@@ -252,17 +267,20 @@ static void test_runtime_unknown(void **state)
 	const struct metadata_roots *r = &fixture_roots;
 
 	expect(r, "/kubepods/burstable/pod" POD_WEB "/" CONTAINERD_CRI,
-	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod", "containerd" });
+	       (struct want){ "app", "docker.io/library/nginx:1.25", "web-0", "prod",
+			      "containerd" });
 	expect(r, "/kubepods/pod" POD_WEB "/" DOCKER_K8S,
-	       (struct want){ "app", "registry.example.com/shop/api:2.1", "api-7d9f5c", "shop", "docker" });
+	       (struct want){ "app", "registry.example.com/shop/api:2.1", "api-7d9f5c", "shop",
+			      "docker" });
 	expect(r, "/kubepods/besteffort/pod" POD_WEB "/" CRIO_COREDNS "/container",
 	       (struct want){ "coredns", "registry.k8s.io/coredns/coredns:v1.10.1",
 			      "coredns-5d78c9869d-x2xkp", "kube-system", "crio" });
 	expect(r, "/kubepods/pod" POD_WEB "/" PODMAN_TOOLBOX,
-	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", "web-0", "prod",
-			      "podman" });
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", "web-0",
+			      "prod", "podman" });
 	/* nobody knows it: only the pod, from kubelet's log directory */
-	expect(r, "/kubepods/pod" POD_WEB "/" DOCKER_MISSING, (struct want){ .pod = "web-0", .ns = "prod" });
+	expect(r, "/kubepods/pod" POD_WEB "/" DOCKER_MISSING,
+	       (struct want){ .pod = "web-0", .ns = "prod" });
 }
 
 static void test_pods(void **state)
@@ -277,7 +295,8 @@ static void test_pods(void **state)
 	expect(r, "/kubepods/burstable/pod" POD_WEB, (struct want){ .pod = "web-0", .ns = "prod" });
 	expect(r, "/kubelet/kubepods/pod" POD_WEB, (struct want){ .pod = "web-0", .ns = "prod" });
 	/* static pod: 32-hex uid */
-	expect(r, K8S_GUARANTEED POD_STATIC ".slice", (struct want){ .pod = "etcd-node1", .ns = "kube-system" });
+	expect(r, K8S_GUARANTEED POD_STATIC ".slice",
+	       (struct want){ .pod = "etcd-node1", .ns = "kube-system" });
 	expect(r, "/kubepods/pod" POD_DECOY, (struct want){ .pod = "decoy", .ns = "default" });
 	/* "<ns>_<uid>" without a pod part, and an unknown uid: nothing */
 	expect(r, "/kubepods/pod" POD_NOPODPART, (struct want){ 0 });
@@ -301,8 +320,8 @@ static void test_malformed_fixtures(void **state)
 
 	/* newlines, control characters, commas, quotes, UTF-8: stored raw */
 	expect(r, "/docker/" DOCKER_ODD,
-	       (struct want){ "we\nb,\"x\"\x01\xc3\xbc \xc3\xa9t\xc3\xa9", "reg.example/a,b:\"q\"\ttag",
-			      .runtime = "docker" });
+	       (struct want){ "we\nb,\"x\"\x01\xc3\xbc \xc3\xa9t\xc3\xa9",
+			      "reg.example/a,b:\"q\"\ttag", .runtime = "docker" });
 
 	/* too long: cut to 255 bytes, not inside the 2-byte e-acute at 254..255 */
 	memset(want_name, 'a', 254);
@@ -354,8 +373,9 @@ static const char *fresh_docker_root(const char *name, struct metadata_roots *re
 	snprintf(dir, sizeof(dir), "%s/containers/" TMP_ID, root);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(file, sizeof(file), "%s/config.v2.json", dir);
-	*ret_roots = (struct metadata_roots){ .docker = root, .containerd = "", .crio = "", .podman = "",
-					      .pod_logs = "" };
+	*ret_roots = (struct metadata_roots){
+		.docker = root, .containerd = "", .crio = "", .podman = "", .pod_logs = ""
+	};
 	return file;
 }
 
@@ -425,7 +445,8 @@ static void test_symlinks(void **state)
 	struct metadata_roots r;
 	const char *file;
 
-	snprintf(target, sizeof(target), "%s/containers/" DOCKER_WEB "/config.v2.json", fixture_roots.docker);
+	snprintf(target, sizeof(target), "%s/containers/" DOCKER_WEB "/config.v2.json",
+		 fixture_roots.docker);
 
 	/* the file is a symlink to a real config elsewhere: refused */
 	file = fresh_docker_root("link-file", &r);
@@ -448,9 +469,11 @@ static void test_symlinks(void **state)
 	snprintf(link_path, sizeof(link_path), "%s/root-link", tmp_root);
 	assert_int_equal(symlink(fixture_roots.docker, link_path), 0);
 	snprintf(real_root, sizeof(real_root), "%s", link_path);
-	r = (struct metadata_roots){ .docker = real_root, .containerd = "", .crio = "", .podman = "",
-				     .pod_logs = "" };
-	expect(&r, "/docker/" DOCKER_WEB, (struct want){ "web", "nginx:1.25", .runtime = "docker" });
+	r = (struct metadata_roots){
+		.docker = real_root, .containerd = "", .crio = "", .podman = "", .pod_logs = ""
+	};
+	expect(&r, "/docker/" DOCKER_WEB,
+	       (struct want){ "web", "nginx:1.25", .runtime = "docker" });
 }
 
 static void test_odd_bytes_in_json(void **state)
@@ -512,7 +535,8 @@ static void test_roots_and_arguments(void **state)
 	assert_string_equal(d.podman, "/var/lib/containers/storage");
 	assert_string_equal(d.rootless_docker, "%h/.local/share/docker");
 	assert_string_equal(d.rootless_podman, "%h/.local/share/containers/storage");
-	assert_string_equal(d.rootless_containerd, "/run/user/%u/containerd/io.containerd.runtime.v2.task");
+	assert_string_equal(d.rootless_containerd,
+			    "/run/user/%u/containerd/io.containerd.runtime.v2.task");
 	assert_string_equal(d.pod_logs, "/var/log/pods");
 
 	/* "" switches a source off */
@@ -558,15 +582,19 @@ static void test_rootless(void **state)
 	 * storage they name the user's containers. */
 	r.rootless_docker = fixture_roots.docker;
 	r.rootless_podman = dirs[3];
-	snprintf(tmpl, sizeof(tmpl), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+	snprintf(tmpl, sizeof(tmpl),
+		 "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
 		 (unsigned)getuid(), (unsigned)getuid(), DOCKER_WEB);
 	expect(&r, tmpl, (struct want){ "web", "nginx:1.25", .runtime = "docker" });
-	snprintf(tmpl, sizeof(tmpl), "/user.slice/user-%u.slice/user@%u.service/user.slice/libpod-%s.scope",
+	snprintf(tmpl, sizeof(tmpl),
+		 "/user.slice/user-%u.slice/user@%u.service/user.slice/libpod-%s.scope",
 		 (unsigned)getuid(), (unsigned)getuid(), PODMAN_TOOLBOX);
-	expect(&r, tmpl, (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39",
-					 .runtime = "podman" });
+	expect(&r, tmpl,
+	       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39",
+			      .runtime = "podman" });
 	/* ... but not another user's */
-	snprintf(tmpl, sizeof(tmpl), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+	snprintf(tmpl, sizeof(tmpl),
+		 "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
 		 (unsigned)tenant, (unsigned)tenant, DOCKER_WEB);
 	expect(&r, tmpl, (struct want){ 0 });
 
@@ -582,7 +610,8 @@ static void test_rootless(void **state)
 	assert_int_equal(chown(file, tenant, tenant), 0);
 	snprintf(tmpl, sizeof(tmpl), "%s/home-%%u", tmp_root);
 	r.rootless_docker = tmpl;
-	snprintf(dir, sizeof(dir), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+	snprintf(dir, sizeof(dir),
+		 "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
 		 (unsigned)tenant, (unsigned)tenant, DOCKER_WEB);
 	expect(&r, dir, (struct want){ "mine", "own", .runtime = "docker" });
 	/* a hard link to the host's file (root's) in the tenant's tree: refused */
@@ -594,7 +623,8 @@ static void test_rootless(void **state)
 	/* the tenant's storage a symlink to the host's: the host's files are not its */
 	snprintf(file, sizeof(file), "%s/home-%u", tmp_root, (unsigned)tenant + 1);
 	assert_int_equal(symlink(fixture_roots.docker, file), 0);
-	snprintf(dir, sizeof(dir), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+	snprintf(dir, sizeof(dir),
+		 "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
 		 (unsigned)tenant + 1, (unsigned)tenant + 1, DOCKER_WEB);
 	expect(&r, dir, (struct want){ 0 });
 
@@ -602,7 +632,8 @@ static void test_rootless(void **state)
 	r.rootless_docker = "";
 	expect(&r, dir, (struct want){ 0 });
 	r.rootless_docker = "%h/.local/share/docker";
-	snprintf(dir, sizeof(dir), "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+	snprintf(dir, sizeof(dir),
+		 "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
 		 4000000000u, 4000000000u, DOCKER_WEB);
 	lookup(&r, dir, NULL, &md);
 	assert_string_equal(md.container_name, "");
@@ -612,20 +643,24 @@ static void test_rootless(void **state)
  * binary pages around them. */
 static void test_podman_pod_names(void **state)
 {
-	static const char pod_a[] = "1111111111111111111111111111111111111111111111111111111111111111";
-	static const char pod_b[] = "2222222222222222222222222222222222222222222222222222222222222222";
+	static const char pod_a[] =
+		"1111111111111111111111111111111111111111111111111111111111111111";
+	static const char pod_b[] =
+		"2222222222222222222222222222222222222222222222222222222222222222";
 	struct metadata_roots r = { .docker = "", .containerd = "", .crio = "", .pod_logs = "" };
 	char root[1100], dir[1200], file[1300], path[600];
 	char db[4096];
 	size_t n = 0;
 
 	memset(db, 0, sizeof(db));
-	n += (size_t)snprintf(db + 100, sizeof(db) - 100,
-			      "{\"id\":\"%s\",\"name\":\"web-pod\",\"labels\":{},\"created\":\"x\"}", pod_a);
+	n += (size_t)snprintf(
+		db + 100, sizeof(db) - 100,
+		"{\"id\":\"%s\",\"name\":\"web-pod\",\"labels\":{},\"created\":\"x\"}", pod_a);
 	db[100 + n] = '\x01'; /* binary right after the record */
-	snprintf(db + 1000, sizeof(db) - 1000,
-		 "{\"spec\":{},\"id\":\"%s\",\"name\":\"a container\"}\x02\x03{\"id\":\"%s\",\"name\":\"db\"}",
-		 pod_a, pod_b);
+	snprintf(
+		db + 1000, sizeof(db) - 1000,
+		"{\"spec\":{},\"id\":\"%s\",\"name\":\"a container\"}\x02\x03{\"id\":\"%s\",\"name\":\"db\"}",
+		pod_a, pod_b);
 	snprintf(root, sizeof(root), "%s/podman-pods", tmp_root);
 	assert_int_equal(mkdir(root, 0700), 0);
 	snprintf(dir, sizeof(dir), "%s/libpod", root);
@@ -636,8 +671,8 @@ static void test_podman_pod_names(void **state)
 
 	snprintf(path, sizeof(path), "/libpod_parent/%s", pod_a);
 	expect(&r, path, (struct want){ .pod = "web-pod" });
-	snprintf(path, sizeof(path), "/machine.slice/machine-libpod_pod_%s.slice/libpod-" PODMAN_NONE ".scope",
-		 pod_b);
+	snprintf(path, sizeof(path),
+		 "/machine.slice/machine-libpod_pod_%s.slice/libpod-" PODMAN_NONE ".scope", pod_b);
 	expect(&r, path, (struct want){ .pod = "db" });
 	snprintf(path, sizeof(path), "/libpod_parent/%.63s3", pod_a);
 	expect(&r, path, (struct want){ 0 });
@@ -656,9 +691,11 @@ static void test_cache(void **state)
 	r.cache = c;
 	for (int i = 0; i < 10; i++) {
 		expect(&r, "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope",
-		       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39", .runtime = "podman" });
+		       (struct want){ "toolbox", "registry.fedoraproject.org/fedora-toolbox:39",
+				      .runtime = "podman" });
 		expect(&r, "/machine.slice/libpod-" PODMAN_RM ".scope",
-		       (struct want){ "temp", "docker.io/library/alpine:3.19", .runtime = "podman" });
+		       (struct want){ "temp", "docker.io/library/alpine:3.19",
+				      .runtime = "podman" });
 	}
 	metadata_cache_get_stats(c, &st);
 	/* containers.json and volatile-containers.json, once each */
@@ -672,8 +709,12 @@ static void test_cache(void **state)
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(file, sizeof(file), "%s/containers.json", dir);
 	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"one\"]}]", 91);
-	r = (struct metadata_roots){ .docker = "", .containerd = "", .crio = "", .pod_logs = "",
-				     .podman = root, .cache = c };
+	r = (struct metadata_roots){ .docker = "",
+				     .containerd = "",
+				     .crio = "",
+				     .pod_logs = "",
+				     .podman = root,
+				     .cache = c };
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "one", .runtime = "podman" });
 	/* (mtime, size) tell versions apart: another size, whatever the clock */
 	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"second\"]}]", 94);

@@ -30,8 +30,9 @@ static int setup(void **state)
 		return -1;
 	snprintf(dirs[0], sizeof(dirs[0]), "%s/tests/fixtures/metadata/docker", src);
 	snprintf(dirs[1], sizeof(dirs[1]), "%s/tests/fixtures/metadata/podman", src);
-	roots = (struct metadata_roots){ .docker = dirs[0], .podman = dirs[1], .containerd = "",
-					 .crio = "", .pod_logs = "" };
+	roots = (struct metadata_roots){
+		.docker = dirs[0], .podman = dirs[1], .containerd = "", .crio = "", .pod_logs = ""
+	};
 	return 0;
 }
 
@@ -92,7 +93,9 @@ static void test_results_arrive(void **state)
 		submit(nl, 100 + i, "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope");
 		submit(nl, 200 + i, "/machine.slice/libpod-" PODMAN_RM ".scope");
 	}
-	submit(nl, 3, "/docker/" "0000000000000000000000000000000000000000000000000000000000000000");
+	submit(nl, 3,
+	       "/docker/"
+	       "0000000000000000000000000000000000000000000000000000000000000000");
 	wait_for(nl, &s, 22);
 	assert_string_equal(name_of(&s, 1), "web");
 	assert_string_equal(name_of(&s, 109), "toolbox");

@@ -41,11 +41,12 @@ static void test_escape(void **state)
 		{ "a\"b", "a\\\"b" },
 		{ "a\\b", "a\\\\b" },
 		{ "a\nb", "a\\nb" },
-		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xb3", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xb3" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xb3",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xb3" },
 		{ "bad\xff", "bad\xef\xbf\xbd" },
-		{ "\xc3(", "\xef\xbf\xbd(" },          /* truncated sequence */
+		{ "\xc3(", "\xef\xbf\xbd(" }, /* truncated sequence */
 		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* surrogate */
-		{ "tab\tcr\r", "tab\tcr\r" },          /* allowed as is */
+		{ "tab\tcr\r", "tab\tcr\r" }, /* allowed as is */
 		{ "", "" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -82,13 +83,20 @@ static void fixture_init(struct fixture *f)
 		f->totals[i][1] = UINT64_MAX - i;
 		f->ratio[i][0] = 1;
 		f->ratio[i][1] = i == 0 ? -1 : 0.25;
-		f->series[i] = (struct prom_series){ f->labels[i].data, f->labels[i].len, f->totals[i],
-						     f->ratio[i], { 1700000000 + i, 123456789 } };
+		f->series[i] = (struct prom_series){ f->labels[i].data,
+						     f->labels[i].len,
+						     f->totals[i],
+						     f->ratio[i],
+						     { 1700000000 + i, 123456789 } };
 	}
-	f->health = (struct prom_health){ .cgroups_monitored = 3, .cgroups_over_cap = 2,
-					  .collection_duration_s = 0.0012345, .have_csv = true,
-					  .csv_rows_written = 10, .version = "1.2.3",
-					  .follower_mode = "tp", .since = { 1700000000, 0 } };
+	f->health = (struct prom_health){ .cgroups_monitored = 3,
+					  .cgroups_over_cap = 2,
+					  .collection_duration_s = 0.0012345,
+					  .have_csv = true,
+					  .csv_rows_written = 10,
+					  .version = "1.2.3",
+					  .follower_mode = "tp",
+					  .since = { 1700000000, 0 } };
 }
 
 static void fixture_free(struct fixture *f)
@@ -131,9 +139,11 @@ static void test_text_format(void **state)
 	t = build(&f, 3, PROM_FORMAT_TEXT, &dropped);
 	assert_int_equal(dropped, 0);
 	assert_has(t, "# TYPE cgperf_events_total counter\n");
-	assert_has(t, "\ncgperf_events_total{event=\"cpu-clock\",cgroup=\"/docker/abc\",kind=\"container\","
-		      "runtime=\"docker\",container_id=\"abc\",container_name=\"web \\\"1\\\"\",pod=\"\","
-		      "namespace=\"\"} 1000000000\n");
+	assert_has(
+		t,
+		"\ncgperf_events_total{event=\"cpu-clock\",cgroup=\"/docker/abc\",kind=\"container\","
+		"runtime=\"docker\",container_id=\"abc\",container_name=\"web \\\"1\\\"\",pod=\"\","
+		"namespace=\"\"} 1000000000\n");
 	assert_has(t, "{event=\"cycles\",cgroup=\"/odd\\\\name\\n\",kind=\"other\"");
 	assert_has(t, "pod=\"api-0\",namespace=\"shop\"} 18446744073709551613\n");
 	assert_has(t, "# TYPE cgperf_events_running_ratio gauge\n");
@@ -142,7 +152,9 @@ static void test_text_format(void **state)
 	/* A ratio not known yet has no sample. */
 	assert_lacks(t, "cgperf_events_running_ratio{event=\"cycles\",cgroup=\"/docker/abc\"");
 	assert_has(t, "\ncgperf_cgroups_monitored 3\n");
-	assert_has(t, "# TYPE cgperf_cgroups_over_cap_total counter\ncgperf_cgroups_over_cap_total 2\n");
+	assert_has(
+		t,
+		"# TYPE cgperf_cgroups_over_cap_total counter\ncgperf_cgroups_over_cap_total 2\n");
 	assert_has(t, "\ncgperf_collection_duration_seconds 0.001235\n");
 	assert_has(t, "\ncgperf_csv_rows_written_total 10\n");
 	assert_has(t, "\ncgperf_csv_rows_failed_total 0\n");
@@ -189,11 +201,14 @@ static void test_duplicates(void **state)
 	f.series[2].labels_len = f.series[0].labels_len;
 	t = build(&f, 3, PROM_FORMAT_TEXT, &dropped);
 	assert_int_equal(dropped, 1);
-	for (p = t; (p = strstr(p, "cgperf_events_total{event=\"cpu-clock\",cgroup=\"/docker/abc\"")); p++)
+	for (p = t;
+	     (p = strstr(p, "cgperf_events_total{event=\"cpu-clock\",cgroup=\"/docker/abc\"")); p++)
 		n++;
 	assert_int_equal(n, 1);
-	assert_has(t, "cgroup=\"/docker/abc\",kind=\"container\",runtime=\"docker\",container_id=\"abc\","
-		      "container_name=\"web \\\"1\\\"\",pod=\"\",namespace=\"\"} 1000000000\n");
+	assert_has(
+		t,
+		"cgroup=\"/docker/abc\",kind=\"container\",runtime=\"docker\",container_id=\"abc\","
+		"container_name=\"web \\\"1\\\"\",pod=\"\",namespace=\"\"} 1000000000\n");
 	free(t);
 	fixture_free(&f);
 }
@@ -218,7 +233,8 @@ static void test_accept(void **state)
 		{ "Application/OpenMetrics-Text; Version=\"1.0.0\"", PROM_FORMAT_OPENMETRICS },
 		{ "application/openmetrics-text;version=2.0.0", PROM_FORMAT_TEXT },
 		{ "application/openmetrics-text;q=0", PROM_FORMAT_TEXT },
-		{ "text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5", PROM_FORMAT_TEXT },
+		{ "text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5",
+		  PROM_FORMAT_TEXT },
 		{ "text/plain;q=0.5, application/openmetrics-text;q=0.5", PROM_FORMAT_OPENMETRICS },
 		{ "application/json", PROM_FORMAT_TEXT },
 		{ ";;;,,,=;q=", PROM_FORMAT_TEXT },
@@ -255,13 +271,17 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static void write_rec(struct sink *s, const struct sink_cgroup *cg, uint64_t counter, uint64_t enabled,
-		      uint64_t running, bool final)
+static void write_rec(struct sink *s, const struct sink_cgroup *cg, uint64_t counter,
+		      uint64_t enabled, uint64_t running, bool final)
 {
 	const struct reading tot[1] = { { counter, enabled, running } };
 	const char *const ev[1] = { "cycles" };
-	struct sink_record r = { .cgroup = cg, .nr_events = 1, .event_names = ev, .totals = tot,
-				 .final = final, .created = { 1700000000, 5000000 } };
+	struct sink_record r = { .cgroup = cg,
+				 .nr_events = 1,
+				 .event_names = ev,
+				 .totals = tot,
+				 .final = final,
+				 .created = { 1700000000, 5000000 } };
 
 	assert_int_equal(s->ops->write(s, &r), 0);
 }
@@ -291,8 +311,9 @@ static void test_sink_totals(void **state)
 	write_rec(s, &a, 100, 2000, 1000, false);
 	write_rec(s, &b, 7, 10, 10, false);
 	t = publish(s, path);
-	assert_has(t, "cgperf_events_total{event=\"cycles\",cgroup=\"/a\",kind=\"other\",runtime=\"\","
-		      "container_id=\"\",container_name=\"\",pod=\"\",namespace=\"\"} 200\n");
+	assert_has(t,
+		   "cgperf_events_total{event=\"cycles\",cgroup=\"/a\",kind=\"other\",runtime=\"\","
+		   "container_id=\"\",container_name=\"\",pod=\"\",namespace=\"\"} 200\n");
 	assert_has(t, "cgperf_events_running_ratio{event=\"cycles\",cgroup=\"/a\"");
 	assert_has(t, "namespace=\"\"} 0.5\n");
 	free(t);
@@ -302,10 +323,14 @@ static void test_sink_totals(void **state)
 	 * count as the change, the counter does not go down. */
 	write_rec(s, &b, 3, 10, 10, false);
 	t = publish(s, path);
-	assert_has(t, "cgroup=\"/a\",kind=\"other\",runtime=\"\",container_id=\"\",container_name=\"\","
-		      "pod=\"\",namespace=\"\"} 250\n");
-	assert_has(t, "cgroup=\"/b\",kind=\"other\",runtime=\"\",container_id=\"\",container_name=\"\","
-		      "pod=\"\",namespace=\"\"} 10\n");
+	assert_has(
+		t,
+		"cgroup=\"/a\",kind=\"other\",runtime=\"\",container_id=\"\",container_name=\"\","
+		"pod=\"\",namespace=\"\"} 250\n");
+	assert_has(
+		t,
+		"cgroup=\"/b\",kind=\"other\",runtime=\"\",container_id=\"\",container_name=\"\","
+		"pod=\"\",namespace=\"\"} 10\n");
 	free(t);
 	/* A removed cgroup with keep_removed 0 is gone at the next publish
 	 * after its final record. */

@@ -37,16 +37,19 @@ static void test_scale(void **state)
 	uint64_t v, pct;
 	double fv, fpct;
 
-	assert_int_equal(reading_scale(&(struct reading){ 1000, 500, 500 }, &v, &pct), READING_COUNTED);
+	assert_int_equal(reading_scale(&(struct reading){ 1000, 500, 500 }, &v, &pct),
+			 READING_COUNTED);
 	assert_true(v == 1000 && pct == 10000);
 	/* Multiplexed: ran half of the enabled time, scaled x2. */
-	assert_int_equal(reading_scale(&(struct reading){ 1000, 1000, 500 }, &v, &pct), READING_COUNTED);
+	assert_int_equal(reading_scale(&(struct reading){ 1000, 1000, 500 }, &v, &pct),
+			 READING_COUNTED);
 	assert_true(v == 2000 && pct == 5000);
 	/* Truncated value, rounded percentage. */
 	assert_int_equal(reading_scale(&(struct reading){ 100, 3, 2 }, &v, &pct), READING_COUNTED);
 	assert_true(v == 150 && pct == 6667);
 	/* Enabled but never on a counter: unknown, not zero. */
-	assert_int_equal(reading_scale(&(struct reading){ 0, 800, 0 }, &v, &pct), READING_NOT_COUNTED);
+	assert_int_equal(reading_scale(&(struct reading){ 0, 800, 0 }, &v, &pct),
+			 READING_NOT_COUNTED);
 	assert_true(v == 0 && pct == 0);
 	/* Nothing ran: an exact zero without percentage. */
 	assert_int_equal(reading_scale(&(struct reading){ 0, 0, 0 }, &v, &pct), READING_IDLE);
@@ -103,7 +106,8 @@ static void test_record_outputs(void **state)
 	record_row(r, RECORD_OUT_CSV, t2, 2, 4000000000ULL, d, &rec);
 	assert_true(rec.interval_ms == 3000 && rec.seq == 1 && d[0].counter == 30);
 	record_row(r, RECORD_OUT_SYSLOG, t2, 2, 4000000000ULL, d, &rec);
-	assert_true(rec.interval_ms == 1000 && rec.seq == 2 && d[0].counter == 20 && d[1].counter == 3);
+	assert_true(rec.interval_ms == 1000 && rec.seq == 2 && d[0].counter == 20 &&
+		    d[1].counter == 3);
 	/* The slot was recycled underneath (totals below the last): from zero. */
 	record_commit(r, RECORD_OUT_SYSLOG, t2, 2, 4000000000ULL);
 	record_row(r, RECORD_OUT_SYSLOG, t1, 2, 5000000000ULL, d, &rec);
@@ -155,7 +159,8 @@ static void test_record_persisted(void **state)
 	assert_int_equal(back->generation, 3);
 	assert_string_equal(back->path, r->path);
 	assert_string_equal(back->view.container_name, "name,\"42\"");
-	assert_true(back->created_ns == r->created_ns && back->created_real_ns == r->created_real_ns);
+	assert_true(back->created_ns == r->created_ns &&
+		    back->created_real_ns == r->created_real_ns);
 	assert_int_equal(back->outputs_done, 1u << RECORD_OUT_CSV);
 	assert_true(back->out[RECORD_OUT_SYSLOG].seq == 2 &&
 		    back->out[RECORD_OUT_SYSLOG].last_ns == 7000000000ULL);
@@ -178,12 +183,9 @@ static void test_record_persisted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_delta),
-		cmocka_unit_test(test_scale),
-		cmocka_unit_test(test_interval),
-		cmocka_unit_test(test_record_outputs),
-		cmocka_unit_test(test_record_set),
-		cmocka_unit_test(test_record_persisted),
+		cmocka_unit_test(test_delta),	   cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_interval),   cmocka_unit_test(test_record_outputs),
+		cmocka_unit_test(test_record_set), cmocka_unit_test(test_record_persisted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

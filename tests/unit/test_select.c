@@ -9,7 +9,8 @@
 #include <string.h>
 #include "cgroup/select.h"
 
-static const char *web = "/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope";
+static const char *web =
+	"/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope";
 
 static bool sel(const struct cg_selector *s, const char *path, const char *name)
 {
@@ -41,9 +42,9 @@ static void test_patterns(void **state)
 	struct cg_selector s = { .include = inc, .nr_include = 1, .exclude = exc, .nr_exclude = 2 };
 
 	assert_true(sel(&s, web, "web-1"));
-	assert_false(sel(&s, web, "db-primary"));                 /* excluded by name */
+	assert_false(sel(&s, web, "db-primary")); /* excluded by name */
 	assert_false(sel(&s, "/system.slice/cron.service", NULL)); /* excluded by last component */
-	assert_false(sel(&s, "/user.slice/x.scope", NULL));        /* not included */
+	assert_false(sel(&s, "/user.slice/x.scope", NULL)); /* not included */
 
 	const char *by_runtime[] = { "runtime:docker" };
 	struct cg_selector r = { .include = by_runtime, .nr_include = 1 };
@@ -101,7 +102,9 @@ static void test_may_match_below(void **state)
 
 	/* Everything but a tenant's subtree. */
 	const char *all[] = { "/**" }, *tenants[] = { "/user.slice/**" };
-	s = (struct cg_selector){ .include = all, .nr_include = 1, .exclude = tenants, .nr_exclude = 1 };
+	s = (struct cg_selector){
+		.include = all, .nr_include = 1, .exclude = tenants, .nr_exclude = 1
+	};
 	assert_true(cg_select_may_match_below(&s, "/"));
 	assert_true(cg_select_may_match_below(&s, "/system.slice"));
 	assert_false(cg_select_may_match_below(&s, "/user.slice"));
@@ -111,7 +114,9 @@ static void test_may_match_below(void **state)
 	 * depth limit still applies. */
 	const char *anywhere[] = { "runtime:docker", "name:web", "*.scope" };
 	for (int i = 0; i < 3; i++) {
-		s = (struct cg_selector){ .include = &anywhere[i], .nr_include = 1, .max_depth = 2 };
+		s = (struct cg_selector){ .include = &anywhere[i],
+					  .nr_include = 1,
+					  .max_depth = 2 };
 		assert_true(cg_select_may_match_below(&s, "/user.slice"));
 		assert_false(cg_select_may_match_below(&s, "/user.slice/user-1000.slice"));
 	}

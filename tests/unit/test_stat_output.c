@@ -37,7 +37,8 @@ static void test_csv_fields(void **state)
 {
 	struct event_spec clock = { .name = "cpu-clock", .is_time = true }, cs = { .name = "cs" };
 	struct stat_format f = { .sep = "," };
-	struct stat_row row = { .event = &clock, .cgroup = "/a,b \"q\"",
+	struct stat_row row = { .event = &clock,
+				.cgroup = "/a,b \"q\"",
 				.reading = { 1234567890, 2000, 1000 } };
 	char *s = render(&f, &row);
 

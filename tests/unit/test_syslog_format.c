@@ -79,10 +79,10 @@ static void test_rfc5424_exact(void **state)
 	struct sent s = { 0 };
 
 	assert_int_equal(syslog_format_record(&h, &c, 2048, collect, &s), 1);
-	assert_string_equal(s.msg[0],
-			    "<30>1 2023-11-14T22:13:20.123Z host1 cgperf 42 counts [cgperf@32473 "
-			    "cgroup=\"/system.slice/a.service\" cgroup_id=\"7\" cpu-clock=\"1000\" "
-			    "cpu-clock_running_pct=\"100.00\" cycles=\"\" cycles_running_pct=\"\"]");
+	assert_string_equal(
+		s.msg[0], "<30>1 2023-11-14T22:13:20.123Z host1 cgperf 42 counts [cgperf@32473 "
+			  "cgroup=\"/system.slice/a.service\" cgroup_id=\"7\" cpu-clock=\"1000\" "
+			  "cpu-clock_running_pct=\"100.00\" cycles=\"\" cycles_running_pct=\"\"]");
 	sent_free(&s);
 
 	/* Another PEN and facility, no hostname, no params at all. */
@@ -93,7 +93,8 @@ static void test_rfc5424_exact(void **state)
 	h.time.tv_nsec = 999999999; /* milliseconds are truncated, never rounded up */
 	c = (struct syslog_content){ .group = 1 };
 	assert_int_equal(syslog_format_record(&h, &c, 2048, collect, &s), 1);
-	assert_string_equal(s.msg[0], "<134>1 2023-11-14T22:13:20.999Z - cgperf 42 - [cgperf@99999]");
+	assert_string_equal(s.msg[0],
+			    "<134>1 2023-11-14T22:13:20.999Z - cgperf 42 - [cgperf@99999]");
 	sent_free(&s);
 }
 
@@ -109,8 +110,9 @@ static void test_rfc3164_exact(void **state)
 	h.hostname = NULL; /* the local socket: no hostname */
 	h.time.tv_sec = 1699000000; /* Nov 3: the day is space-padded */
 	assert_int_equal(syslog_format_record(&h, &c, 2048, collect, &s), 1);
-	assert_string_equal(s.msg[0], "<30>Nov  3 08:26:40 cgperf[42]: cgroup=\"/system.slice/a.service\" "
-				      "cgroup_id=\"7\" cpu-clock=\"1000\" cpu-clock_running_pct=\"100.00\"");
+	assert_string_equal(s.msg[0],
+			    "<30>Nov  3 08:26:40 cgperf[42]: cgroup=\"/system.slice/a.service\" "
+			    "cgroup_id=\"7\" cpu-clock=\"1000\" cpu-clock_running_pct=\"100.00\"");
 	sent_free(&s);
 
 	/* Network receivers get the hostname; a TAG cannot hold ':' or '['. */
@@ -160,8 +162,9 @@ static void test_header_tokens(void **state)
 	h.app_name = long_app;
 	h.msgid = "";
 	assert_int_equal(syslog_format_record(&h, &c, 2048, collect, &s), 1);
-	assert_string_equal(s.msg[0], "<30>1 2023-11-14T22:13:20.123Z my_host__ "
-				      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 42 - [cgperf@32473]");
+	assert_string_equal(s.msg[0],
+			    "<30>1 2023-11-14T22:13:20.123Z my_host__ "
+			    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 42 - [cgperf@32473]");
 	sent_free(&s);
 }
 
@@ -198,7 +201,8 @@ static void test_escaping(void **state)
 	/* Control characters (newlines from container metadata): U+FFFD each. */
 	assert_escape("x\ny\tz\x7f\r", "x" FFFD "y" FFFD "z" FFFD FFFD);
 	/* Valid UTF-8 is kept as is. */
-	assert_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	assert_escape("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
 	/* Invalid: stray bytes, overlong forms, surrogates, cut sequences. */
 	assert_escape("\xff(", FFFD "(");
 	assert_escape("\xc0\xaf", FFFD FFFD);
@@ -235,7 +239,8 @@ static void test_param_names(void **state)
 	assert_name("cgroup", "", "cgroup~416dae");
 	assert_name("cgroup", "_running_pct", "cgroup~416dae_running_pct");
 	assert_name("", "", "~1c9d44");
-	assert_name("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "", "aaaaaaaaaaaaaaaaaaaaaaaaa~83bca6");
+	assert_name("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "",
+		    "aaaaaaaaaaaaaaaaaaaaaaaaa~83bca6");
 
 	assert_int_equal(syslog_param_name("x", "bad suffix", out), -EINVAL);
 	assert_int_equal(syslog_param_name("x", "_suffix_longer_than_twenty", out), -EINVAL);
@@ -309,9 +314,11 @@ static void test_udp_split(void **state)
 {
 	struct syslog_header h = header_5424();
 	char path[1100], container[260];
-	const char *events[8] = { "L1-dcache-load-misses", "stalled-cycles-frontend", "cpu-clock",
-				  "instructions", "branch-load-misses", "cpu/event=0x3c/",
-				  "dTLB-load-misses", "context-switches" };
+	const char *events[8] = {
+		"L1-dcache-load-misses", "stalled-cycles-frontend", "cpu-clock",
+		"instructions",		 "branch-load-misses",	    "cpu/event=0x3c/",
+		"dTLB-load-misses",	 "context-switches"
+	};
 	char names[16][SYSLOG_SD_NAME_MAX + 1], values[16][32];
 	struct syslog_param ids[4], counters[16];
 	struct syslog_content c = { ids, 4, counters, 16, 2 };
@@ -331,7 +338,8 @@ static void test_udp_split(void **state)
 	for (int i = 0; i < 8; i++) {
 		syslog_param_name(events[i], "", names[2 * i]);
 		syslog_param_name(events[i], "_running_pct", names[2 * i + 1]);
-		snprintf(values[2 * i], sizeof(values[0]), "%llu", 18446744073709551615ULL - (unsigned)i);
+		snprintf(values[2 * i], sizeof(values[0]), "%llu",
+			 18446744073709551615ULL - (unsigned)i);
 		snprintf(values[2 * i + 1], sizeof(values[0]), "%d.%02d", 50 + i, i);
 		counters[2 * i] = (struct syslog_param){ names[2 * i], values[2 * i] };
 		counters[2 * i + 1] = (struct syslog_param){ names[2 * i + 1], values[2 * i + 1] };
@@ -388,12 +396,14 @@ static void test_split_exact(void **state)
 	/* Header 63 + ids 47 + part 11 + "]" leave room for one event only:
 	 * part 1 is 170 bytes, all in one would be 191. */
 	assert_int_equal(syslog_format_record(&h, &c, 175, collect, &s), 2);
-	assert_string_equal(s.msg[0], "<30>1 2023-11-14T22:13:20.000Z h cgperf 42 counts [cgperf@32473 "
-				      "cgroup=\"/system.slice/a.service\" cgroup_id=\"7\" part=\"1/2\" "
-				      "cpu-clock=\"1000\" cpu-clock_running_pct=\"100.00\"]");
-	assert_string_equal(s.msg[1], "<30>1 2023-11-14T22:13:20.000Z h cgperf 42 counts [cgperf@32473 "
-				      "cgroup=\"/system.slice/a.service\" cgroup_id=\"7\" part=\"2/2\" "
-				      "cycles=\"\" cycles_running_pct=\"\"]");
+	assert_string_equal(s.msg[0],
+			    "<30>1 2023-11-14T22:13:20.000Z h cgperf 42 counts [cgperf@32473 "
+			    "cgroup=\"/system.slice/a.service\" cgroup_id=\"7\" part=\"1/2\" "
+			    "cpu-clock=\"1000\" cpu-clock_running_pct=\"100.00\"]");
+	assert_string_equal(s.msg[1],
+			    "<30>1 2023-11-14T22:13:20.000Z h cgperf 42 counts [cgperf@32473 "
+			    "cgroup=\"/system.slice/a.service\" cgroup_id=\"7\" part=\"2/2\" "
+			    "cycles=\"\" cycles_running_pct=\"\"]");
 	sent_free(&s);
 }
 
@@ -442,7 +452,8 @@ static void test_truncate_ids(void **state)
 		assert_memory_equal(cut, path, strlen(cut));
 		for (int i = 0; i < 4; i++)
 			if (kv_get(kv, n, basic_counters[i].name)) {
-				assert_string_equal(kv_get(kv, n, basic_counters[i].name), basic_counters[i].value);
+				assert_string_equal(kv_get(kv, n, basic_counters[i].name),
+						    basic_counters[i].value);
 				seen[i]++;
 			}
 	}

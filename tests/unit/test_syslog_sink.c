@@ -144,7 +144,8 @@ static const char python_parser[] =
 
 static struct {
 	char dir[64];
-	char conf[128], pidfile[128], out[128], sock[128], log[128], parser[128], json[128], errfile[128];
+	char conf[128], pidfile[128], out[128], sock[128], log[128], parser[128], json[128],
+		errfile[128];
 	int udp_port, tcp_port;
 	pid_t pid; /* the rsyslogd we started, 0 when not running */
 	bool paused; /* stopped with SIGSTOP */
@@ -223,12 +224,14 @@ static void wait_lines(const char *a, const char *b, int at_least)
 			return;
 		usleep(50000);
 	}
-	fail_msg("rsyslogd wrote fewer than %d lines with '%s' '%s' in %d s", at_least, a, b ? b : "", WAIT_S);
+	fail_msg("rsyslogd wrote fewer than %d lines with '%s' '%s' in %d s", at_least, a,
+		 b ? b : "", WAIT_S);
 }
 
 static void rsyslog_start(void)
 {
-	struct sockaddr_in tcp = { .sin_family = AF_INET, .sin_port = htons((uint16_t)rs.tcp_port),
+	struct sockaddr_in tcp = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)rs.tcp_port),
 				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	struct sockaddr_in udp = tcp;
 	struct stat st;
@@ -352,17 +355,18 @@ static int setup(void **state)
 	 * datagrams costs ~4 KiB each in the receive buffer: the default
 	 * (208 KiB) holds ~50 and the kernel drops the rest silently, which
 	 * is loopback loss, not the sink's; rcvbufSize makes room. */
-	snprintf(conf, sizeof(conf),
-		 "global(workDirectory=\"%s\")\n"
-		 "module(load=\"imuxsock\" SysSock.Use=\"off\")\n"
-		 "input(type=\"imuxsock\" Socket=\"%s\" useSpecialParser=\"off\" parseHostname=\"on\")\n"
-		 "module(load=\"imudp\")\n"
-		 "input(type=\"imudp\" address=\"127.0.0.1\" port=\"%d\" rcvbufSize=\"4m\")\n"
-		 "module(load=\"imtcp\")\n"
-		 "input(type=\"imtcp\" address=\"127.0.0.1\" port=\"%d\")\n"
-		 "template(name=\"raw\" type=\"string\" string=\"%%inputname%%\\t%%rawmsg%%\\n\")\n"
-		 "*.* action(type=\"omfile\" file=\"%s\" template=\"raw\")\n",
-		 rs.dir, rs.sock, rs.udp_port, rs.tcp_port, rs.out);
+	snprintf(
+		conf, sizeof(conf),
+		"global(workDirectory=\"%s\")\n"
+		"module(load=\"imuxsock\" SysSock.Use=\"off\")\n"
+		"input(type=\"imuxsock\" Socket=\"%s\" useSpecialParser=\"off\" parseHostname=\"on\")\n"
+		"module(load=\"imudp\")\n"
+		"input(type=\"imudp\" address=\"127.0.0.1\" port=\"%d\" rcvbufSize=\"4m\")\n"
+		"module(load=\"imtcp\")\n"
+		"input(type=\"imtcp\" address=\"127.0.0.1\" port=\"%d\")\n"
+		"template(name=\"raw\" type=\"string\" string=\"%%inputname%%\\t%%rawmsg%%\\n\")\n"
+		"*.* action(type=\"omfile\" file=\"%s\" template=\"raw\")\n",
+		rs.dir, rs.sock, rs.udp_port, rs.tcp_port, rs.out);
 	write_file(rs.conf, conf);
 	write_file(rs.parser, python_parser);
 	{
@@ -422,14 +426,17 @@ struct test_cgroup {
 static char long_path[1701], huge_path[2601], partial_path[3001];
 
 static struct test_cgroup cgroups[] = {
-	{ { 1001, "/test/a \"quoted\" ]bracket\\back,comma/\xc3\xa9t\xc3\xa9", "container", "docker",
-	    "0123456789ab", "web\n1", "", "" },
-	  "/test/a \"quoted\" ]bracket\\back,comma/\xc3\xa9t\xc3\xa9", "web" FFFD "1" },
+	{ { 1001, "/test/a \"quoted\" ]bracket\\back,comma/\xc3\xa9t\xc3\xa9", "container",
+	    "docker", "0123456789ab", "web\n1", "", "" },
+	  "/test/a \"quoted\" ]bracket\\back,comma/\xc3\xa9t\xc3\xa9",
+	  "web" FFFD "1" },
 	{ { 1002, "/test/bad\xffutf8.service", "service", "systemd", "", "", "", "" },
-	  "/test/bad" FFFD "utf8.service", "" },
+	  "/test/bad" FFFD "utf8.service",
+	  "" },
 	{ { 1003, "/kubepods.slice/kubepods-pod1.slice", "pod", "containerd", "", "", "nginx-7d9",
 	    "default" },
-	  "/kubepods.slice/kubepods-pod1.slice", "" },
+	  "/kubepods.slice/kubepods-pod1.slice",
+	  "" },
 	/* Too long for one UDP datagram: split. */
 	{ { 1004, long_path, "other", "", "", "", "", "" }, long_path, "" },
 	/* Too long for a datagram even alone: cut over UDP. */
@@ -456,7 +463,8 @@ static struct reading total(int cg, int e, int k)
 	uint64_t enabled = (uint64_t)k * (e == 2 ? 2000000000ULL : 1000000000ULL);
 
 	return (struct reading){
-		.counter = 1000ULL * (uint64_t)k * (uint64_t)(cg + 1) * (uint64_t)(e + 1) + (uint64_t)k * (uint64_t)k,
+		.counter = 1000ULL * (uint64_t)k * (uint64_t)(cg + 1) * (uint64_t)(e + 1) +
+			   (uint64_t)k * (uint64_t)k,
 		.enabled = enabled,
 		.running = e == 2 ? enabled / 2 : enabled,
 	};
@@ -608,12 +616,13 @@ static void expected_timestamp(enum syslog_format format, int k, char *buf, size
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
-	strftime(buf, len, format == SYSLOG_RFC5424 ? "%Y-%m-%dT%H:%M:%S.000Z" : "%b %e %H:%M:%S", &tm);
+	strftime(buf, len, format == SYSLOG_RFC5424 ? "%Y-%m-%dT%H:%M:%S.000Z" : "%b %e %H:%M:%S",
+		 &tm);
 }
 
 /* The messages (parts) of app for interval k of cgroup id, sequence seq. */
-static int find_messages(json_object *all, const char *app, enum syslog_format format, uint64_t id, int k,
-			 int seq, json_object **ret, int max)
+static int find_messages(json_object *all, const char *app, enum syslog_format format, uint64_t id,
+			 int k, int seq, json_object **ret, int max)
 {
 	char ids[24], seqs[24], ts[64];
 	int n = 0;
@@ -626,8 +635,8 @@ static int find_messages(json_object *all, const char *app, enum syslog_format f
 		const char *a = jstr(m, "app"), *cid = param(m, "cgroup_id"), *sq = param(m, "seq");
 		const char *t = jstr(m, "timestamp");
 
-		if (a && !strcmp(a, app) && cid && !strcmp(cid, ids) && sq && !strcmp(sq, seqs) && t &&
-		    !strcmp(t, ts)) {
+		if (a && !strcmp(a, app) && cid && !strcmp(cid, ids) && sq && !strcmp(sq, seqs) &&
+		    t && !strcmp(t, ts)) {
 			assert_true(n < max);
 			ret[n++] = m;
 		}
@@ -645,7 +654,8 @@ struct expect {
 
 /* Check the message(s) of interval k of cgroup cg (counting since `start`,
  * previous message at interval `prev`) with sequence number seq. */
-static void check_record(json_object *all, const struct expect *x, int cg, int k, int prev, int start, int seq)
+static void check_record(json_object *all, const struct expect *x, int cg, int k, int prev,
+			 int start, int seq)
 {
 	json_object *parts[8];
 	int n = find_messages(all, x->app, x->format, cgroups[cg].cg.id, k, seq, parts, 8);
@@ -664,7 +674,8 @@ static void check_record(json_object *all, const struct expect *x, int cg, int k
 		assert_true(json_object_object_get_ex(m, "pri", &pri));
 		assert_int_equal(json_object_get_int(pri), x->facility * 8 + 6);
 		assert_string_equal(jstr(m, "procid"), pid);
-		assert_string_equal(jstr(m, "format"), x->format == SYSLOG_RFC5424 ? "5424" : "3164");
+		assert_string_equal(jstr(m, "format"),
+				    x->format == SYSLOG_RFC5424 ? "5424" : "3164");
 		if (x->format == SYSLOG_RFC5424) {
 			snprintf(buf, sizeof(buf), "cgperf@%u", (unsigned)x->pen);
 			assert_string_equal(jstr(m, "sdid"), buf);
@@ -678,7 +689,8 @@ static void check_record(json_object *all, const struct expect *x, int cg, int k
 			assert_string_equal(cut, "cgroup");
 			assert_true(x->transport == SYSLOG_UDP);
 			assert_true(strlen(param(m, "cgroup")) >= 1000);
-			assert_memory_equal(param(m, "cgroup"), cgroups[cg].path_expected, strlen(param(m, "cgroup")));
+			assert_memory_equal(param(m, "cgroup"), cgroups[cg].path_expected,
+					    strlen(param(m, "cgroup")));
 		} else {
 			assert_string_equal(param(m, "cgroup"), cgroups[cg].path_expected);
 		}
@@ -704,7 +716,8 @@ static void check_record(json_object *all, const struct expect *x, int cg, int k
 		for (int e = 0; e < NR_EVENTS; e++) {
 			const char *v = param(m, value_names[e]), *pct = param(m, pct_names[e]);
 			struct reading now = total(cg, e, k - start);
-			struct reading before = prev > start ? total(cg, e, prev - start) : (struct reading){ 0 };
+			struct reading before =
+				prev > start ? total(cg, e, prev - start) : (struct reading){ 0 };
 			uint64_t delta = now.counter - before.counter;
 
 			assert_true(!v == !pct); /* value and percent travel together */
@@ -722,8 +735,8 @@ static void check_record(json_object *all, const struct expect *x, int cg, int k
 
 /* ---- driving the sink like the agent's epoll loop ----------------------- */
 
-static struct sink *new_sink(enum syslog_transport transport, enum syslog_format format, const char *app,
-			     int facility, uint32_t pen, size_t queue_max)
+static struct sink *new_sink(enum syslog_transport transport, enum syslog_format format,
+			     const char *app, int facility, uint32_t pen, size_t queue_max)
 {
 	struct syslog_config c = {
 		.enabled = true,
@@ -742,7 +755,8 @@ static struct sink *new_sink(enum syslog_transport transport, enum syslog_format
 	if (transport == SYSLOG_UNIX)
 		snprintf(c.target, sizeof(c.target), "unix:%s", rs.sock);
 	else
-		snprintf(c.target, sizeof(c.target), "%s://127.0.0.1:%d", transport == SYSLOG_UDP ? "udp" : "tcp",
+		snprintf(c.target, sizeof(c.target), "%s://127.0.0.1:%d",
+			 transport == SYSLOG_UDP ? "udp" : "tcp",
 			 transport == SYSLOG_UDP ? rs.udp_port : rs.tcp_port);
 	assert_int_equal(syslog_sink_new(&c, &s), 0);
 	assert_true(syslog_sink_fd(s) >= 0);
@@ -770,7 +784,8 @@ static void drive_until_empty(struct sink **sinks, int n)
 
 		for (int i = 0; i < n; i++) {
 			empty &= stats_of(sinks[i]).queued == 0;
-			pfd[i] = (struct pollfd){ .fd = syslog_sink_fd(sinks[i]), .events = POLLIN };
+			pfd[i] =
+				(struct pollfd){ .fd = syslog_sink_fd(sinks[i]), .events = POLLIN };
 		}
 		if (empty)
 			return;
@@ -860,9 +875,11 @@ static void test_every_transport_and_format(void **state)
 	for (int i = 0; i < 6; i++) {
 		snprintf(apps[i], sizeof(apps[i]), "cgperf-t%d", i);
 		x[i] = (struct expect){ apps[i], i % 2 ? SYSLOG_RFC3164 : SYSLOG_RFC5424,
-					(enum syslog_transport[]){ SYSLOG_UNIX, SYSLOG_UDP, SYSLOG_TCP }[i / 2],
+					(enum syslog_transport[]){ SYSLOG_UNIX, SYSLOG_UDP,
+								   SYSLOG_TCP }[i / 2],
 					i == 2 ? 16 : 3, i == 0 ? 12345 : 32473 };
-		sinks[i] = new_sink(x[i].transport, x[i].format, apps[i], x[i].facility, x[i].pen, 1000);
+		sinks[i] = new_sink(x[i].transport, x[i].format, apps[i], x[i].facility, x[i].pen,
+				    1000);
 	}
 	for (int i = 0; i < 6; i++) {
 		for (int k = 1; k <= 3; k++) {
@@ -928,7 +945,8 @@ static void test_receiver_down_then_back(void **state)
 	rsyslog_ensure_running();
 
 	for (int i = 0; i < 3; i++) {
-		x[i] = (struct expect){ apps[i], i == 1 ? SYSLOG_RFC3164 : SYSLOG_RFC5424, kinds[i], 3, 32473 };
+		x[i] = (struct expect){ apps[i], i == 1 ? SYSLOG_RFC3164 : SYSLOG_RFC5424, kinds[i],
+					3, 32473 };
 		sinks[i] = new_sink(kinds[i], x[i].format, apps[i], 3, 32473, 5);
 		for (int cg = 0; cg < 3; cg++)
 			write_record(sinks[i], cg, 1, 0, false);
@@ -993,8 +1011,12 @@ static void test_receiver_down_then_back(void **state)
 		else
 			snprintf(label, sizeof(label), "syslog unix:%s: ", rs.sock);
 		assert_true(line_with(err, label, "of at most 5 (oldest dropped first)"));
-		assert_true(line_with(err, label, "queue full (5 messages): dropping the oldest; 1 dropped so far"));
-		assert_true(line_with(err, label, "5 queued messages to deliver, 7 dropped meanwhile (7 in total)"));
+		assert_true(line_with(
+			err, label,
+			"queue full (5 messages): dropping the oldest; 1 dropped so far"));
+		assert_true(line_with(
+			err, label,
+			"5 queued messages to deliver, 7 dropped meanwhile (7 in total)"));
 	}
 	/* UDP cannot know the receiver is gone until a port-unreachable comes
 	 * back for a datagram already sent: those are counted as refused, and
@@ -1099,12 +1121,15 @@ static void test_tcp_partial_writes_and_reconnect(void **state)
 	all = parse_received("cgperf-p");
 	for (int k = head; k <= last; k++) {
 		json_object *m[2];
-		assert_int_equal(find_messages(all, "cgperf-p", SYSLOG_RFC5424, cgroups[5].cg.id, k, k, m, 2), 1);
+		assert_int_equal(find_messages(all, "cgperf-p", SYSLOG_RFC5424, cgroups[5].cg.id, k,
+					       k, m, 2),
+				 1);
 		check_record(all, &x, 5, k, k - 1, 0, k);
 	}
 	for (int k = 1; k < head; k++) {
 		json_object *m[2];
-		assert_true(find_messages(all, "cgperf-p", SYSLOG_RFC5424, cgroups[5].cg.id, k, k, m, 2) <= 1);
+		assert_true(find_messages(all, "cgperf-p", SYSLOG_RFC5424, cgroups[5].cg.id, k, k,
+					  m, 2) <= 1);
 	}
 	assert_int_equal(stats_of(s).reconnects, 1);
 	json_object_put(all);
@@ -1145,7 +1170,9 @@ static void test_tcp_full_queue_keeps_partial_message(void **state)
 		check_record(all, &x, 5, k, k - 1, 0, k);
 	/* ...not the three oldest waiting ones... */
 	for (int k = next_k; k < next_k + 3; k++)
-		assert_int_equal(find_messages(all, "cgperf-q", SYSLOG_RFC5424, cgroups[5].cg.id, k, k, m, 2), 0);
+		assert_int_equal(find_messages(all, "cgperf-q", SYSLOG_RFC5424, cgroups[5].cg.id, k,
+					       k, m, 2),
+				 0);
 	/* ...and the two newest. */
 	check_record(all, &x, 5, next_k + 3, next_k + 2, 0, next_k + 3);
 	check_record(all, &x, 5, next_k + 4, next_k + 3, 0, next_k + 4);
@@ -1229,8 +1256,12 @@ static void test_split_record_failing_half_way(void **state)
 static void test_no_receiver(void **state)
 {
 	struct syslog_config c = {
-		.enabled = true, .transport = SYSLOG_UNIX, .format = SYSLOG_RFC3164,
-		.facility = 3, .enterprise_id = 32473, .queue_max = 2,
+		.enabled = true,
+		.transport = SYSLOG_UNIX,
+		.format = SYSLOG_RFC3164,
+		.facility = 3,
+		.enterprise_id = 32473,
+		.queue_max = 2,
 	};
 	struct sink *s;
 	struct syslog_sink_stats st;
