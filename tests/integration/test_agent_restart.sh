@@ -14,8 +14,6 @@
 #  - two instances side by side, one instance twice refused, pinned state of
 #    another layout replaced, a pin directory owned by another user refused.
 source "$CGPERF_SRC/tests/lib/common.sh"
-RSYSLOGD=/usr/sbin/rsyslogd
-[ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
 
 # cpu-clock includes the hypervisor's steal time, cpu.stat does not: the upper
 # bound allows what was stolen on all CPUs since the test began (the shared
@@ -35,7 +33,6 @@ PY
 }
 usage_ms() { echo $(($(usage_usec "$1") / 1000)); }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 TCP_PORT=$(free_port)
 mkdir -p "$TMP/rs"
 cat >"$TMP/rs/rsyslog.conf" <<CONF
@@ -45,9 +42,7 @@ input(type="imtcp" address="127.0.0.1" port="$TCP_PORT")
 template(name="raw" type="string" string="%rawmsg%\n")
 *.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
 CONF
-"$RSYSLOGD" -n -f "$TMP/rs/rsyslog.conf" -i "$TMP/rs/rsyslogd.pid" &
-STARTED_PIDS+=("$!")
-for _ in $(seq 50); do ss -ltn "sport = :$TCP_PORT" | grep -q LISTEN && break; sleep 0.1; done
+rsyslogd_start "$TMP/rs/rsyslog.conf" 1 "$TCP_PORT"
 
 # syslog_ms CGROUP: sum of cpu-clock over the messages of CGROUP (ms).
 syslog_ms() {

@@ -8,8 +8,6 @@
 # local programs log: imuxsock parses the tag and pid, the values equal the
 # CSV's.
 source "$CGPERF_SRC/tests/lib/common.sh"
-RSYSLOGD=/usr/sbin/rsyslogd
-[ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
 
 TCP_PORT=$(free_port); UDP_PORT=$(free_port)
 mkdir -p "$TMP/rs"
@@ -26,20 +24,8 @@ template(name="parsed" type="string" string="%syslogtag%\t%programname%\t%msg%\n
 if \$inputname == "imuxsock" then action(type="omfile" file="$TMP/rs/unix.log" template="parsed")
 *.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
 CONF
-"$RSYSLOGD" -N1 -f "$TMP/rs/rsyslog.conf" >"$TMP/rs/check.log" 2>&1 || fail "rsyslogd refused the config: $(cat "$TMP/rs/check.log")"
-RS_PID=
-start_rsyslogd() {
-	rm -f "$TMP/rs/rsyslogd.pid"
-	"$RSYSLOGD" -n -f "$TMP/rs/rsyslog.conf" -i "$TMP/rs/rsyslogd.pid" &
-	RS_PID=$!
-	STARTED_PIDS+=("$RS_PID")
-	for _ in $(seq 50); do
-		ss -ltn "sport = :$TCP_PORT" | grep -q LISTEN && return 0
-		sleep 0.1
-	done
-	fail "rsyslogd did not listen on $TCP_PORT"
-}
-stop_rsyslogd() { kill -TERM "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
+start_rsyslogd() { rsyslogd_start "$TMP/rs/rsyslog.conf" 1 "$TCP_PORT"; }
+stop_rsyslogd() { rsyslogd_stop; }
 start_rsyslogd
 
 c_rel="system.slice/docker-$(printf '%064x' 5).scope"

@@ -16,8 +16,6 @@
 #     arrives.
 # Every message goes to a real rsyslogd listening on 127.0.0.2 and 127.0.0.3.
 source "$CGPERF_SRC/tests/lib/common.sh"
-RSYSLOGD=/usr/sbin/rsyslogd
-[ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
 command -v unshare >/dev/null || fail "unshare is missing (util-linux)"
 NAME=logs.cgperf.test
 TTL_MIN=5 # SYSLOG_DNS_TTL_MIN_S
@@ -32,20 +30,8 @@ input(type="imtcp" address="127.0.0.3" port="$PORT" name="at-3")
 template(name="raw" type="string" string="%inputname%\t%rawmsg%\n")
 *.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
 CONF
-"$RSYSLOGD" -N1 -f "$TMP/rs/rsyslog.conf" >"$TMP/rs/check.log" 2>&1 || fail "rsyslogd refused the config: $(cat "$TMP/rs/check.log")"
-RS_PID=
-start_rsyslogd() {
-	local i
-	"$RSYSLOGD" -n -f "$TMP/rs/rsyslog.conf" -i "$TMP/rs/rsyslogd.pid" &
-	RS_PID=$!
-	STARTED_PIDS+=("$RS_PID")
-	for i in $(seq 100); do
-		[ "$(ss -Htln "sport = :$PORT" | wc -l)" -ge 2 ] && return 0
-		sleep 0.1
-	done
-	fail "rsyslogd did not listen on port $PORT"
-}
-stop_rsyslogd() { kill -TERM "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
+start_rsyslogd() { rsyslogd_start "$TMP/rs/rsyslog.conf" 2 "$PORT"; }
+stop_rsyslogd() { rsyslogd_stop; }
 
 # start_dns NAME ZONE|--ignore: a DNS server; its address in $DNS_ADDR.
 start_dns() {

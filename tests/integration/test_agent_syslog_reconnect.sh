@@ -6,8 +6,6 @@
 #     queue; once rsyslogd is back every message arrives, none missing.
 # Only the order and ratios of events are checked, never how fast they are.
 source "$CGPERF_SRC/tests/lib/common.sh"
-RSYSLOGD=/usr/sbin/rsyslogd
-[ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
 
 # ---- 1. the backoff schedule ----
 python3 - "$TMP/listener.port" "$TMP/accepts" <<'PY' &
@@ -54,7 +52,7 @@ PY
 grep -q "the receiver closed the connection" "$TMP/backoff.log" || fail "the closed connection was not reported"
 
 # ---- 2. SIGHUP while the receiver is down keeps the queue ----
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 mkdir -p "$TMP/rs"
 cat >"$TMP/rs/rsyslog.conf" <<CONF
 global(workDirectory="$TMP/rs")
@@ -63,17 +61,7 @@ input(type="imtcp" address="127.0.0.1" port="$PORT")
 template(name="raw" type="string" string="%rawmsg%\n")
 *.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
 CONF
-RS_PID=
-start_rsyslogd() {
-	"$RSYSLOGD" -n -f "$TMP/rs/rsyslog.conf" -i "$TMP/rs/rsyslogd.pid" &
-	RS_PID=$!
-	STARTED_PIDS+=("$RS_PID")
-	for _ in $(seq 100); do
-		ss -Htln "sport = :$PORT" | grep -q . && return 0
-		sleep 0.1
-	done
-	fail "rsyslogd did not listen on $PORT"
-}
+start_rsyslogd() { rsyslogd_start "$TMP/rs/rsyslog.conf" 1 "$PORT"; }
 messages() { grep -c " cgperf-hup " "$TMP/rs/out.log" 2>/dev/null || true; }
 wait_messages() {
 	for _ in $(seq 300); do
@@ -92,7 +80,7 @@ start_agent hup "$TMP/hup.yaml"
 wait_messages 2
 # Right after a message arrived (the next is an interval away): stop.
 wait_messages $(($(messages) + 1))
-kill -TERM "$RS_PID"; wait "$RS_PID" 2>/dev/null || true
+rsyslogd_stop
 sleep 2 # messages queue
 kill -HUP "$AGENT_PID"
 wait_for_line "$TMP/hup.log" "SIGHUP" 10

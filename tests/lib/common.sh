@@ -30,6 +30,29 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # A loopback TCP port free right now (for servers the test starts).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 skip() { echo "SKIP: $*"; exit 77; }
+
+# A real rsyslogd for the syslog tests, on the test's own config.
+RSYSLOGD=/usr/sbin/rsyslogd
+RS_PID=
+# rsyslogd_start CONF LISTENERS PORT: check CONF (-N1), start rsyslogd -n on
+# it and wait until LISTENERS TCP sockets listen on PORT; its pid in $RS_PID.
+rsyslogd_start() {
+	local conf=$1 want=$2 port=$3 dir
+	dir=$(dirname "$conf")
+	[ -x "$RSYSLOGD" ] || fail "rsyslogd is missing (apt-get install rsyslog)"
+	"$RSYSLOGD" -N1 -f "$conf" >"$dir/check.log" 2>&1 || fail "rsyslogd refused $conf: $(cat "$dir/check.log")"
+	rm -f "$dir/rsyslogd.pid"
+	"$RSYSLOGD" -n -f "$conf" -i "$dir/rsyslogd.pid" &
+	RS_PID=$!
+	STARTED_PIDS+=("$RS_PID")
+	for _ in $(seq 100); do
+		[ "$(ss -Htln "sport = :$port" | wc -l)" -ge "$want" ] && return 0
+		sleep 0.1
+	done
+	fail "rsyslogd did not listen on port $port"
+}
+# rsyslogd_stop: stop the rsyslogd rsyslogd_start started (by its pid).
+rsyslogd_stop() { kill -TERM "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
 log() { echo "# $*"; }
 
 # mkcg REL: create $TEST_CG/REL (parents too); prints the relative path from the root.
