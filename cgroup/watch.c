@@ -19,6 +19,7 @@
 #include "cgroup/watch.h"
 
 #include "cgroup/cgroup2.h"
+#include "util/hash.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -164,34 +165,13 @@ static int open_cgroup_dir(const struct cg_watch *w, const char *path)
  * Indexes
  * ------------------------------------------------------------------------- */
 
-static uint64_t hash_u64(uint64_t x)
-{
-	/* splitmix64's finaliser: ids and wds are small sequential numbers. */
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	return x ^ (x >> 31);
-}
-
-static uint64_t hash_path(const char *s)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= UINT64_C(0x100000001b3);
-	}
-	return h;
-}
-
 static uint64_t node_hash(const struct node *n, enum index_kind k)
 {
 	switch (k) {
 	case INDEX_ID:
 		return hash_u64(n->id);
 	case INDEX_PATH:
-		return hash_path(n->path);
+		return hash_bytes(n->path, strlen(n->path));
 	default:
 		return hash_u64((uint64_t)n->wd);
 	}
@@ -277,8 +257,9 @@ static struct node *lookup_id(const struct cg_watch *w, uint64_t id)
 
 static struct node *lookup_path(const struct cg_watch *w, const char *path)
 {
-	for (struct node *n = w->by_path.buckets[hash_path(path) & (w->by_path.n_buckets - 1)]; n;
-	     n = n->next_by_path)
+	for (struct node *n = w->by_path.buckets[hash_bytes(path, strlen(path)) &
+						 (w->by_path.n_buckets - 1)];
+	     n; n = n->next_by_path)
 		if (strcmp(n->path, path) == 0)
 			return n;
 	return NULL;

@@ -11,6 +11,7 @@
 #include "sink/csv_format.h"
 #include "sink/csv_retention.h"
 #include "sink/file_name.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/text.h"
 #include <errno.h>
@@ -170,7 +171,7 @@ static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, .
 
 static struct csv_cgroup **bucket_of(struct csv_sink *s, uint64_t id)
 {
-	return &s->buckets[(id * 0x9e3779b97f4a7c15ULL) >> 54];
+	return &s->buckets[hash_u64(id) % CSV_BUCKETS];
 }
 
 static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id)
@@ -181,18 +182,9 @@ static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id)
 	return NULL;
 }
 
-static uint64_t stem_hash(const char *stem, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)stem[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 static struct csv_cgroup **stem_bucket(struct csv_sink *s, const char *stem, size_t len)
 {
-	return &s->stem_buckets[stem_hash(stem, len) % CSV_BUCKETS];
+	return &s->stem_buckets[hash_bytes(stem, len) % CSV_BUCKETS];
 }
 
 /* A cgroup writing stem.csv (stem: len bytes, not NUL-terminated), or NULL. */
