@@ -54,6 +54,7 @@ static int lock_instance(struct agent *a)
 
 struct drain_ctx {
 	struct persist_drained *d;
+	const char *root;
 	int nr_events, max_slots;
 };
 
@@ -63,7 +64,7 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
 	struct cg_record *r;
 
 	/* Unreadable records are skipped: there is nothing to write for them. */
-	if (record_decode(&c->d->recs, blob, c->nr_events, &r) < 0)
+	if (record_decode(&c->d->recs, c->root, blob, c->nr_events, &r) < 0)
 		return 0;
 	if (r->slot < 0 || r->slot >= c->max_slots)
 		record_remove(&c->d->recs, r->id);
@@ -72,7 +73,7 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
 
 int persist_drain_begin(struct agent *a, struct persist_drained *d)
 {
-	struct drain_ctx c = { .d = d };
+	struct drain_ctx c = { .d = d, .root = a->cfg.cgroups.root };
 	int fd, r;
 
 	*d = (struct persist_drained){ 0 };
@@ -205,7 +206,7 @@ static int load_one(void *ctx, uint64_t key, const void *blob)
 	struct agent *a = l->a;
 	struct cg_record *r;
 
-	if (record_decode(&a->recs, blob, a->nr_events, &r) < 0) {
+	if (record_decode(&a->recs, a->cfg.cgroups.root, blob, a->nr_events, &r) < 0) {
 		l->dropped++;
 		session_state_delete(a->state_fd, key);
 		return 0;

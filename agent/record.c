@@ -320,7 +320,8 @@ static int decode_strings(struct blob_cursor *c, char *path, size_t path_size,
 	return err;
 }
 
-int record_decode(struct record_set *set, const void *blob, int nr_events, struct cg_record **ret)
+int record_decode(struct record_set *set, const char *root, const void *blob, int nr_events,
+		  struct cg_record **ret)
 {
 	struct blob_cursor c = { (unsigned char *)blob, RECORD_BLOB_SIZE };
 	struct cg_record tmp = { 0 }, *r;
@@ -341,7 +342,7 @@ int record_decode(struct record_set *set, const void *blob, int nr_events, struc
 	err = err ?: decode_strings(&c, path, sizeof(path), &tmp.meta);
 	if (err || !path[0] || record_find(set, h.id))
 		return -EINVAL;
-	cg_identify(path, &tmp.ident);
+	cg_identify_at(root, path, &tmp.ident);
 	r = insert(set, h.id, path);
 	if (!r)
 		return -ENOMEM;

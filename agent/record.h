@@ -85,6 +85,9 @@ void record_commit(struct cg_record *r, enum record_output_id out, const struct 
 #define RECORD_BLOB_SIZE 2048
 #define RECORD_BLOB_VERSION 1
 int record_encode(const struct cg_record *r, int nr_events, void *blob);
-/* A record from a blob, added to set (adopted = true). -EINVAL: not a record
- * of this version / event count. */
-int record_decode(struct record_set *set, const void *blob, int nr_events, struct cg_record **ret);
+/* A record from a blob, added to set (adopted = true); its identity is
+ * decided again from the path below ROOT (cgroups.root: anchoring is by
+ * the configured root, also for cgroups gone while the agent was down).
+ * -EINVAL: not a record of this version / event count. */
+int record_decode(struct record_set *set, const char *root, const void *blob, int nr_events,
+		  struct cg_record **ret);

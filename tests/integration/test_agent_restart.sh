@@ -216,6 +216,32 @@ sys.exit(0 if 0.2 * usage < got <= usage * 1.01 + steal else 1)
 PY
 	fail "a cgroup whose record was not kept was counted twice (or not at all)"
 
+# ---- gone while down, under an anchored root: still the container it was ---
+# The final row of a container removed while no agent ran is written from its
+# persisted record; its identity is decided again from the path below the
+# configured cgroups.root, not below "/" (where this path is no container).
+agent_yaml "$TMP/anchored.yaml" "$TMP/csv-anchored"
+d_rel="system.slice/docker-d$(printf '%063x' 42).scope"
+d=$(mkcg "$d_rel")
+start_agent an1 "$TMP/anchored.yaml"
+wait_counted "$TMP/an1.log" "$d"
+run_in_cg "$d_rel" "$BURN" 0.3; wait "$LAST_PID"
+sleep 1.5
+kill -KILL "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
+rmdir "$TEST_CG/$d_rel"
+start_agent an2 "$TMP/anchored.yaml"
+sleep 1.5
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+"$CGPERF" release -c "$TMP/anchored.yaml" 2>/dev/null
+python3 - "$TMP/csv-anchored" "$d" <<'PY' || fail "the final row of a container gone while down lost its identity"
+import csv, glob, sys
+rows = [r for p in glob.glob(sys.argv[1] + '/*.csv*') for r in csv.DictReader(open(p))
+        if r['cgroup'] == sys.argv[2]]
+kinds = [(r['kind'], r['runtime'], r['container_id']) for r in rows]
+print("# rows of the container gone while down: %s" % kinds)
+assert len(rows) >= 2 and all(k == ('container', 'docker', 'd' + '0' * 11) for k in kinds), kinds
+PY
+
 # ---- a directory owned by another user, a symlink: refused -------------------
 evil="$CGPERF_BPFFS_DIR/instances/evil"
 mkdir -p "$evil"; chown 65534:65534 "$evil"

@@ -7,6 +7,16 @@ source "$CGPERF_SRC/tests/lib/common.sh"
 command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftool)"
 cg=$(mkcg c)
 mkcg k >/dev/null # not counted by a or b
+# Other cgperf processes may run on this host (the leaders are shared with
+# them by design): programs are told apart by who holds them.
+# held_progs [PID...]: ids of the BPF programs the processes hold an fd of
+# (a program or a link), all live processes if none given.
+held_progs() {
+	local d
+	if [ $# = 0 ]; then set -- $(ls /proc | grep -E '^[0-9]+$'); fi
+	for d in "$@"; do cat /proc/"$d"/fdinfo/* 2>/dev/null || true; done | awk '$1 == "prog_id:" { print $2 }' | sort -un
+}
+first_prog=$(bpftool prog show -j | python3 -c "import json, sys; print(max([p['id'] for p in json.load(sys.stdin)] + [0]))")
 
 start_cgperf a -e cpu-clock,context-switches -G "$cg"; pid_a=$CGPERF_PID
 start_cgperf b -e cpu-clock -G "$cg"; pid_b=$CGPERF_PID
@@ -21,15 +31,21 @@ log "both sessions use perf_event array $id_a"
 ncpu=$(nproc)
 nkeys=$(bpftool map dump id "$id_a" | grep -c '^key:' || true)
 [ "$nkeys" = "$ncpu" ] || fail "leader $id_a holds $nkeys perf_events, expected $ncpu"
+ours=$(held_progs "$pid_a" "$pid_b" | paste -sd,)
 users=$(bpftool prog show -j | python3 -c "
 import json, sys
-print(sum(1 for p in json.load(sys.stdin) if $id_a in p.get('map_ids', [])))")
-[ "$users" = 2 ] || fail "expected 2 follower programs on leader $id_a, found $users"
+ours = {int(i) for i in '$ours'.split(',') if i}
+print(sum(1 for p in json.load(sys.stdin) if p['id'] in ours and $id_a in p.get('map_ids', [])))")
+[ "$users" = 2 ] || fail "expected 2 follower programs of a and b on leader $id_a, found $users"
 ctx_id=$(leader_id "$TMP/a.log" context-switches)
-arrays=$(bpftool map show -j | python3 -c "
-import json, sys
-print(sorted(m['id'] for m in json.load(sys.stdin) if m.get('type') == 'perf_event_array'))")
-log "perf_event arrays on the host: $arrays (cpu-clock $id_a, context-switches $ctx_id)"
+# The perf_event arrays a's and b's programs read: the two leaders, no more.
+arrays=$(bpftool prog show -j | python3 -c "
+import json, sys, subprocess
+ours = {int(i) for i in '$ours'.split(',') if i}
+maps = {m for p in json.load(sys.stdin) if p['id'] in ours for m in p.get('map_ids', [])}
+kinds = json.loads(subprocess.run(['bpftool', 'map', 'show', '-j'], capture_output=True).stdout)
+print(sorted(m['id'] for m in kinds if m['id'] in maps and m.get('type') == 'perf_event_array'))")
+log "perf_event arrays a and b read: $arrays (cpu-clock $id_a, context-switches $ctx_id)"
 [ "$arrays" = "[$id_a, $ctx_id]" ] || [ "$arrays" = "[$ctx_id, $id_a]" ] ||
 	fail "expected exactly the two leaders' arrays, found $arrays"
 
@@ -72,12 +88,17 @@ id_c=$(leader_id "$TMP/c.log" cpu-clock)
 kill -INT "$pid_c"; wait "$pid_c" || true
 wait_map_gone "$id_c"
 
-# Nothing leaks: no cgperf programs left, only the attr map pinned.
+# Nothing leaks: no cgperf program loaded since the test began is left
+# without a live holder (another cgperf process's are held by it), only the
+# attr map pinned.
+held=$(held_progs | paste -sd,)
 left=$(bpftool prog show -j | python3 -c "
 import json, sys
-print(sum(1 for p in json.load(sys.stdin) if p.get('name') in ('on_switch', 'on_fork', 'on_free', 'fexit_on_switch')))")
+held = {int(i) for i in '$held'.split(',') if i}
+print(sum(1 for p in json.load(sys.stdin) if p['id'] > $first_prog and p['id'] not in held
+          and p.get('name') in ('on_switch', 'on_fork', 'on_free', 'fexit_on_switch')))")
 [ "$left" = 0 ] || fail "$left cgperf programs still loaded after every session exited"
-pinned=$(ls /sys/fs/bpf/cgperf)
+pinned=$(ls "$CGPERF_BPFFS_DIR")
 [ "$pinned" = "attr_map" ] || fail "unexpected pinned objects: $pinned"
 log "ok: no programs left, pinned: $pinned"
 

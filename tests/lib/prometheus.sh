@@ -41,16 +41,21 @@ PY
 }
 
 # prom_value FILE FORMAT NAME EVENT CGROUP: the value of NAME{event,cgroup}.
+# The reader takes the parser's whole output before it answers (leaving at
+# the first match would EPIPE the parser under pipefail).
 prom_value() {
 	prom_parse "$2" "$1" | "$SYS_PY" -c '
 import json, sys
 name, event, cg = sys.argv[1:4]
+found = None
 for line in sys.stdin:
     n, labels, v = line.rstrip("\n").split("\t")
     l = json.loads(labels)
-    if n == name and l.get("event") == event and l.get("cgroup") == cg:
-        print(v); sys.exit(0)
-sys.exit("no sample %s{event=%r,cgroup=%r}" % (name, event, cg))' "$3" "$4" "$5"
+    if found is None and n == name and l.get("event") == event and l.get("cgroup") == cg:
+        found = v
+if found is None:
+    sys.exit("no sample %s{event=%r,cgroup=%r}" % (name, event, cg))
+print(found)' "$3" "$4" "$5"
 }
 
 # agent_yaml FILE: an agent config counting every cgroup of this test every

@@ -154,7 +154,7 @@ static void test_record_persisted(void **state)
 	r->removed = true;
 	r->outputs_done = 1u << RECORD_OUT_CSV;
 	assert_int_equal(record_encode(r, 3, blob), 0);
-	assert_int_equal(record_decode(&b, blob, 3, &back), 0);
+	assert_int_equal(record_decode(&b, "/", blob, 3, &back), 0);
 	assert_true(back->adopted && back->removed && back->id == 42 && back->slot == 42);
 	assert_int_equal(back->generation, 3);
 	assert_string_equal(back->path, r->path);
@@ -166,10 +166,10 @@ static void test_record_persisted(void **state)
 		    back->out[RECORD_OUT_SYSLOG].last_ns == 7000000000ULL);
 	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t, sizeof(t));
 	/* Another event count, a record already there, garbage: refused. */
-	assert_int_equal(record_decode(&b, blob, 2, &back), -EINVAL);
-	assert_int_equal(record_decode(&b, blob, 3, &back), -EINVAL);
+	assert_int_equal(record_decode(&b, "/", blob, 2, &back), -EINVAL);
+	assert_int_equal(record_decode(&b, "/", blob, 3, &back), -EINVAL);
 	memset(blob, 0xff, sizeof(blob));
-	assert_int_equal(record_decode(&b, blob, 3, &back), -EINVAL);
+	assert_int_equal(record_decode(&b, "/", blob, 3, &back), -EINVAL);
 	/* A path that does not fit is said, not cut. */
 	memset(long_path, 'p', sizeof(long_path) - 1);
 	long_path[0] = '/';
