@@ -22,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RESCAN_INTERVAL_S 60
-
 /* ---- configuration ---- */
 
 static int load_config(const struct agent_opts *o, struct agent_config *cfg)
@@ -404,13 +402,6 @@ static int arm_interval_timer(int fd, uint64_t interval_ms)
 		       : 0;
 }
 
-static void drain(int fd)
-{
-	uint64_t v;
-	while (read(fd, &v, sizeof(v)) > 0)
-		;
-}
-
 /* SIGHUP: a valid new config replaces the old one (final rows, restart of
  * counting with the new settings); an invalid one is reported and ignored.
  * Either way output files are reopened. */
@@ -467,7 +458,9 @@ enum {
 static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 {
 	int interval_fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
-	int rescan_fd = timer_relative(RESCAN_INTERVAL_S, true);
+	/* One-shot, re-armed after each rescan and reload: the period follows
+	 * cgroups.rescan_interval of the running configuration. */
+	int rescan_fd = timer_relative(a->cfg.cgroups.rescan_interval_ms / 1000.0, false);
 	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
 	int rc = EXIT_OK;
 
@@ -509,7 +502,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			agent_collect(a, false);
 		}
 		if (p[FD_RESCAN].revents & POLLIN) {
-			drain(rescan_fd);
+			timer_arm_ms(rescan_fd, (long long)a->cfg.cgroups.rescan_interval_ms);
 			if (a->watch) {
 				cg_watch_rescan(a->watch);
 				report_watch_limits(a);
@@ -527,6 +520,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 					break;
 				}
 				arm_interval_timer(interval_fd, a->cfg.interval_ms);
+				timer_arm_ms(rescan_fd,
+					     (long long)a->cfg.cgroups.rescan_interval_ms);
 				continue;
 			}
 			log_info("%s: writing %s rows and exiting", strsignal(si.ssi_signo),

@@ -22,7 +22,8 @@ static const char *const default_events[] = { "cycles", "instructions", "cpu-clo
 /* ------------------------------------------------------------------------- */
 /* Sections                                                                  */
 
-static int parse_interval(struct parse_ctx *p)
+/* A duration greater than 0 and at most 24h (interval, cgroups.rescan_interval). */
+static int next_positive_duration(struct parse_ctx *p, uint64_t *ret_ms)
 {
 	const uint64_t max_ms = 24ULL * 3600 * 1000;
 	const char *s;
@@ -50,8 +51,13 @@ static int parse_interval(struct parse_ctx *p)
 	if (ms == 0)
 		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must be greater than 0",
 				    p->key);
-	p->cfg->interval_ms = ms;
+	*ret_ms = ms;
 	return 0;
+}
+
+static int parse_interval(struct parse_ctx *p)
+{
+	return next_positive_duration(p, &p->cfg->interval_ms);
 }
 
 static bool same_event(const struct parse_ctx *p, int a, int b)
@@ -248,6 +254,11 @@ static int parse_max_depth(struct parse_ctx *p)
 	return r;
 }
 
+static int parse_rescan_interval(struct parse_ctx *p)
+{
+	return next_positive_duration(p, &p->cfg->cgroups.rescan_interval_ms);
+}
+
 static int parse_cgroups(struct parse_ctx *p)
 {
 	static const struct key_def keys[] = {
@@ -259,6 +270,7 @@ static int parse_cgroups(struct parse_ctx *p)
 		{ "max", parse_max },
 		{ "max_watches", parse_max_watches },
 		{ "max_depth", parse_max_depth },
+		{ "rescan_interval", parse_rescan_interval },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 
@@ -324,6 +336,7 @@ static void set_defaults(struct agent_config *c)
 	c->cgroups.max = 4096;
 	cfg_metadata_defaults(c);
 	c->cgroups.max_watches = 8192;
+	c->cgroups.rescan_interval_ms = 60 * 1000;
 	cfg_set_string(c->csv.directory, sizeof(c->csv.directory), "/var/log/cgperf");
 	c->csv.max_size = 64ULL << 20;
 	c->csv.max_files = 10;

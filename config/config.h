@@ -107,6 +107,7 @@ struct agent_config {
 		unsigned
 			max_watches; /* inotify watches on the tree (8192; 0: the kernel's limit) */
 		int max_depth; /* 0: no limit */
+		uint64_t rescan_interval_ms; /* full walk of the tree: what inotify missed (60 s) */
 	} cgroups;
 	struct metadata_config metadata;
 	struct csv_config csv;

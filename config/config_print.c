@@ -130,6 +130,9 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fprintf(f, "  max: %u\n", c->cgroups.max);
 	fprintf(f, "  max_watches: %u\n", c->cgroups.max_watches);
 	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
+	fputs("  rescan_interval: ", f);
+	put_duration(f, c->cgroups.rescan_interval_ms);
+	fputc('\n', f);
 	fputs("metadata:\n", f);
 	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++) {
 		fprintf(f, "  %s: ", config_root_keys[i].name);

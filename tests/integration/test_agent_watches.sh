@@ -3,7 +3,9 @@
 # and summary lines.
 # C: a selection that matches nothing in 3300 tenant cgroups adds no watch,
 #    and a cgroup it matches is still counted at once;
-# D: cgroups.max_watches caps them and says so, in the log and the summary.
+# D: cgroups.max_watches caps them and says so, in the log and the summary;
+# E: a cgroup below a directory without a watch is found by the periodic
+#    rescan (cgroups.rescan_interval), and so is its removal.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 watches() { cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:' || true; }
@@ -50,3 +52,24 @@ grep -q "cgroup directories have no inotify watch: the cap of 50 watches is reac
 grep -q "summary: .* 50 inotify watches (cap 50), [1-9][0-9]* directories lacking one" "$TMP/d.log" ||
 	fail "summary: $(grep summary "$TMP/d.log")"
 log "ok: $w watches with max_watches 50, reported: $(grep summary "$TMP/d.log" | sed 's/.*; \([0-9]* inotify\)/\1/')"
+
+# ---- E: the periodic rescan finds what inotify cannot see ----
+# max_watches: 2 holds the root's and the test subtree's watch; 'hole' (made
+# before the agent starts) has none, so 'hole/late', made later, raises no
+# event the agent receives: only the rescan (rescan_interval: 1s) finds it,
+# and its removal too. Its rows add up to its cpu.stat.
+mkcg hole >/dev/null
+agent_yaml "$TMP/e.yaml" "$TEST_CG_REL/**" "max_watches: 2" "rescan_interval: 1s"
+start_agent e "$TMP/e.yaml"
+grep -q "cgroup directories have no inotify watch: the cap of 2 watches is reached" "$TMP/e.log" ||
+	fail "'hole' should lack a watch: $(grep -i watch "$TMP/e.log")"
+late=$(mkcg hole/late)
+wait_counted "$TMP/e.log" "$late"
+burn_pinned hole/late 0.3 late
+late_ms=$(($(usage_usec hole/late) / 1000))
+rmdir "$TEST_CG/hole/late"
+wait_for_line "$TMP/e.log" "stopped counting $late" 10
+kill -TERM "$AGENT_PID"
+wait "$AGENT_PID" || fail "agent E failed"
+assert_cpu_clock "a cgroup only the rescan found" "$(csv_sum "$TMP/csv-e" "$late" cpu-clock | awk '{ print $1 / 1e6 }')" "$late_ms" 5 late
+log "ok: $late, below a directory without a watch, was counted from the rescan to its removal"

@@ -123,6 +123,8 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:2:8: cgroups.max: expected a decimal integer, got '4.5'" },
 	{ "cgroups:\n  max_depth: -2\n",
 	  "t.yaml:2:14: cgroups.max_depth: -2 is out of range 0..2147483647" },
+	{ "cgroups:\n  rescan_interval: 0s\n",
+	  "t.yaml:2:20: cgroups.rescan_interval: must be greater than 0" },
 	{ "cgroups:\n  max_watches: -1\n",
 	  "t.yaml:2:16: cgroups.max_watches: -1 is out of range 0..10000000" },
 	{ "cgroups:\n  containers_only: yes\n",
@@ -444,6 +446,7 @@ static const char full_yaml[] =
 	"  max: \"100\"\n"
 	"  max_watches: 10000000\n"
 	"  max_depth: 3\n"
+	"  rescan_interval: 1m30s\n"
 	"  root: //test//tree/\n"
 	"metadata:\n"
 	"  docker: /data/docker\n"
@@ -498,6 +501,7 @@ static void test_full_file(void **state)
 	assert_int_equal(c.cgroups.max, 100);
 	assert_int_equal(c.cgroups.max_watches, 10000000);
 	assert_int_equal(c.cgroups.max_depth, 3);
+	assert_int_equal(c.cgroups.rescan_interval_ms, 90000);
 	assert_string_equal(c.cgroups.root, "/test/tree");
 	assert_string_equal(c.metadata.docker, "/data/docker");
 	assert_string_equal(c.metadata.containerd, "");
@@ -620,6 +624,7 @@ static void test_default(void **state)
 	assert_int_equal(c.cgroups.max, 4096);
 	assert_int_equal(c.cgroups.max_watches, 8192);
 	assert_int_equal(c.cgroups.max_depth, 0);
+	assert_int_equal(c.cgroups.rescan_interval_ms, 60000);
 	assert_true(c.csv.enabled);
 	assert_string_equal(c.csv.directory, "/var/log/cgperf");
 	assert_int_equal(c.csv.max_size, 64ULL << 20);
