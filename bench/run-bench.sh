@@ -8,8 +8,13 @@
 # byte over pipes) in bcg-0000 and reports the microseconds per round trip
 #   (a) with nothing counting,
 #   (b) under `cgperf stat -e EVENTS -G ...` counting 1, 100 and 1000 cgroups,
+#   (b) under K concurrent `cgperf stat` sessions counting 1000 cgroups each
+#       (the agent plus a few on-call sessions),
 #   (c) under `perf stat -a -e EVENTS --for-each-cgroup ...` over the same sets,
-# always including bcg-0000. The configurations are interleaved, in a rotating
+# always including bcg-0000, once per placement of pingpong's two processes
+# (--pin: same CPU, then one on each CPU). Then the follower's own run time
+# per context switch from the kernel's BPF statistics (cgperf stat -b), for 1
+# and K sessions in each placement. The configurations are interleaved, in a rotating
 # order, for several rounds, so that drift hits them all alike; each cell is the
 # median over the rounds of pingpong's own median of its repeats. Then it times
 # one sync + read of 1000 cgroups x 4 events with `readcost`.
@@ -29,21 +34,25 @@ CGPERF=${CGPERF:-@CMAKE_BINARY_DIR@/cgperf}
 PINGPONG=${PINGPONG:-$BENCH_BIN_DIR/pingpong}
 READCOST=${READCOST:-$BENCH_BIN_DIR/readcost}
 PERF=${PERF:-perf}
+# An older cgperf to measure side by side (rows "before", at the largest size).
+CGPERF_BEFORE=${CGPERF_BEFORE:-}
 
 EVENTS=cpu-clock,task-clock,context-switches,page-faults
 NR_EVENTS=4
 NR_CGROUPS=1000
 SIZES=(1 100 1000)
+SESSIONS=4      # concurrent sessions of the multi-session row (1: no such row)
 
 ROUNDS=5
 REPEATS=5
 TRIPS=          # per pingpong repeat; empty: calibrate to ~REPEAT_MS
 REPEAT_MS=250
-PIN=split
+PINS=(same split)
 PERF_MAX=1000
 DO_PERF=1
 DO_READCOST=1
 DO_AGENT=1
+DO_SWITCHCOST=1
 
 usage() {
 	cat <<EOF
@@ -51,15 +60,22 @@ usage: run-bench [options]
   -r, --rounds N      rounds over all configurations (default $ROUNDS)
       --repeats N     pingpong repeats per measurement, median taken (default $REPEATS)
   -n, --trips N       round trips per repeat (default: calibrated to ~${REPEAT_MS} ms)
-      --pin MODE      split: pingpong's two processes on CPUs 0 and 1 (default; every
-                      switch crosses cgroups: task <-> idle); same: both on CPU 0
-                      (task <-> task, same cgroup); none: not pinned
+      --pin MODE,...  one table per mode (default same,split). same: pingpong's two
+                      processes on CPU 0 (task <-> task, same cgroup); split: on CPUs
+                      0 and 1 (every switch crosses cgroups: task <-> idle); none:
+                      not pinned
+      --sizes N,...   cgroup counts of the (b)/(c) rows (default 1,100,1000)
+      --sessions K    concurrent cgperf sessions of the multi-session row, at the
+                      largest size (default $SESSIONS; 1: no such row)
       --perf-max N    at most N cgroups for perf (default $PERF_MAX)
       --no-perf       skip the perf configurations
       --no-readcost   skip the sync+read timing
+      --no-switchcost skip the follower's ns per switch (BPF statistics)
       --no-agent      skip the agent's CPU/memory rows (bench/agent-cost.sh)
   -h, --help
-Environment: CGPERF, PINGPONG, READCOST, PERF override the programs used.
+Environment: CGPERF, PINGPONG, READCOST, PERF override the programs used;
+CGPERF_BEFORE=/path/to/an/older/cgperf adds its rows at the largest size, in the
+same run (also to the agent's rows).
 EOF
 }
 
@@ -68,25 +84,37 @@ while [ $# -gt 0 ]; do
 	-r | --rounds) ROUNDS=$2; shift ;;
 	--repeats) REPEATS=$2; shift ;;
 	-n | --trips) TRIPS=$2; shift ;;
-	--pin) PIN=$2; shift ;;
+	--pin) IFS=, read -r -a PINS <<<"$2"; shift ;;
+	--sizes) IFS=, read -r -a SIZES <<<"$2"; shift ;;
+	--sessions) SESSIONS=$2; shift ;;
 	--perf-max) PERF_MAX=$2; shift ;;
 	--no-perf) DO_PERF=0 ;;
 	--no-readcost) DO_READCOST=0 ;;
 	--no-agent) DO_AGENT=0 ;;
+	--no-switchcost) DO_SWITCHCOST=0 ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "run-bench: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
 	shift
 done
-for v in "$ROUNDS" "$REPEATS" "$PERF_MAX" ${TRIPS:+"$TRIPS"}; do
+for v in "$ROUNDS" "$REPEATS" "$PERF_MAX" "$SESSIONS" "${SIZES[@]}" ${TRIPS:+"$TRIPS"}; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run-bench: '$v' is not a positive number" >&2; exit 2; }
 done
-case $PIN in
-split) PIN_ARGS=(-c 0,1) ;;
-same) PIN_ARGS=(-c 0) ;;
-none) PIN_ARGS=() ;;
-*) echo "run-bench: --pin takes split, same or none" >&2; exit 2 ;;
-esac
+for v in "${SIZES[@]}"; do
+	[ "$v" -le 1000 ] || { echo "run-bench: at most 1000 cgroups, not $v" >&2; exit 2; }
+done
+MAX_SIZE=$(printf '%s\n' "${SIZES[@]}" | sort -n | tail -n 1)
+# set_pin MODE: pingpong's placement (PIN, PIN_ARGS).
+set_pin() {
+	PIN=$1
+	case $PIN in
+	split) PIN_ARGS=(-c 0,1) ;;
+	same) PIN_ARGS=(-c 0) ;;
+	none) PIN_ARGS=() ;;
+	*) echo "run-bench: --pin takes split, same or none" >&2; exit 2 ;;
+	esac
+}
+for p in "${PINS[@]}"; do set_pin "$p"; done
 
 die() { echo "run-bench: $*" >&2; exit 1; }
 note() { echo "# $*" >&2; }
@@ -100,9 +128,9 @@ if [ "$DO_PERF" = 1 ] && ! command -v "$PERF" >/dev/null; then
 	DO_PERF=0
 fi
 NR_CPUS=$(nproc)
-if [ "$PIN" = split ] && [ "$NR_CPUS" -lt 2 ]; then
-	note "one CPU only: pinning both processes to CPU 0"
-	PIN=same PIN_ARGS=(-c 0)
+if [ "$NR_CPUS" -lt 2 ] && [[ " ${PINS[*]} " = *" split "* ]]; then
+	note "one CPU only: no split placement"
+	PINS=(same)
 fi
 
 # The cgroup2 mount, from mountinfo (fields after " - " are fstype, source,
@@ -214,6 +242,8 @@ csv_count() {
 }
 
 START_TS=$SECONDS
+declare -A TABLE_TRIPS=()
+SESSION_PIDS=()
 mkdir "$BENCH_CG"
 mkdir "$BENCH_CG"/bcg-{0000..0999}
 note "created $NR_CGROUPS cgroups under $BENCH_CG"
@@ -249,29 +279,43 @@ if [ "$DO_PERF" = 1 ]; then
 	[ -z "$PERF_WHY" ] || note "perf limited to $PERF_N cgroups: $PERF_WHY"
 fi
 
-# ---- calibrate the number of round trips per repeat ----
 # pingpong [ARGS]: one measurement; the median us/round trip is left in US.
 pingpong() {
 	run_fg "$PINGPONG" -g "$PP_CG" -n "$TRIPS" -r "$REPEATS" "${PIN_ARGS[@]}" "$@" \
 		>"$TMPD/pingpong.out" || return 1
 	US=$(cat "$TMPD/pingpong.out")
 }
-if [ -z "$TRIPS" ]; then
+# calibrate: the number of round trips per repeat for this placement (TRIPS).
+calibrate() {
+	local us
+	[ -z "$TRIPS_OPT" ] || { TRIPS=$TRIPS_OPT; return 0; }
+	TRIPS=2000
 	run_fg "$PINGPONG" -g "$PP_CG" -n 2000 -r 3 -w 500 "${PIN_ARGS[@]}" >"$TMPD/pingpong.out"
 	us=$(cat "$TMPD/pingpong.out")
 	TRIPS=$(awk -v us="$us" -v ms="$REPEAT_MS" 'BEGIN {
 		n = int(ms * 1000 / us / 1000) * 1000
 		print (n < 2000 ? 2000 : n > 500000 ? 500000 : n) }')
-	note "calibration: $us us/round trip -> $TRIPS round trips per repeat"
-fi
+	note "pin=$PIN calibration: $us us/round trip -> $TRIPS round trips per repeat"
+}
+TRIPS_OPT=$TRIPS
 
 # ---- the configurations ----
 CONFIGS=(base)
 declare -A LABEL=([base]="(a) nothing counting")
 for n in "${SIZES[@]}"; do
-	CONFIGS+=("cgperf:$n")
-	LABEL[cgperf:$n]="(b) cgperf stat -G, $n cgroup$([ "$n" = 1 ] || echo s)"
+	CONFIGS+=("cgperf:$n:1")
+	LABEL[cgperf:$n:1]="(b) cgperf stat -G, $n cgroup$([ "$n" = 1 ] || echo s)"
 done
+if [ "$SESSIONS" -gt 1 ]; then
+	CONFIGS+=("cgperf:$MAX_SIZE:$SESSIONS")
+	LABEL[cgperf:$MAX_SIZE:$SESSIONS]="(b) $SESSIONS x cgperf stat -G, $MAX_SIZE cgroups"
+fi
+if [ -n "$CGPERF_BEFORE" ]; then
+	for k in 1 $([ "$SESSIONS" -gt 1 ] && echo "$SESSIONS"); do
+		CONFIGS+=("before:$MAX_SIZE:$k")
+		LABEL[before:$MAX_SIZE:$k]="(b') before: $([ "$k" = 1 ] || echo "$k x ")cgperf -G, $MAX_SIZE cgroups"
+	done
+fi
 if [ "$DO_PERF" = 1 ]; then
 	for n in "${SIZES[@]}"; do
 		[ "$n" -le "$PERF_N" ] || n=$PERF_N
@@ -280,9 +324,7 @@ if [ "$DO_PERF" = 1 ]; then
 		LABEL[perf:$n]="(c) perf stat -a --for-each-cgroup, $n cgroup$([ "$n" = 1 ] || echo s)"
 	done
 fi
-declare -A RESULTS=()   # config -> "us us ..." (one per round that worked)
 FOLLOWER_MODE=""
-FAILED=""
 
 # counted_ok FILE CGROUP WHO: the counter saw pingpong's context switches
 # (each round trip switches each side out at least once).
@@ -300,32 +342,59 @@ measure_base() {
 	pingpong
 }
 
-measure_cgperf() {
-	local n=$1 i pid rc=0
-	run_bg "$CGPERF" stat -v -e "$EVENTS" -G "$(cg_list "$n" "/$BENCH_REL/")" -x, \
-		-o "$TMPD/cgperf.csv" 2>"$TMPD/cgperf.err"
-	pid=$BG_PID
-	for ((i = 0; i < 600; i++)); do
-		grep -q "counting started" "$TMPD/cgperf.err" && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
+# start_sessions N K [BINARY]: K concurrent `cgperf stat -G` sessions over the
+# first N cgroups, each with its own output (cgperf-J.csv); their pids in
+# SESSION_PIDS.
+start_sessions() {
+	local n=$1 k=$2 bin=${3:-$CGPERF} j i pid
+	SESSION_PIDS=()
+	for ((j = 0; j < k; j++)); do
+		run_bg "$bin" stat -v -e "$EVENTS" -G "$(cg_list "$n" "/$BENCH_REL/")" -x, \
+			-o "$TMPD/cgperf-$j.csv" 2>"$TMPD/cgperf-$j.err"
+		SESSION_PIDS+=("$BG_PID")
 	done
-	if ! grep -q "counting started" "$TMPD/cgperf.err"; then
-		echo "run-bench: cgperf stat did not start counting ($n cgroups):" >&2
-		cat "$TMPD/cgperf.err" >&2
+	for ((j = 0; j < k; j++)); do
+		pid=${SESSION_PIDS[$j]}
+		for ((i = 0; i < 600; i++)); do
+			grep -q "counting started" "$TMPD/cgperf-$j.err" && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		if ! grep -q "counting started" "$TMPD/cgperf-$j.err"; then
+			echo "run-bench: cgperf stat did not start counting ($n cgroups):" >&2
+			cat "$TMPD/cgperf-$j.err" >&2
+			stop_sessions
+			return 1
+		fi
+	done
+	[ -n "$FOLLOWER_MODE" ] || FOLLOWER_MODE=$(sed -n 's/.*follower mode: //p' "$TMPD/cgperf-0.err" | head -n 1)
+}
+# stop_sessions: SIGINT to every session (they print their counts), reaped.
+stop_sessions() {
+	local pid rc=0
+	for pid in "${SESSION_PIDS[@]}"; do
 		kill -INT "$pid" 2>/dev/null
-		reap "$pid"
-		return 1
-	fi
-	[ -n "$FOLLOWER_MODE" ] || FOLLOWER_MODE=$(sed -n 's/.*follower mode: //p' "$TMPD/cgperf.err" | head -n 1)
+	done
+	for pid in "${SESSION_PIDS[@]}"; do
+		reap "$pid" || rc=1
+	done
+	SESSION_PIDS=()
+	return $rc
+}
+
+measure_cgperf() {
+	local n=$1 k=$2 bin=${3:-$CGPERF} rc=0 j
+	start_sessions "$n" "$k" "$bin" || return 1
 	pingpong || rc=1
-	kill -INT "$pid"
-	if ! reap "$pid"; then
+	if ! stop_sessions; then
 		echo "run-bench: cgperf stat failed ($n cgroups):" >&2
-		cat "$TMPD/cgperf.err" >&2
+		cat "$TMPD"/cgperf-*.err >&2
 		return 1
 	fi
-	[ "$rc" = 0 ] && counted_ok "$TMPD/cgperf.csv" "/$BENCH_REL/bcg-0000" "cgperf stat"
+	[ "$rc" = 0 ] || return 1
+	for ((j = 0; j < k; j++)); do
+		counted_ok "$TMPD/cgperf-$j.csv" "/$BENCH_REL/bcg-0000" "cgperf stat" || return 1
+	done
 }
 
 measure_perf() {
@@ -343,10 +412,18 @@ measure_perf() {
 }
 
 measure() {
+	local k
 	US=""
 	case $1 in
 	base) measure_base ;;
-	cgperf:*) measure_cgperf "${1#cgperf:}" ;;
+	cgperf:*)
+		k=${1#cgperf:}
+		measure_cgperf "${k%:*}" "${k#*:}"
+		;;
+	before:*)
+		k=${1#before:}
+		measure_cgperf "${k%:*}" "${k#*:}" "$CGPERF_BEFORE"
+		;;
 	perf:*) measure_perf "${1#perf:}" ;;
 	esac
 }
@@ -355,7 +432,6 @@ measure() {
 # their mean: the host's drift (large on a shared VM) cancels out.
 OTHERS=("${CONFIGS[@]:1}")
 NO=${#OTHERS[@]}
-declare -A RATIOS=() DIFFS=()   # config -> "x x ..." (one per round)
 
 # measure_base_into: a baseline; appends to RESULTS[base]; value (or "") in BASE_US.
 measure_base_into() {
@@ -368,75 +444,154 @@ measure_base_into() {
 	fi
 }
 
-note "pingpong: $TRIPS round trips x $REPEATS repeats, pin=$PIN; $ROUNDS rounds of $NO configurations, each between two baselines"
-for ((r = 0; r < ROUNDS; r++)); do
-	measure_base_into
-	line=" base=${BASE_US:-FAILED}"
-	for ((k = 0; k < NO; k++)); do
-		cfg=${OTHERS[$(((k + r) % NO))]}   # rotate the order every round
-		before=$BASE_US
-		if measure "$cfg" && [ -n "$US" ]; then
-			v=$US
-		else
-			v=""
-			FAILED+=" $cfg"
-		fi
-		measure_base_into
-		line+=" $cfg=${v:-FAILED} base=${BASE_US:-FAILED}"
-		[ -n "$v" ] || continue
-		RESULTS[$cfg]+="$v "
-		ref=$(awk -v a="$before" -v b="$BASE_US" 'BEGIN {
-			if (a != "" && b != "") print (a + b) / 2; else if (a != "") print a; else if (b != "") print b }')
-		[ -n "$ref" ] || continue
-		RATIOS[$cfg]+="$(awk -v v="$v" -v b="$ref" 'BEGIN { print v / b }') "
-		DIFFS[$cfg]+="$(awk -v v="$v" -v b="$ref" 'BEGIN { print v - b }') "
-	done
-	note "round $((r + 1))/$ROUNDS:$line"
-done
-
-# ---- the table ----
 stats() { # values... -> "median min max"
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		printf "%.3f %.3f %.3f\n", m, v[1], v[NR] }'
 }
-[ -n "${RESULTS[base]:-}" ] || die "the baseline (a) could not be measured"
 
+# rounds: every configuration once per round, in a rotated order, each
+# between two baselines (RESULTS, RATIOS, DIFFS, FAILED).
+rounds() {
+	local r k cfg before v line ref
+	note "pingpong: $TRIPS round trips x $REPEATS repeats, pin=$PIN; $ROUNDS rounds of $NO configurations, each between two baselines"
+	for ((r = 0; r < ROUNDS; r++)); do
+		measure_base_into
+		line=" base=${BASE_US:-FAILED}"
+		for ((k = 0; k < NO; k++)); do
+			cfg=${OTHERS[$(((k + r) % NO))]} # rotate the order every round
+			before=$BASE_US
+			if measure "$cfg" && [ -n "$US" ]; then
+				v=$US
+			else
+				v=""
+				FAILED+=" $cfg"
+			fi
+			measure_base_into
+			line+=" $cfg=${v:-FAILED} base=${BASE_US:-FAILED}"
+			[ -n "$v" ] || continue
+			RESULTS[$cfg]+="$v "
+			ref=$(awk -v a="$before" -v b="$BASE_US" 'BEGIN {
+				if (a != "" && b != "") print (a + b) / 2; else if (a != "") print a; else if (b != "") print b }')
+			[ -n "$ref" ] || continue
+			RATIOS[$cfg]+="$(awk -v v="$v" -v b="$ref" 'BEGIN { print v / b }') "
+			DIFFS[$cfg]+="$(awk -v v="$v" -v b="$ref" 'BEGIN { print v - b }') "
+		done
+		note "round $((r + 1))/$ROUNDS:$line"
+	done
+}
+
+print_table() {
+	local cfg med dmed rmed rmin rmax bmed bmin bmax
+	if [ -z "${RESULTS[base]:-}" ]; then
+		echo "pin=$PIN: the baseline (a) could not be measured"
+		return 0
+	fi
+	echo
+	echo "pingpong in bcg-0000, pin=$PIN: $TRIPS round trips x $REPEATS repeats (median of the repeats)"
+	printf '%-48s %8s %8s %8s   %s\n' "configuration" "us/trip" "+us" "ratio" "ratio min..max"
+	printf '%-48s %8s %8s %8s   %s\n' "-------------" "-------" "---" "-----" "--------------"
+	for cfg in "${CONFIGS[@]}"; do
+		if [ -z "${RESULTS[$cfg]:-}" ]; then
+			printf '%-48s %8s\n' "${LABEL[$cfg]}" FAILED
+			continue
+		fi
+		read -r med _ _ <<<"$(stats ${RESULTS[$cfg]})"
+		if [ "$cfg" = base ]; then
+			printf '%-48s %8.2f %8s %7.3fx\n' "${LABEL[$cfg]}" "$med" "" 1
+			continue
+		fi
+		if [ -z "${RATIOS[$cfg]:-}" ]; then
+			printf '%-48s %8.2f %8s %8s\n' "${LABEL[$cfg]}" "$med" - -
+			continue
+		fi
+		read -r dmed _ _ <<<"$(stats ${DIFFS[$cfg]})"
+		read -r rmed rmin rmax <<<"$(stats ${RATIOS[$cfg]})"
+		printf '%-48s %8.2f %+8.2f %7.3fx   %.3f..%.3f\n' "${LABEL[$cfg]}" "$med" "$dmed" "$rmed" "$rmin" "$rmax"
+	done
+	[ -z "$PERF_WHY" ] || echo "perf limited to $PERF_N cgroups: $PERF_WHY"
+	[ -z "$FAILED" ] || echo "failed measurements:$FAILED (see the messages above)"
+	read -r bmed bmin bmax <<<"$(stats ${RESULTS[base]})"
+	awk -v a="$bmin" -v b="$bmax" -v m="$bmed" -v n="$(wc -w <<<"${RESULTS[base]}")" 'BEGIN {
+		s = (b - a) / m * 100
+		warn = s > 10 ? "; a noisy host: compare the ratio ranges, or use more --rounds" : ""
+		printf "baseline (a), all %d measurements: %.2f..%.2f us (spread %.1f%%)%s\n", n, a, b, s, warn }'
+}
+
+# switch_cost K: the follower's run time per context switch (kernel BPF
+# statistics through `cgperf stat -b`, which holds them on only while it
+# runs) with K sessions over MAX_SIZE cgroups, pingpong in the current
+# placement. Prints one row: ns per run (mean over the sessions), runs per
+# round trip.
+switch_cost() {
+	local k=$1 bin=${2:-$CGPERF} label=${3:-} ids=() pid f id bpid i rc=0
+	start_sessions "$MAX_SIZE" "$k" "$bin" || return 1
+	for pid in "${SESSION_PIDS[@]}"; do
+		for f in /proc/"$pid"/fdinfo/*; do
+			id=$(awk '$1 == "prog_id:" { print $2 }' "$f" 2>/dev/null) || continue
+			if [ -n "$id" ]; then ids+=("$id"); fi
+		done
+	done
+	run_bg "$CGPERF" stat -v -b "$(printf '%s\n' "${ids[@]}" | sort -un | paste -sd,)" \
+		-x, -o "$TMPD/bpfstats.csv" 2>"$TMPD/bpfstats.err"
+	bpid=$BG_PID
+	for ((i = 0; i < 100; i++)); do
+		grep -q "counting started" "$TMPD/bpfstats.err" && break
+		sleep 0.05
+	done
+	pingpong || rc=1
+	kill -INT "$bpid"
+	reap "$bpid" || rc=1
+	if [ "$rc" != 0 ]; then
+		cat "$TMPD/bpfstats.err" >&2
+		stop_sessions
+		return 1
+	fi
+	stop_sessions || return 1
+	awk -F, -v k="$k" -v pin="$PIN$label" -v n="$MAX_SIZE" -v trips="$((TRIPS * REPEATS))" '
+		$2 == "on_switch" { runs += $5; ns += $6; progs++ }
+		END {
+			if (!progs || !runs) { print "no on_switch program ran"; exit 1 }
+			printf "%-16s %8d %9d %10.0f %14.2f\n", pin, k, n, ns / runs,
+				runs / progs / trips }' "$TMPD/bpfstats.csv"
+}
+
+for p in "${PINS[@]}"; do
+	set_pin "$p"
+	calibrate
+	declare -A RESULTS=() RATIOS=() DIFFS=() # config -> "x x ..." (one per round)
+	FAILED=""
+	rounds
+	print_table >"$TMPD/table-$PIN.txt"
+	TABLE_TRIPS[$PIN]=$TRIPS
+done
 echo
 echo "cgperf benchmark: $(uname -sr), $NR_CPUS CPUs, cgroup2 at $CG2"
 echo "events: $EVENTS; cgperf follower: ${FOLLOWER_MODE:-unknown}"
-echo "pingpong in bcg-0000, pin=$PIN: $TRIPS round trips x $REPEATS repeats (median of the repeats)"
 echo "$ROUNDS rounds; us/trip: median over rounds; +us, ratio: medians over rounds of the"
 echo "difference and ratio to the mean of the two baselines (a) measured just before and after"
-echo
-printf '%-48s %8s %8s %8s   %s\n' "configuration" "us/trip" "+us" "ratio" "ratio min..max"
-printf '%-48s %8s %8s %8s   %s\n' "-------------" "-------" "---" "-----" "--------------"
-for cfg in "${CONFIGS[@]}"; do
-	if [ -z "${RESULTS[$cfg]:-}" ]; then
-		printf '%-48s %8s\n' "${LABEL[$cfg]}" FAILED
-		continue
-	fi
-	read -r med _ _ <<<"$(stats ${RESULTS[$cfg]})"
-	if [ "$cfg" = base ]; then
-		printf '%-48s %8.2f %8s %7.3fx\n' "${LABEL[$cfg]}" "$med" "" 1
-		continue
-	fi
-	if [ -z "${RATIOS[$cfg]:-}" ]; then
-		printf '%-48s %8.2f %8s %8s\n' "${LABEL[$cfg]}" "$med" - -
-		continue
-	fi
-	read -r dmed _ _ <<<"$(stats ${DIFFS[$cfg]})"
-	read -r rmed rmin rmax <<<"$(stats ${RATIOS[$cfg]})"
-	printf '%-48s %8.2f %+8.2f %7.3fx   %.3f..%.3f\n' "${LABEL[$cfg]}" "$med" "$dmed" "$rmed" "$rmin" "$rmax"
+for p in "${PINS[@]}"; do
+	cat "$TMPD/table-$p.txt"
 done
-[ -z "$PERF_WHY" ] || echo "perf limited to $PERF_N cgroups: $PERF_WHY"
-[ -z "$FAILED" ] || echo "failed measurements:$FAILED (see the messages above)"
-read -r bmed bmin bmax <<<"$(stats ${RESULTS[base]})"
-awk -v a="$bmin" -v b="$bmax" -v m="$bmed" -v n="$(wc -w <<<"${RESULTS[base]}")" 'BEGIN {
-	s = (b - a) / m * 100
-	warn = s > 10 ? "; a noisy host: compare the ratio ranges, or use more --rounds" : ""
-	printf "baseline (a), all %d measurements: %.2f..%.2f us (spread %.1f%%)%s\n", n, a, b, s, warn }'
-echo "goal: cgperf at 1000 cgroups <= 1.05x"
+echo "goals at $MAX_SIZE cgroups: cgperf <= 1.05x (1 session), <= 1.10x ($SESSIONS sessions)"
+
+# ---- the follower's run time per switch ----
+if [ "$DO_SWITCHCOST" = 1 ]; then
+	echo
+	echo "follower run time per context switch (kernel BPF statistics, cgperf stat -b):"
+	printf '%-16s %8s %9s %10s %14s\n' pin sessions cgroups "ns/switch" "runs/trip/prog"
+	for p in "${PINS[@]}"; do
+		set_pin "$p"
+		TRIPS=${TABLE_TRIPS[$PIN]}
+		for k in 1 $([ "$SESSIONS" -gt 1 ] && echo "$SESSIONS"); do
+			switch_cost "$k" || echo "$PIN, $k session(s): failed"
+			[ -z "$CGPERF_BEFORE" ] || switch_cost "$k" "$CGPERF_BEFORE" " before" ||
+				echo "$PIN, $k session(s), before: failed"
+		done
+	done
+	echo "goal: <= 150 ns per switch (4 software events). The statistics add their own"
+	echo "two clock reads per run: an upper bound."
+fi
 
 # ---- sync + read cost ----
 if [ "$DO_READCOST" = 1 ]; then
