@@ -44,8 +44,11 @@ struct counter {
 	char pin_dir[600]; /* persistent: where it is pinned */
 };
 
-/* The tp follower's program that a sync runs on every CPU. */
-#define TP_SYNC_PROG "on_switch"
+/* The tp follower's program that a sync runs on every CPU; sessions pinned
+ * by layout 1 (one raw_tp program for switches and syncs) have only the
+ * older one. */
+#define TP_SYNC_PROG "on_sync"
+#define TP_SYNC_PROG_V1 "on_switch"
 
 enum follower_mode counter_mode(const struct counter *c)
 {
@@ -165,6 +168,8 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 		bpf_program__set_autoload(skel->progs.on_fork, false);
 	if (!tracks_tasks(o))
 		bpf_program__set_autoload(skel->progs.on_free, false);
+	/* on_sync is only run by syncs (test_run), never attached. */
+	bpf_program__set_autoattach(skel->progs.on_sync, false);
 	r = follower_tp_bpf__load(skel);
 	if (r < 0)
 		goto fail;
@@ -174,7 +179,7 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->tp = skel;
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
-	c->sync_fd = bpf_program__fd(skel->progs.on_switch);
+	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
 	return 0;
 fail:
 	follower_tp_bpf__destroy(skel);
@@ -352,9 +357,9 @@ static bool same_session(const struct counter *c, const struct counter_opts *o,
 
 	describe(c, o, &want);
 	want.mode = FOLLOWER_TP;
-	return pinned->filter == want.filter && pinned->mode == want.mode &&
-	       pinned->nr_events == want.nr_events && pinned->max_slots == want.max_slots &&
-	       pinned->value_size == want.value_size &&
+	return pinned->layout == want.layout && pinned->filter == want.filter &&
+	       pinned->mode == want.mode && pinned->nr_events == want.nr_events &&
+	       pinned->max_slots == want.max_slots && pinned->value_size == want.value_size &&
 	       memcmp(pinned->attr, want.attr, sizeof(want.attr)) == 0;
 }
 
@@ -365,6 +370,8 @@ static int open_pins(struct counter *c, const char *dir)
 	uint32_t len = sizeof(info);
 	int r = session_pin_get(dir, "prog_" TP_SYNC_PROG, &c->sync_fd);
 
+	if (r == -ENOENT)
+		r = session_pin_get(dir, "prog_" TP_SYNC_PROG_V1, &c->sync_fd);
 	if (r == 0)
 		r = session_pin_get(dir, "map_filter", &c->filter_fd);
 	if (r == 0)
@@ -517,11 +524,23 @@ int counter_reserve_slot(struct counter *c, int slot)
 	return slot_table_reserve(c->slots, slot);
 }
 
+/* The tp follower charges a switch between two tasks of one cgroup only at
+ * the next switch that leaves the cgroup, or at a sync: before the filter
+ * changes, what is owed is charged under the lists it accrued under (the
+ * time a cgroup's tasks ran before it was added is not its own, and what
+ * they ran before it is removed is). */
+static void settle_owed(struct counter *c)
+{
+	if (c->mode == FOLLOWER_TP)
+		counter_sync(c);
+}
+
 int counter_add_cgroup_at(struct counter *c, uint64_t id, const uint64_t *ancestors, int nr,
 			  int slot)
 {
 	if (c->filter != CGPERF_FILTER_CGROUP)
 		return -EINVAL;
+	settle_owed(c);
 	return slot_table_add_at(c->slots, id, ancestors, nr, slot);
 }
 
@@ -532,6 +551,7 @@ int counter_prune_keys(struct counter *c, bool (*keep)(void *ctx, uint64_t key),
 	void *prev = NULL;
 	int r = 0;
 
+	settle_owed(c);
 	/* Collect first: deleting while walking restarts the kernel's walk. */
 	while (bpf_map_get_next_key(c->filter_fd, prev, &key) == 0) {
 		prev = &key;
@@ -588,11 +608,13 @@ int counter_add_cgroup(struct counter *c, uint64_t id, const uint64_t *ancestors
 {
 	if (c->filter != CGPERF_FILTER_CGROUP)
 		return -EINVAL;
+	settle_owed(c);
 	return slot_table_add(c->slots, id, ancestors, nr, ret_slot);
 }
 
 int counter_detach(struct counter *c, uint64_t key, int *ret_slot)
 {
+	settle_owed(c);
 	return slot_table_remove(c->slots, key, ret_slot);
 }
 
@@ -626,7 +648,9 @@ int counter_remove(struct counter *c, uint64_t key, struct reading *ret_final)
 
 int counter_enable(struct counter *c)
 {
-	/* Deltas before this point were computed (prev is current) but dropped. */
+	/* Deltas before this point were computed (prev is current) but
+	 * dropped; the sync drops what is owed up to now, too. */
+	settle_owed(c);
 	if (c->tp)
 		c->tp->bss->enabled = 1;
 	for (int i = 0; i < CGPERF_MAX_EVENTS; i++)

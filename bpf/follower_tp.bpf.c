@@ -4,7 +4,12 @@
  * the SHARED per-attr perf_event arrays (one perf_event per CPU per attr for
  * the whole host, created by whichever session came first) and keeps its own
  * previous readings, so sessions never consume each other's deltas and each
- * can sync itself with BPF_PROG_TEST_RUN without disturbing the others. */
+ * can sync itself with BPF_PROG_TEST_RUN without disturbing the others.
+ *
+ * Two programs share the maps: on_switch (tp_btf, so it can see the task
+ * switched in) and on_sync (raw_tp: BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU runs raw_tp programs only), which a sync runs on
+ * every CPU. */
 #include "follower_common.bpf.h"
 
 #define SHARED_EVENTS_MAP(n)                                 \
@@ -35,9 +40,13 @@ const volatile __u32 software_mask = 0;
  * clock read per switch already gives; no perf read needed at all. */
 const volatile __u32 clock_mask = 0;
 
+/* Everything that ran on this CPU since ktime (the last flush) is owed to
+ * one target: the readings there, and (CGROUP filter) the cgroup the task
+ * switched in at that flush was in. */
 struct prev_state {
 	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
 	__u64 ktime;
+	__u64 owner;
 };
 
 struct {
@@ -86,22 +95,15 @@ struct {
 		}                                                                        \
 	} while (0)
 
-SEC("raw_tp/sched_switch")
-int BPF_PROG(on_switch)
+/* Charge what ran on this CPU since the last flush to the current task's
+ * target, and start over from now. */
+static __always_inline void flush(struct prev_state *prev)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	const struct cgperf_slots *s;
-	struct prev_state *prev;
-	__u32 zero = 0;
-	__u64 now, dt;
-	int first;
+	__u64 now = bpf_ktime_get_ns(), dt = now - prev->ktime;
+	int first = prev->ktime == 0;
 
-	prev = bpf_map_lookup_elem(&prev_readings, &zero);
-	if (!prev)
-		return 0;
-	now = bpf_ktime_get_ns();
-	dt = now - prev->ktime;
-	first = prev->ktime == 0;
 	prev->ktime = now;
 	/* Always advance prev, counting or not: otherwise the next counted
 	 * task would be charged for what ran before it. */
@@ -117,10 +119,62 @@ int BPF_PROG(on_switch)
 	 * started) only sets the previous readings: a delta from zero would be
 	 * the counter's whole history. */
 	if (!enabled || first)
-		return 0;
+		return;
 	s = resolve_slots();
 	if (s)
 		add_to_slots(s, 0, nr_events, d);
+}
+
+/* The cgroup v2 id of a task, as bpf_get_current_cgroup_id() gives it for
+ * current (task_dfl_cgroup(task)->kn->id). */
+static __always_inline __u64 cgroup_id_of(struct task_struct *t)
+{
+	return t->cgroups->dfl_cgrp->kn->id;
+}
+
+/* perf's trick: a switch between two tasks of the same cgroup changes
+ * nothing anyone counts, so it needs no reads at all: the interval since the
+ * last flush just goes on, owed to that cgroup, and is charged at the next
+ * switch that leaves it, or at a sync (a read), whichever comes first.
+ * Switches to and from the idle task (pid 0) always flush: idle is counted
+ * by no cgroup target, so an interval that ends in idle is dropped whole,
+ * which is right only if nothing else ran in it. */
+static __always_inline int same_owner(const struct prev_state *prev, struct task_struct *p,
+				      struct task_struct *n)
+{
+	__u64 id;
+
+	if (filter_type != CGPERF_FILTER_CGROUP || !prev->ktime || !p->pid || !n->pid)
+		return 0;
+	id = cgroup_id_of(p);
+	return id == prev->owner && id == cgroup_id_of(n);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *n)
+{
+	struct prev_state *prev;
+	__u32 zero = 0;
+
+	prev = bpf_map_lookup_elem(&prev_readings, &zero);
+	if (!prev || same_owner(prev, p, n))
+		return 0;
+	flush(prev);
+	prev->owner = cgroup_id_of(n);
+	return 0;
+}
+
+/* Run by syncs on every CPU (BPF_PROG_TEST_RUN): what the running task and
+ * those switched before it without a flush ran is charged up to now. */
+SEC("raw_tp")
+int BPF_PROG(on_sync)
+{
+	struct prev_state *prev;
+	__u32 zero = 0;
+
+	prev = bpf_map_lookup_elem(&prev_readings, &zero);
+	if (prev)
+		flush(prev);
 	return 0;
 }
 

@@ -164,7 +164,8 @@ int session_read_meta(const char *dir, struct session_meta *ret)
 		r = -EPROTO;
 	else if (bpf_map_lookup_elem(fd, &zero, &meta) < 0)
 		r = -errno;
-	else if (meta.layout != CGPERF_SESSION_LAYOUT || meta.nr_events < 1 || meta.nr_events > 8)
+	else if (meta.layout < CGPERF_SESSION_LAYOUT_MIN || meta.layout > CGPERF_SESSION_LAYOUT ||
+		 meta.nr_events < 1 || meta.nr_events > 8)
 		r = -EPROTO;
 	close(fd);
 	if (r == 0)

@@ -14,8 +14,12 @@
 
 /* Bumped by every change of a pinned map's layout or of the follower's
  * semantics: a session pinned by another layout is drained if it can be
- * read, replaced otherwise. */
-#define CGPERF_SESSION_LAYOUT 1
+ * read, replaced otherwise. 2: the tp follower skips switches within one
+ * cgroup (prev_readings grew an owner; syncs run "on_sync"). Layouts from
+ * CGPERF_SESSION_LAYOUT_MIN on have the same session description and
+ * accumulators, so they can still be read (drained). */
+#define CGPERF_SESSION_LAYOUT 2
+#define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 
 struct session_attr {

@@ -4,7 +4,22 @@
  * kernel (no generated vmlinux.h). */
 #pragma once
 
+#include <linux/types.h>
+
+struct kernfs_node {
+	__u64 id;
+} __attribute__((preserve_access_index));
+
+struct cgroup {
+	struct kernfs_node *kn;
+} __attribute__((preserve_access_index));
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
+	struct css_set *cgroups;
 } __attribute__((preserve_access_index));

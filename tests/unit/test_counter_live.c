@@ -54,17 +54,14 @@ static uint64_t usage_usec(const char *leaf)
 static cpu_set_t burn_cpu;
 
 /* Fork a child that joins cgroup `leaf`, burns `seconds` of CPU on burn_cpu
- * and exits; the steal over that window is added to *steal_ms. */
-static void burn_in(const char *leaf, double seconds, double *steal_ms)
+ * and exits. */
+static pid_t spawn_burner(const char *leaf, double seconds)
 {
-	struct steal_snapshot s0, s1;
 	char procs[600];
 	pid_t pid;
-	int status;
 
 	cg_path(procs, sizeof(procs) - 20, leaf);
 	strcat(procs, "/cgroup.procs");
-	assert_int_equal(steal_snapshot_take(&s0), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -86,8 +83,25 @@ static void burn_in(const char *leaf, double seconds, double *steal_ms)
 		} while (now < end);
 		_exit(0);
 	}
+	return pid;
+}
+
+static void reap_burner(pid_t pid)
+{
+	int status;
+
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Burn `seconds` of CPU in cgroup `leaf`; the steal over that window is
+ * added to *steal_ms. */
+static void burn_in(const char *leaf, double seconds, double *steal_ms)
+{
+	struct steal_snapshot s0, s1;
+
+	assert_int_equal(steal_snapshot_take(&s0), 0);
+	reap_burner(spawn_burner(leaf, seconds));
 	assert_int_equal(steal_snapshot_take(&s1), 0);
 	*steal_ms += steal_bound_ms(&s0, &s1, &burn_cpu);
 }
@@ -179,6 +193,53 @@ static void test_add_remove_while_counting(void **state)
 	counter_close(c);
 }
 
+/* Two tasks of one cgroup sharing one CPU: every switch between them is one
+ * the tp follower skips (nothing changes owner), so what they run is charged
+ * only by syncs and by the removal. Read while they still burn: a sync must
+ * charge what is owed up to now, and a removal must charge it to the cgroup
+ * before its final read. */
+static void test_same_cpu_siblings(void **state)
+{
+	struct steal_snapshot s0, s1;
+	struct event_spec ev[1];
+	char err[256];
+	struct counter *c;
+	struct reading vals[1], final[1];
+	int slot;
+	pid_t p1, p2;
+	uint64_t u0, u1, u2;
+
+	assert_int_equal(event_parse_list("cpu-clock", ev, 1, err, sizeof(err)), 1);
+	struct counter_opts o = { .events = ev,
+				  .nr_events = 1,
+				  .filter = CGPERF_FILTER_CGROUP,
+				  .max_slots = 1,
+				  .max_keys = 2 };
+	assert_int_equal(counter_open(&o, &c), 0);
+	assert_int_equal(add_cg(c, "s", &slot), 0);
+	counter_enable(c);
+	assert_int_equal(steal_snapshot_take(&s0), 0);
+	u0 = usage_usec("s");
+	p1 = spawn_burner("s", 0.5);
+	p2 = spawn_burner("s", 0.5);
+	usleep(400 * 1000); /* both burn, taking turns on burn_cpu */
+	assert_int_equal(counter_sync(c), 0);
+	assert_int_equal(counter_read(c, slot, vals), 0);
+	u1 = usage_usec("s");
+	assert_int_equal(steal_snapshot_take(&s1), 0);
+	assert_close_ms(vals[0].counter, u1 - u0, steal_bound_ms(&s0, &s1, &burn_cpu),
+			"s (read while its two tasks take turns on one CPU)");
+	usleep(200 * 1000);
+	assert_int_equal(counter_remove(c, cg_id("s"), final), 0);
+	u2 = usage_usec("s");
+	assert_int_equal(steal_snapshot_take(&s1), 0);
+	assert_close_ms(final[0].counter, u2 - u0, steal_bound_ms(&s0, &s1, &burn_cpu),
+			"s (removed while they burn: final read)");
+	reap_burner(p1);
+	reap_burner(p2);
+	counter_close(c);
+}
+
 static int group_setup(void **state)
 {
 	const char *root;
@@ -196,7 +257,7 @@ static int group_setup(void **state)
 	snprintf(subtree, sizeof(subtree), "%s%s", root, rel);
 	if (mkdir(subtree, 0755) < 0)
 		return -1;
-	for (const char **l = (const char *[]){ "a", "b", "a2", NULL }; *l; l++) {
+	for (const char **l = (const char *[]){ "a", "b", "a2", "s", NULL }; *l; l++) {
 		char p[600];
 		snprintf(p, sizeof(p), "%s/%s", subtree, *l);
 		if (mkdir(p, 0755) < 0)
@@ -207,7 +268,7 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	for (const char **l = (const char *[]){ "a", "b", "a2", NULL }; *l; l++) {
+	for (const char **l = (const char *[]){ "a", "b", "a2", "s", NULL }; *l; l++) {
 		char p[600];
 		snprintf(p, sizeof(p), "%s/%s", subtree, *l);
 		rmdir(p);
@@ -220,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_remove_while_counting),
+		cmocka_unit_test(test_same_cpu_siblings),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
