@@ -109,9 +109,10 @@ void persist_drain_end(struct agent *a, struct persist_drained *d)
 	for (uint32_t i = 0; i < d->meta.nr_events; i++)
 		used += snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
 				 "%s%.*s", i ? "," : "", SESSION_NAME_MAX, d->meta.names[i]);
-	log_info("instance '%s': the pinned session counted other events (%s) or other slots: "
-		 "wrote the last rows of its %d cgroups and replaced it",
-		 a->cfg.instance, list, d->recs.nr);
+	log_info("instance '%s': the pinned session counted other events (%s), other slots or "
+		 "with an older follower (layout %u): wrote the last rows of its %d cgroups and "
+		 "replaced it",
+		 a->cfg.instance, list, d->meta.layout, d->recs.nr);
 	free(d->vals);
 	record_clear(&d->recs);
 	counter_unpin(d->old);
