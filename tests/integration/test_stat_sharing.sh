@@ -35,7 +35,9 @@ ours=$(held_progs "$pid_a" "$pid_b" | paste -sd,)
 users=$(bpftool prog show -j | python3 -c "
 import json, sys
 ours = {int(i) for i in '$ours'.split(',') if i}
-print(sum(1 for p in json.load(sys.stdin) if p['id'] in ours and $id_a in p.get('map_ids', [])))")
+print(sum(1 for p in json.load(sys.stdin) if p['id'] in ours and $id_a in p.get('map_ids', [])
+          and p.get('name') == 'on_switch'))")
+# (A tp follower is two programs, on_switch and on_sync; counted: the one on switches.)
 [ "$users" = 2 ] || fail "expected 2 follower programs of a and b on leader $id_a, found $users"
 ctx_id=$(leader_id "$TMP/a.log" context-switches)
 # The perf_event arrays a's and b's programs read: the two leaders, no more.
@@ -96,7 +98,7 @@ left=$(bpftool prog show -j | python3 -c "
 import json, sys
 held = {int(i) for i in '$held'.split(',') if i}
 print(sum(1 for p in json.load(sys.stdin) if p['id'] > $first_prog and p['id'] not in held
-          and p.get('name') in ('on_switch', 'on_fork', 'on_free', 'fexit_on_switch')))")
+          and p.get('name') in ('on_switch', 'on_sync', 'on_fork', 'on_free', 'fexit_on_switch')))")
 [ "$left" = 0 ] || fail "$left cgperf programs still loaded after every session exited"
 pinned=$(ls "$CGPERF_BPFFS_DIR")
 [ "$pinned" = "attr_map" ] || fail "unexpected pinned objects: $pinned"
