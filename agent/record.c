@@ -224,7 +224,7 @@ struct blob_header {
 	uint32_t nr_events;
 	uint64_t id;
 	int32_t slot;
-	uint32_t generation;
+	uint32_t reserved; /* was an unused generation: layout v1 kept */
 	uint64_t created_ns, created_real_ns;
 	uint32_t removed, outputs_done;
 };
@@ -260,7 +260,6 @@ int record_encode(const struct cg_record *r, int nr_events, void *blob)
 		.nr_events = nr_events,
 		.id = r->id,
 		.slot = r->slot,
-		.generation = r->generation,
 		.created_ns = r->created_ns,
 		.created_real_ns = r->created_real_ns,
 		.removed = r->removed,
@@ -350,7 +349,6 @@ int record_decode(struct record_set *set, const char *root, const void *blob, in
 	r->ident = tmp.ident;
 	r->meta = tmp.meta;
 	r->slot = h.slot;
-	r->generation = h.generation;
 	r->created_ns = h.created_ns;
 	r->created_real_ns = h.created_real_ns;
 	r->removed = h.removed;

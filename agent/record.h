@@ -33,10 +33,12 @@ struct record_output {
 	unsigned final_tries; /* failed tries of the final row */
 };
 
+/* No generation: the kernel never reuses a cgroup id, so the id alone tells
+ * a slot's new owner from its old one (agent_cgroups.c gives a slot back
+ * only after every output wrote its old owner's final row). */
 struct cg_record {
 	uint64_t id;
 	int slot;
-	uint32_t generation; /* of the slot: bumped each time the record is made */
 	char *path;
 	struct cg_identity ident;
 	struct cg_metadata meta;
