@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,6 +477,10 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 		if (r < 0)
 			goto fail;
 	}
+	/* libbpf parsed the kernel's BTF to load the programs (megabytes, then
+	 * freed): give the pages back instead of keeping them for the life of
+	 * the process (measured: the agent's RSS 18.7 -> 12.0 MiB). */
+	malloc_trim(0);
 	*ret = c;
 	return 0;
 fail:
