@@ -272,6 +272,7 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 	cg_watch_free(a->watch);
 	a->watch = NULL;
 	close_outputs(a);
+	agent_progs_stop(a);
 	persist_close(a, mode == STOP_FINAL);
 	if (kept)
 		log_info(
@@ -360,6 +361,9 @@ static int agent_start(struct agent *a)
 	if (r < 0)
 		return r;
 	counter_enable(a->counter);
+	r = agent_progs_start(a);
+	if (r < 0)
+		return r;
 	/* The initial scan reports every existing cgroup through the callbacks. */
 	r = cg_watch_new(&wo, &agent_watch_ops, a, &a->watch);
 	if (r < 0) {
@@ -555,7 +559,9 @@ static void raise_nofile_limit(void)
 
 int agent_run(const struct agent_opts *o)
 {
-	struct agent a = { .lock_fd = -1, .state_fd = -1, .release = o->release };
+	struct agent a = {
+		.lock_fd = -1, .state_fd = -1, .prog_stats_fd = -1, .release = o->release
+	};
 	sigset_t mask;
 	int sig_fd, rc, r;
 

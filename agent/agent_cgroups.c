@@ -113,15 +113,8 @@ static int read_all(struct agent *a)
 	return r;
 }
 
-void agent_collect(struct agent *a, bool final)
+static void emit_all(struct agent *a, bool final, const struct collection *col)
 {
-	struct collection col;
-	struct timespec t0, t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	collection_start(&col);
-	if (read_all(a) < 0)
-		return;
 	for (int i = 0; i < a->recs.nr; i++) {
 		struct cg_record *r = a->recs.items[i];
 
@@ -130,8 +123,20 @@ void agent_collect(struct agent *a, bool final)
 		if (final)
 			r->removed = true;
 		emit(a, r, &a->vals[(size_t)r->slot * a->nr_events], a->nr_events, a->event_names,
-		     &col);
+		     col);
 	}
+}
+
+void agent_collect(struct agent *a, bool final)
+{
+	struct collection col;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	collection_start(&col);
+	if (read_all(a) == 0)
+		emit_all(a, final, &col);
+	agent_progs_collect(a, &col.now, col.now_ns, final);
 	flush_outputs(a);
 	tick_outputs(a);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

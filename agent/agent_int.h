@@ -52,6 +52,11 @@ struct agent {
 	unsigned char *blobs;
 	int blobs_cap;
 	bool release; /* `cgperf release`: last rows, then remove the pins */
+	/* bpf_programs (agent_progs.c). */
+	struct prog_set progs;
+	bool progs_on;
+	int prog_stats_fd; /* BPF_ENABLE_STATS, or -1 (off, or the sysctl was on) */
+	uint64_t progs_since_ns; /* CLOCK_BOOTTIME just before the statistics were on */
 	/* For the summary line. */
 	unsigned long long cgroups_seen, finals_lost, resumed, gone_while_down;
 	unsigned over_cap;
@@ -73,6 +78,14 @@ void agent_drain(struct agent *a);
 /* agent_metrics.c: after a collection that took collection_s, the
  * exposition with the agent's own numbers (no-op without a Prometheus output). */
 void agent_publish_metrics(struct agent *a, double collection_s);
+
+/* agent_progs.c: turn the BPF statistics on and read the programs'
+ * bases (no-op without bpf_programs.include); each collection's program
+ * rows (final: every program's last row); off again, records dropped. */
+int agent_progs_start(struct agent *a);
+void agent_progs_collect(struct agent *a, const struct timespec *now, uint64_t now_ns,
+			 bool final);
+void agent_progs_stop(struct agent *a);
 
 /* persist.c */
 /* Session dir, counter, state map; adopts. -ESTALE: a session that counts

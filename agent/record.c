@@ -358,3 +358,89 @@ int record_decode(struct record_set *set, const char *root, const void *blob, in
 	*ret = r;
 	return 0;
 }
+
+/* ---- BPF programs ---- */
+
+struct prog_record *record_prog_add(struct prog_set *set, uint32_t id, const char *name,
+				    const char *tag, const char *type, uint64_t runs,
+				    uint64_t run_ns, uint64_t from_ns)
+{
+	struct prog_record *r;
+
+	if (set->nr == set->cap) {
+		int cap = set->cap ? set->cap * 2 : 16;
+		struct prog_record **items = realloc(set->items, sizeof(*items) * cap);
+
+		if (!items)
+			return NULL;
+		set->items = items;
+		set->cap = cap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->id = id;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	snprintf(r->tag, sizeof(r->tag), "%s", tag);
+	snprintf(r->type, sizeof(r->type), "%s", type);
+	r->runs = runs;
+	r->run_ns = run_ns;
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++)
+		r->out[i] =
+			(struct prog_output){ .runs = runs, .run_ns = run_ns, .last_ns = from_ns };
+	r->view = (struct sink_prog){ .id = id, .name = r->name, .tag = r->tag, .type = r->type };
+	set->items[set->nr++] = r;
+	return r;
+}
+
+/* Linear: a host has a few hundred BPF programs at most, and few are logged. */
+struct prog_record *record_prog_find(const struct prog_set *set, uint32_t id)
+{
+	for (int i = 0; i < set->nr; i++)
+		if (set->items[i]->id == id)
+			return set->items[i];
+	return NULL;
+}
+
+void record_prog_remove(struct prog_set *set, uint32_t id)
+{
+	for (int i = 0; i < set->nr; i++)
+		if (set->items[i]->id == id) {
+			free(set->items[i]);
+			set->items[i] = set->items[--set->nr];
+			return;
+		}
+}
+
+void record_prog_clear(struct prog_set *set)
+{
+	for (int i = 0; i < set->nr; i++)
+		free(set->items[i]);
+	free(set->items);
+	*set = (struct prog_set){ 0 };
+}
+
+void record_prog_row(const struct prog_record *r, enum record_output_id out, uint64_t now_ns,
+		     struct sink_prog_record *ret)
+{
+	const struct prog_output *o = &r->out[out];
+
+	*ret = (struct sink_prog_record){
+		.prog = &r->view,
+		.interval_ms = readings_interval_ms(o->last_ns, now_ns),
+		.runs = r->runs - o->runs,
+		.run_ns = r->run_ns - o->run_ns,
+		.seq = o->seq + 1,
+		.final = r->removed,
+	};
+}
+
+void record_prog_commit(struct prog_record *r, enum record_output_id out, uint64_t now_ns)
+{
+	struct prog_output *o = &r->out[out];
+
+	o->runs = r->runs;
+	o->run_ns = r->run_ns;
+	o->last_ns = now_ns;
+	o->seq++;
+}

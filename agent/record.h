@@ -80,6 +80,47 @@ void record_row(const struct cg_record *r, enum record_output_id out, const stru
 void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
 		   int nr_events, uint64_t now_ns);
 
+/* ---- BPF programs (bpf_programs:) ----
+ * One record per program logged: its identity, the kernel's run totals at
+ * the latest read, and per output the totals of its last written row. Not
+ * persisted: the kernel collects the statistics only while the agent holds
+ * them on. */
+struct prog_output {
+	uint64_t runs, run_ns; /* totals of the last row written (or the start) */
+	uint64_t last_ns; /* CLOCK_BOOTTIME of that row's read (or the start) */
+	uint64_t seq;
+	unsigned final_tries;
+};
+
+struct prog_record {
+	uint32_t id;
+	char name[16], tag[17], type[32];
+	uint64_t runs, run_ns; /* the kernel's totals at the latest read */
+	bool seen; /* found by the latest walk */
+	bool removed; /* gone (or the agent stops): last rows owed */
+	uint32_t outputs_done; /* removed: bit n set once output n wrote (or lost) it */
+	struct sink_prog view;
+	struct prog_output out[RECORD_MAX_OUTPUTS];
+};
+
+struct prog_set {
+	struct prog_record **items;
+	int nr, cap;
+};
+
+/* A new record whose rows count from totals runs/run_ns at from_ns
+ * (CLOCK_BOOTTIME). NULL on ENOMEM. */
+struct prog_record *record_prog_add(struct prog_set *set, uint32_t id, const char *name,
+				    const char *tag, const char *type, uint64_t runs,
+				    uint64_t run_ns, uint64_t from_ns);
+struct prog_record *record_prog_find(const struct prog_set *set, uint32_t id);
+void record_prog_remove(struct prog_set *set, uint32_t id);
+void record_prog_clear(struct prog_set *set);
+/* The row an output gets now: the change since its last written row. */
+void record_prog_row(const struct prog_record *r, enum record_output_id out, uint64_t now_ns,
+		     struct sink_prog_record *ret);
+void record_prog_commit(struct prog_record *r, enum record_output_id out, uint64_t now_ns);
+
 /* Persisted form: a fixed-size blob (RECORD_BLOB_SIZE bytes) holding the
  * numbers and the strings a final row needs when the cgroup is gone by the
  * time a new agent reads it. -ENAMETOOLONG: the strings do not fit (the

@@ -56,7 +56,8 @@ int prog_stats_sample(uint32_t id, struct prog_sample *ret)
 	*ret = (struct prog_sample){ .id = id,
 				     .type = info.type,
 				     .run_cnt = info.run_cnt,
-				     .run_time_ns = info.run_time_ns };
+				     .run_time_ns = info.run_time_ns,
+				     .load_time_ns = info.load_time };
 	memcpy(ret->name, info.name, sizeof(ret->name) - 1);
 	for (int i = 0; i < 8; i++)
 		snprintf(ret->tag + 2 * i, 3, "%02x", info.tag[i]);

@@ -17,6 +17,7 @@ struct prog_sample {
 	uint32_t type; /* enum bpf_prog_type */
 	uint64_t run_cnt;
 	uint64_t run_time_ns;
+	uint64_t load_time_ns; /* CLOCK_BOOTTIME when it was loaded */
 };
 
 /* Turn collection on for as long as *ret_fd is open. When the sysctl is on

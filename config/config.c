@@ -310,10 +310,10 @@ static int parse_persist(struct parse_ctx *p)
 }
 
 static const struct key_def top_keys[] = {
-	{ "interval", parse_interval },	  { "instance", parse_instance },
-	{ "persist", parse_persist },	  { "events", parse_events },
-	{ "cgroups", parse_cgroups },	  { "metadata", cfg_parse_metadata },
-	{ "outputs", cfg_parse_outputs },
+	{ "interval", parse_interval },	    { "instance", parse_instance },
+	{ "persist", parse_persist },	    { "events", parse_events },
+	{ "cgroups", parse_cgroups },	    { "bpf_programs", cfg_parse_bpf_programs },
+	{ "metadata", cfg_parse_metadata }, { "outputs", cfg_parse_outputs },
 };
 
 /* ------------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 
 #define CONFIG_MAX_EVENTS 8
 #define CONFIG_MAX_PATTERNS 64
+#define CONFIG_PROG_GLOB_MAX 64 /* a BPF program name has at most 15 bytes */
 /* Larger files are refused before parsing (a config is a few hundred bytes). */
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_DEFAULT_ENTERPRISE_ID 32473 /* RFC 5612 documentation placeholder PEN */
@@ -109,6 +110,14 @@ struct agent_config {
 		int max_depth; /* 0: no limit */
 		uint64_t rescan_interval_ms; /* full walk of the tree: what inotify missed (60 s) */
 	} cgroups;
+	/* BPF programs logged per interval, by fnmatch globs on their names;
+	 * no include: none (no BPF statistics are turned on). */
+	struct {
+		char include[CONFIG_MAX_PATTERNS][CONFIG_PROG_GLOB_MAX];
+		int nr_include;
+		char exclude[CONFIG_MAX_PATTERNS][CONFIG_PROG_GLOB_MAX];
+		int nr_exclude;
+	} bpf_programs;
 	struct metadata_config metadata;
 	struct csv_config csv;
 	struct syslog_config syslog;

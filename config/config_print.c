@@ -60,13 +60,14 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void put_list(FILE *f, const char *key, const char (*items)[256], int n)
+/* n strings, stride bytes apart. */
+static void put_list(FILE *f, const char *key, const char *items, size_t stride, int n)
 {
 	fprintf(f, "  %s: [", key);
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", f);
-		put_quoted(f, items[i]);
+		put_quoted(f, items + (size_t)i * stride);
 	}
 	fputs("]\n", f);
 }
@@ -122,8 +123,10 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fputs("]\ncgroups:\n  root: ", f);
 	put_quoted(f, c->cgroups.root);
 	fputs("\n", f);
-	put_list(f, "include", c->cgroups.include, c->cgroups.nr_include);
-	put_list(f, "exclude", c->cgroups.exclude, c->cgroups.nr_exclude);
+	put_list(f, "include", c->cgroups.include[0], sizeof(c->cgroups.include[0]),
+		 c->cgroups.nr_include);
+	put_list(f, "exclude", c->cgroups.exclude[0], sizeof(c->cgroups.exclude[0]),
+		 c->cgroups.nr_exclude);
 	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
 	fprintf(f, "  include_infrastructure: %s\n",
 		c->cgroups.include_infrastructure ? "true" : "false");
@@ -133,6 +136,11 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fputs("  rescan_interval: ", f);
 	put_duration(f, c->cgroups.rescan_interval_ms);
 	fputc('\n', f);
+	fputs("bpf_programs:\n", f);
+	put_list(f, "include", c->bpf_programs.include[0], sizeof(c->bpf_programs.include[0]),
+		 c->bpf_programs.nr_include);
+	put_list(f, "exclude", c->bpf_programs.exclude[0], sizeof(c->bpf_programs.exclude[0]),
+		 c->bpf_programs.nr_exclude);
 	fputs("metadata:\n", f);
 	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++) {
 		fprintf(f, "  %s: ", config_root_keys[i].name);

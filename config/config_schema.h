@@ -63,6 +63,9 @@ int cfg_item_scalar(struct parse_ctx *p, const char *what, size_t max_len, const
 int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key_def *keys,
 		      size_t n_keys);
 
+/* The `bpf_programs` key (config_bpf.c). */
+int cfg_parse_bpf_programs(struct parse_ctx *p);
+
 /* The `outputs` key (config_outputs.c). */
 int cfg_parse_outputs(struct parse_ctx *p);
 

@@ -9,6 +9,11 @@ const char *const csv_fixed_columns[CSV_NR_FIXED_COLUMNS] = {
 	"container_id", "container_name", "pod",       "namespace", "interval_ms",
 };
 
+const char *const csv_prog_columns[CSV_NR_PROG_COLUMNS] = {
+	"timestamp", "prog_id",	    "prog_name", "prog_tag",
+	"prog_type", "interval_ms", "runs",	 "run_ns",
+};
+
 void csv_row_free(struct csv_row *row)
 {
 	if (!row)
@@ -250,5 +255,12 @@ int csv_format_header(struct csv_row *row, int nr_events, const char *const *eve
 		csv_row_add_field(row, pct);
 		free(pct);
 	}
+	return csv_row_end(row);
+}
+
+int csv_format_prog_header(struct csv_row *row)
+{
+	for (int i = 0; i < CSV_NR_PROG_COLUMNS; i++)
+		csv_row_add_field(row, csv_prog_columns[i]);
 	return csv_row_end(row);
 }

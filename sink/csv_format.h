@@ -73,5 +73,10 @@ void csv_format_event(const struct reading *delta, struct csv_event_cells *ret);
 extern const char *const csv_fixed_columns[];
 #define CSV_NR_FIXED_COLUMNS 10
 
+/* The columns of a BPF program's file (bpf_programs:), in order. */
+extern const char *const csv_prog_columns[];
+#define CSV_NR_PROG_COLUMNS 8
+int csv_format_prog_header(struct csv_row *row);
+
 /* Header line: the fixed columns, then "<event>,<event>_running_pct" per event. */
 int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names);

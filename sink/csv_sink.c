@@ -51,6 +51,7 @@ struct csv_cgroup {
 	struct csv_cgroup *next; /* hash chain by id */
 	struct csv_cgroup *next_stem; /* hash chain by stem */
 	uint64_t id;
+	bool prog; /* a BPF program's file (id: the program's), not a cgroup's */
 	char *file; /* directory/stem.csv */
 	char *stem;
 	char *path; /* the cgroup path the stem was made from */
@@ -174,10 +175,10 @@ static struct csv_cgroup **bucket_of(struct csv_sink *s, uint64_t id)
 	return &s->buckets[hash_u64(id) % CSV_BUCKETS];
 }
 
-static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id)
+static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id, bool prog)
 {
 	for (struct csv_cgroup *cg = *bucket_of(s, id); cg; cg = cg->next)
-		if (cg->id == id)
+		if (cg->id == id && cg->prog == prog)
 			return cg;
 	return NULL;
 }
@@ -304,44 +305,83 @@ static bool same_events(const struct csv_cgroup *cg, int nr, const char *const *
 	return true;
 }
 
-static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
+/* A file's state: stem (and the path it was made from), no header yet. */
+static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *stem, const char *path,
+		     struct csv_cgroup **ret)
 {
-	const struct sink_cgroup *c = rec->cgroup;
-	char stem[CSV_STEM_MAX + 1];
 	struct csv_cgroup *cg, *other;
-	int r;
 
-	r = csv_file_stem(c, stem, sizeof(stem));
-	if (r < 0)
-		return r;
 	/* The same path may come back with a new id while the old one still
 	 * waits for its final row: one file, as documented. Another path with
 	 * this stem takes a SHA-256 collision; never share a file even then. */
 	other = stem_find(s, stem, strlen(stem));
-	if (other && strcmp(other->path, c->path) != 0)
+	if (other && strcmp(other->path, path) != 0)
 		return -EEXIST;
 	cg = calloc(1, sizeof(*cg));
 	if (!cg)
 		return -ENOMEM;
 	cg->fd = -1;
-	cg->id = c->id;
+	cg->id = id;
+	cg->prog = prog;
 	cg->stem = strdup(stem);
-	cg->path = strdup(c->path);
+	cg->path = strdup(path);
 	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
 		cg->file = NULL;
 	if (!cg->stem || !cg->path || !cg->file) {
 		cgroup_free(cg);
 		return -ENOMEM;
 	}
+	*ret = cg;
+	return 0;
+}
+
+static void entry_link(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	cg->next = *bucket_of(s, cg->id);
+	*bucket_of(s, cg->id) = cg;
+	cg->next_stem = *stem_bucket(s, cg->stem, strlen(cg->stem));
+	*stem_bucket(s, cg->stem, strlen(cg->stem)) = cg;
+}
+
+static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
+{
+	char stem[CSV_STEM_MAX + 1];
+	struct csv_cgroup *cg;
+	int r;
+
+	r = csv_file_stem(rec->cgroup, stem, sizeof(stem));
+	if (r == 0)
+		r = entry_new(s, rec->cgroup->id, false, stem, rec->cgroup->path, &cg);
+	if (r < 0)
+		return r;
 	r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
 	}
-	cg->next = *bucket_of(s, cg->id);
-	*bucket_of(s, cg->id) = cg;
-	cg->next_stem = *stem_bucket(s, stem, strlen(stem));
-	*stem_bucket(s, stem, strlen(stem)) = cg;
+	entry_link(s, cg);
+	*ret = cg;
+	return 0;
+}
+
+/* A program's file: its stem is unique (it holds the id), its header fixed. */
+static int prog_new(struct csv_sink *s, const struct sink_prog *p, struct csv_cgroup **ret)
+{
+	char stem[CSV_STEM_MAX + 1];
+	struct csv_cgroup *cg;
+	int r;
+
+	r = csv_prog_file_stem(p, stem, sizeof(stem));
+	if (r == 0)
+		r = entry_new(s, p->id, true, stem, stem, &cg);
+	if (r < 0)
+		return r;
+	r = csv_format_prog_header(&cg->header);
+	if (r < 0) {
+		cgroup_free(cg);
+		return r;
+	}
+	entry_link(s, cg);
 	*ret = cg;
 	return 0;
 }
@@ -913,7 +953,7 @@ static int check_record(const struct sink_record *rec)
  * record's events. */
 static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
 {
-	struct csv_cgroup *cg = cgroup_find(s, rec->cgroup->id);
+	struct csv_cgroup *cg = cgroup_find(s, rec->cgroup->id, false);
 	int r;
 
 	if (!cg) {
@@ -943,6 +983,44 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 	return 0;
 }
 
+/* Not written: the agent keeps the counts (and a final row) for the next try. */
+static int row_failed(struct csv_sink *s, int r)
+{
+	s->stats.rows_failed++;
+	s->recovered.unreported++;
+	return r;
+}
+
+/* Append the row in s->row to cg's file; after a final row cg is forgotten. */
+static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final)
+{
+	int r;
+
+	if (!cg->started) {
+		/* A file's first row creates (or checks) it, which can cost a
+		 * millisecond on a busy file system: a first interval with
+		 * thousands of new cgroups must not overrun the interval.
+		 * Past the budget, first rows wait for the next batch; their
+		 * counts go into the row written then. Final rows never wait. */
+		long long t0 = monotonic_ns();
+
+		if (s->first_open_ns >= CSV_FIRST_ROWS_BUDGET_MS * 1000000LL && !final) {
+			s->stats.rows_deferred++;
+			return -EAGAIN;
+		}
+		cg->started = true;
+		r = append_row(s, cg, s->row.data, s->row.len);
+		s->first_open_ns += monotonic_ns() - t0;
+	} else
+		r = append_row(s, cg, s->row.data, s->row.len);
+	if (r < 0)
+		return row_failed(s, r);
+	commit(s);
+	if (final)
+		forget(s, cg);
+	return 0;
+}
+
 static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 {
 	struct csv_sink *s = to_csv(base);
@@ -962,37 +1040,59 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 	if (r < 0) {
 		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
 		       r == -ERANGE ? "time out of range" : strerror(-r));
-		goto failed;
+		return row_failed(s, r);
 	}
-	if (!cg->started) {
-		/* A cgroup's first row creates (or checks) its file, which can
-		 * cost a millisecond on a busy file system: a first interval
-		 * with thousands of new cgroups must not overrun the interval.
-		 * Past the budget, first rows wait for the next batch; their
-		 * counts go into the row written then. Final rows never wait. */
-		long long t0 = monotonic_ns();
+	return write_built(s, cg, rec->final);
+}
 
-		if (s->first_open_ns >= CSV_FIRST_ROWS_BUDGET_MS * 1000000LL && !rec->final) {
-			s->stats.rows_deferred++;
-			return -EAGAIN;
-		}
-		cg->started = true;
-		r = append_row(s, cg, s->row.data, s->row.len);
-		s->first_open_ns += monotonic_ns() - t0;
-	} else
-		r = append_row(s, cg, s->row.data, s->row.len);
+static int build_prog_row(struct csv_sink *s, const struct sink_prog_record *rec)
+{
+	const struct sink_prog *p = rec->prog;
+	struct csv_row *row = &s->row;
+	const char *ts;
+	int r;
+
+	csv_row_clear(row);
+	r = timestamp_cell(s, &rec->time, &ts);
 	if (r < 0)
-		goto failed;
-	commit(s);
-	if (rec->final)
-		forget(s, cg);
-	return 0;
+		return r;
+	csv_row_add_plain(row, ts);
+	csv_row_add_u64(row, p->id);
+	/* The kernel allows only [A-Za-z0-9_.] in names: never a formula. */
+	csv_row_add_field(row, p->name);
+	csv_row_add_plain(row, p->tag);
+	csv_row_add_field(row, p->type);
+	csv_row_add_u64(row, rec->interval_ms);
+	csv_row_add_u64(row, rec->runs);
+	csv_row_add_u64(row, rec->run_ns);
+	return csv_row_end(row);
+}
 
-failed:
-	/* The agent keeps the counts (and a final row) for the next try. */
-	s->stats.rows_failed++;
-	s->recovered.unreported++;
-	return r;
+static int csv_sink_write_prog(struct sink *base, const struct sink_prog_record *rec)
+{
+	struct csv_sink *s = to_csv(base);
+	struct csv_cgroup *cg;
+	int r;
+
+	if (!rec || !rec->prog || !rec->prog->name || !rec->prog->tag || !rec->prog->type) {
+		report(s, FAIL_RECORD, "ignored a BPF program record without its names");
+		return -EINVAL;
+	}
+	watch_check(s, &rec->time);
+	cg = cgroup_find(s, rec->prog->id, true);
+	r = cg ? 0 : prog_new(s, rec->prog, &cg);
+	if (r < 0) {
+		report(s, FAIL_RECORD, "cannot track BPF program id %" PRIu32 ": %s", rec->prog->id,
+		       strerror(-r));
+		return r;
+	}
+	r = build_prog_row(s, rec);
+	if (r < 0) {
+		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
+		       r == -ERANGE ? "time out of range" : strerror(-r));
+		return row_failed(s, r);
+	}
+	return write_built(s, cg, rec->final);
 }
 
 /* Once per collection: a bounded step of retention. */
@@ -1048,6 +1148,7 @@ static void csv_sink_free(struct sink *base)
 static const struct sink_ops csv_sink_ops = {
 	.name = "csv",
 	.write = csv_sink_write,
+	.write_prog = csv_sink_write_prog,
 	.tick = csv_sink_tick,
 	.reopen = csv_sink_reopen,
 	.free = csv_sink_free,

@@ -206,3 +206,27 @@ int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len)
 	csv_row_free(&b);
 	return r;
 }
+
+int csv_prog_file_stem(const struct sink_prog *p, char *buf, size_t len)
+{
+	struct csv_row b = CSV_ROW_INIT;
+	char id[16];
+	int r;
+
+	if (!p || !p->name || !buf)
+		return -EINVAL;
+	append_part(&b, "bpf-prog");
+	if (p->name[0])
+		append_part(&b, p->name);
+	snprintf(id, sizeof(id), "%u", (unsigned)p->id);
+	append_part(&b, id);
+	r = b.error;
+	if (r == 0 && b.len + 1 > len)
+		r = -ENOBUFS;
+	if (r == 0) {
+		memcpy(buf, b.data, b.len);
+		buf[b.len] = '\0';
+	}
+	csv_row_free(&b);
+	return r;
+}

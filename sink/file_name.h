@@ -20,3 +20,10 @@
  * (short of a SHA-256 collision in 64 bits); one path always gets the same.
  * Returns 0, -EINVAL (no cg or path), -ENOBUFS (buf too small), -ENOMEM. */
 int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len);
+
+/* The stem of a BPF program's file: "bpf-prog_<name>_<id>" (the name
+ * escaped as above; no name: "bpf-prog_<id>"). It never equals a cgroup's
+ * stem, which ends in 16 hex digits; program ids are unique while the
+ * program exists. Returns 0, -EINVAL, -ENOBUFS (buf shorter than
+ * CSV_STEM_MAX + 1 is enough), -ENOMEM. */
+int csv_prog_file_stem(const struct sink_prog *p, char *buf, size_t len);

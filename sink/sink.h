@@ -38,6 +38,24 @@ struct sink_record {
 	struct timespec created; /* CLOCK_REALTIME when counting the cgroup started */
 };
 
+/* A BPF program the agent logs (bpf_programs:), and one row of it: the
+ * kernel's run count and run time since that output's last written row. */
+struct sink_prog {
+	uint32_t id;
+	const char *name; /* the kernel's name, at most 15 bytes */
+	const char *tag; /* 16 hex digits */
+	const char *type; /* "socket_filter", "xdp", ... */
+};
+
+struct sink_prog_record {
+	struct timespec time; /* CLOCK_REALTIME of the collection's read */
+	const struct sink_prog *prog;
+	uint64_t interval_ms; /* length of the row's interval (CLOCK_BOOTTIME) */
+	uint64_t runs, run_ns; /* in that interval */
+	uint64_t seq; /* 1 for the first row this output writes for the program */
+	bool final; /* the program is gone (or the agent stops): its last row */
+};
+
 struct sink;
 
 struct sink_ops {
@@ -47,6 +65,9 @@ struct sink_ops {
 	 * reported by the output itself (rate-limited), the counts go into the
 	 * next row. */
 	int (*write)(struct sink *s, const struct sink_record *r);
+	/* The same for a BPF program's row. Optional: outputs without it
+	 * (Prometheus) get no BPF program rows. */
+	int (*write_prog)(struct sink *s, const struct sink_prog_record *r);
 	/* Called after rows: once per collection, and after the final rows of a
 	 * cgroup removed between collections (flush, ...). Optional. */
 	int (*flush)(struct sink *s);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #define MSGID "counts"
+#define MSGID_PROG "bpf-prog"
 
 struct syslog_sink {
 	struct sink sink; /* first: the agent holds a struct sink * */
@@ -45,24 +46,46 @@ struct record_text {
 	struct syslog_param counters[2 * READINGS_MAX_EVENTS];
 };
 
-static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
+static struct syslog_header header_for(const struct syslog_sink *k, const struct timespec *time,
+				       const char *msgid)
 {
-	const struct sink_cgroup *cg = r->cgroup;
-	struct record_text t;
-	struct syslog_header h = {
+	return (struct syslog_header){
 		.format = k->cfg.format,
 		.facility = k->cfg.facility,
 		.severity = SYSLOG_SEVERITY_INFO,
-		.time = r->time,
+		.time = *time,
 		/* syslog(3) and journald expect no hostname on the local socket. */
 		.hostname = k->cfg.format == SYSLOG_RFC3164 && k->cfg.transport == SYSLOG_UNIX
 				    ? NULL
 				    : k->hostname,
 		.app_name = k->cfg.app_name[0] ? k->cfg.app_name : "cgperf",
 		.procid = k->pid,
-		.msgid = MSGID,
+		.msgid = msgid,
 		.enterprise_id = k->cfg.enterprise_id,
 	};
+}
+
+/* All parts or none: a part already queued would be sent again inside the
+ * retry (the next record holds these counts too). */
+static int queue_record(struct syslog_sink *k, const struct syslog_header *h,
+			const struct syslog_content *c)
+{
+	int ret = syslog_format_record(h, c, syslog_conn_message_max(k->conn), emit_message, k);
+
+	if (ret < 0) {
+		syslog_conn_discard(k->conn);
+		return ret;
+	}
+	syslog_conn_commit(k->conn);
+	k->messages += (uint64_t)ret;
+	return 0;
+}
+
+static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
+{
+	const struct sink_cgroup *cg = r->cgroup;
+	struct record_text t;
+	struct syslog_header h = header_for(k, &r->time, MSGID);
 	struct syslog_content content = {
 		.ids = t.ids,
 		.nr_ids = 0,
@@ -70,7 +93,6 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
 		.nr_counters = 2 * (size_t)r->nr_events,
 		.group = 2,
 	};
-	int ret;
 
 	snprintf(t.cgroup_id, sizeof(t.cgroup_id), "%" PRIu64, cg->id);
 	/* Unknown start: an empty value, not a guess. */
@@ -101,17 +123,7 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
 		t.counters[2 * i + 1] =
 			(struct syslog_param){ t.names[i][1], t.cells[i].running_pct };
 	}
-
-	/* All parts or none: a part already queued would be sent again
-	 * inside the retry (the next record holds these counts too). */
-	ret = syslog_format_record(&h, &content, syslog_conn_message_max(k->conn), emit_message, k);
-	if (ret < 0) {
-		syslog_conn_discard(k->conn);
-		return ret;
-	}
-	syslog_conn_commit(k->conn);
-	k->messages += (uint64_t)ret;
-	return 0;
+	return queue_record(k, &h, &content);
 }
 
 static int syslog_sink_write(struct sink *s, const struct sink_record *r)
@@ -132,6 +144,48 @@ static int syslog_sink_write(struct sink *s, const struct sink_record *r)
 			": %s; its counts go into the "
 			"next one (%" PRIu64 " records not formatted so far)",
 			k->cfg.target, r->cgroup->id, strerror(-ret), k->format_errors);
+	return ret;
+}
+
+/* A BPF program's row: its identity, interval and seq as ids, runs and
+ * run_ns as one counter group. */
+static int format_prog(struct syslog_sink *k, const struct sink_prog_record *r)
+{
+	const struct sink_prog *p = r->prog;
+	char id[16], interval[24], seq[24], runs[24], ns[24];
+	const struct syslog_param ids[] = {
+		{ "prog_id", id },	  { "prog_name", p->name },    { "prog_tag", p->tag },
+		{ "prog_type", p->type }, { "interval_ms", interval }, { "seq", seq },
+	};
+	const struct syslog_param counters[] = { { "runs", runs }, { "run_ns", ns } };
+	struct syslog_header h = header_for(k, &r->time, MSGID_PROG);
+	struct syslog_content content = { ids, sizeof(ids) / sizeof(ids[0]), counters, 2, 2 };
+
+	snprintf(id, sizeof(id), "%" PRIu32, p->id);
+	snprintf(interval, sizeof(interval), "%" PRIu64, r->interval_ms);
+	snprintf(seq, sizeof(seq), "%" PRIu64, r->seq);
+	snprintf(runs, sizeof(runs), "%" PRIu64, r->runs);
+	snprintf(ns, sizeof(ns), "%" PRIu64, r->run_ns);
+	return queue_record(k, &h, &content);
+}
+
+static int syslog_sink_write_prog(struct sink *s, const struct sink_prog_record *r)
+{
+	struct syslog_sink *k = to_syslog(s);
+	int ret;
+
+	if (!k || !r || !r->prog || !r->prog->name || !r->prog->tag || !r->prog->type)
+		return -EINVAL;
+	k->records++;
+	ret = format_prog(k, r);
+	if (ret == 0)
+		return 0;
+	k->format_errors++;
+	log_ratelimited(&k->rl_format, SYSLOG_REPORT_INTERVAL_S, LOG_LVL_WARN,
+			"syslog %s: cannot format the message of BPF program %" PRIu32
+			": %s; its counts go into the next one (%" PRIu64
+			" records not formatted so far)",
+			k->cfg.target, r->prog->id, strerror(-ret), k->format_errors);
 	return ret;
 }
 
@@ -162,6 +216,7 @@ static void syslog_sink_free(struct sink *s)
 static const struct sink_ops syslog_sink_ops = {
 	.name = "syslog",
 	.write = syslog_sink_write,
+	.write_prog = syslog_sink_write_prog,
 	.flush = syslog_sink_flush,
 	.reopen = syslog_sink_reopen,
 	.free = syslog_sink_free,

@@ -1,5 +1,5 @@
 /* A BPF program for tests to measure: loads a two-instruction socket filter
- * named cgperf_tprog, prints its id, then obeys stdin: "run N" runs it N
+ * named cgperf_tprog (or argv[1]), prints its id, then obeys stdin: "run N" runs it N
  * times with BPF_PROG_TEST_RUN (prints "ran N"), "exit" (or EOF) unloads it
  * and exits. */
 #include <bpf/bpf.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
@@ -19,7 +19,8 @@ int main(void)
 	unsigned int len = sizeof(info);
 	unsigned char packet[64] = { 0 };
 	char line[64];
-	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "cgperf_tprog", "GPL", insns, 2, NULL);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, argc > 1 ? argv[1] : "cgperf_tprog",
+			       "GPL", insns, 2, NULL);
 
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0) {
 		perror("prog_runner: loading the program");

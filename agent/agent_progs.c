@@ -1,0 +1,163 @@
+/* bpf_programs: the BPF programs the agent logs, by name. The kernel's
+ * statistics of BPF programs (run count, run time) are on through one
+ * BPF_ENABLE_STATS fd for as long as the agent runs (bpf/prog_stats.h);
+ * every collection walks the host's programs and writes one row per
+ * program logged to every output that takes program rows. */
+#include "agent/agent_int.h"
+#include "bpf/prog_stats.h"
+#include <errno.h>
+#include <fnmatch.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool matches_any(const char (*globs)[CONFIG_PROG_GLOB_MAX], int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (fnmatch(globs[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool wanted(const struct agent *a, const char *name)
+{
+	return matches_any(a->cfg.bpf_programs.include, a->cfg.bpf_programs.nr_include, name) &&
+	       !matches_any(a->cfg.bpf_programs.exclude, a->cfg.bpf_programs.nr_exclude, name);
+}
+
+/* A program seen for the first time. Loaded since the statistics are on,
+ * it has counted since its load: its rows start there, from zero. Loaded
+ * before, its totals may hold runs of any earlier time: from now. */
+static struct prog_record *track(struct agent *a, const struct prog_sample *s, uint64_t now_ns)
+{
+	bool since_load = s->load_time_ns >= a->progs_since_ns;
+	char type[32];
+	struct prog_record *r = record_prog_add(
+		&a->progs, s->id, s->name, s->tag,
+		prog_stats_type_name(s->type, type, sizeof(type)), since_load ? 0 : s->run_cnt,
+		since_load ? 0 : s->run_time_ns, since_load ? s->load_time_ns : now_ns);
+
+	if (!r) {
+		log_ratelimited(&a->add_rl, 60, LOG_LVL_WARN, "cannot log BPF program %u: %s",
+				(unsigned)s->id, strerror(ENOMEM));
+		return NULL;
+	}
+	log_debug("logging BPF program %u (%s, %s)", (unsigned)s->id, s->name, r->type);
+	return r;
+}
+
+/* Every program on the host: those logged get their totals now, new ones a
+ * record. One not found is gone (a failure to read it is not). */
+static void walk(struct agent *a, uint64_t now_ns)
+{
+	uint32_t id = 0;
+
+	for (int i = 0; i < a->progs.nr; i++)
+		a->progs.items[i]->seen = false;
+	while (prog_stats_next_id(id, &id) == 0) {
+		struct prog_record *r = record_prog_find(&a->progs, id);
+		struct prog_sample s;
+		int err = prog_stats_sample(id, &s);
+
+		if (err < 0) {
+			if (r && err != -ENOENT)
+				r->seen = true; /* keeps its totals of the last read */
+			continue;
+		}
+		if (!r && (!wanted(a, s.name) || !(r = track(a, &s, now_ns))))
+			continue;
+		r->runs = s.run_cnt;
+		r->run_ns = s.run_time_ns;
+		r->seen = true;
+	}
+}
+
+static uint32_t prog_outputs_mask(const struct agent *a)
+{
+	uint32_t mask = 0;
+
+	for (int i = 0; i < a->nr_outputs; i++)
+		if (a->outputs[i].sink->ops->write_prog)
+			mask |= 1u << a->outputs[i].id;
+	return mask;
+}
+
+/* One row per output that takes program rows and still owes one. */
+static void emit(struct agent *a, struct prog_record *r, const struct timespec *now,
+		 uint64_t now_ns)
+{
+	for (int i = 0; i < a->nr_outputs; i++) {
+		const struct agent_output *o = &a->outputs[i];
+		uint32_t bit = 1u << o->id;
+		struct sink_prog_record rec;
+
+		if (!o->sink->ops->write_prog || (r->removed && (r->outputs_done & bit)))
+			continue;
+		record_prog_row(r, o->id, now_ns, &rec);
+		rec.time = *now;
+		if (o->sink->ops->write_prog(o->sink, &rec) == 0) {
+			record_prog_commit(r, o->id, now_ns);
+			if (r->removed)
+				r->outputs_done |= bit;
+		} else if (r->removed && ++r->out[o->id].final_tries >= RECORD_FINAL_TRIES) {
+			r->outputs_done |= bit;
+			a->finals_lost++;
+			log_ratelimited(&a->final_rl, 60, LOG_LVL_ERROR,
+					"%s: gave up the last row of BPF program %u (%s) after %d "
+					"tries: its runs since the previous row are lost",
+					o->name, (unsigned)r->id, r->name, RECORD_FINAL_TRIES);
+		}
+	}
+}
+
+void agent_progs_collect(struct agent *a, const struct timespec *now, uint64_t now_ns, bool final)
+{
+	uint32_t mask = prog_outputs_mask(a);
+
+	if (!a->progs_on)
+		return;
+	walk(a, now_ns);
+	for (int i = a->progs.nr - 1; i >= 0; i--) {
+		struct prog_record *r = a->progs.items[i];
+
+		if (!r->seen || final)
+			r->removed = true;
+		emit(a, r, now, now_ns);
+		if (r->removed && (r->outputs_done & mask) == mask) {
+			log_debug("BPF program %u (%s) is gone", (unsigned)r->id, r->name);
+			record_prog_remove(&a->progs, r->id);
+		}
+	}
+}
+
+int agent_progs_start(struct agent *a)
+{
+	bool already = false;
+	int r;
+
+	if (a->cfg.bpf_programs.nr_include == 0 || a->release)
+		return 0;
+	a->progs_since_ns = readings_now_boot_ns();
+	r = prog_stats_enable(&a->prog_stats_fd, &already);
+	if (r < 0) {
+		log_error("bpf_programs: cannot turn on the kernel's BPF statistics: %s",
+			  strerror(-r));
+		return r;
+	}
+	if (already)
+		log_info(
+			"bpf_programs: kernel.bpf_stats_enabled is on already; it is left as it is");
+	a->progs_on = true;
+	/* The first read: the base of programs loaded before now. */
+	walk(a, readings_now_boot_ns());
+	log_info("logging %d BPF programs (run count and run time)", a->progs.nr);
+	return 0;
+}
+
+void agent_progs_stop(struct agent *a)
+{
+	if (a->prog_stats_fd >= 0)
+		close(a->prog_stats_fd); /* the statistics stop with the last holder */
+	a->prog_stats_fd = -1;
+	a->progs_on = false;
+	record_prog_clear(&a->progs);
+}
