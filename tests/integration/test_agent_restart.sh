@@ -33,16 +33,7 @@ PY
 }
 usage_ms() { echo $(($(usage_usec "$1") / 1000)); }
 
-TCP_PORT=$(free_port)
-mkdir -p "$TMP/rs"
-cat >"$TMP/rs/rsyslog.conf" <<CONF
-global(workDirectory="$TMP/rs")
-module(load="imtcp")
-input(type="imtcp" address="127.0.0.1" port="$TCP_PORT")
-template(name="raw" type="string" string="%rawmsg%\n")
-*.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
-CONF
-rsyslogd_start "$TMP/rs/rsyslog.conf" 1 "$TCP_PORT"
+rsyslogd_start_tcp
 
 # syslog_ms CGROUP: sum of cpu-clock over the messages of CGROUP (ms).
 syslog_ms() {

@@ -51,6 +51,20 @@ rsyslogd_start() {
 	done
 	fail "rsyslogd did not listen on port $port"
 }
+# rsyslogd_start_tcp: rsyslogd receiving on loopback TCP port $TCP_PORT (a
+# free one), every raw message a line of $TMP/rs/out.log.
+rsyslogd_start_tcp() {
+	TCP_PORT=$(free_port)
+	mkdir -p "$TMP/rs"
+	cat >"$TMP/rs/rsyslog.conf" <<CONF
+global(workDirectory="$TMP/rs")
+module(load="imtcp")
+input(type="imtcp" address="127.0.0.1" port="$TCP_PORT")
+template(name="raw" type="string" string="%rawmsg%\n")
+*.* action(type="omfile" file="$TMP/rs/out.log" template="raw")
+CONF
+	rsyslogd_start "$TMP/rs/rsyslog.conf" 1 "$TCP_PORT"
+}
 # rsyslogd_stop: stop the rsyslogd rsyslogd_start started (by its pid).
 rsyslogd_stop() { kill -TERM "$RS_PID"; wait "$RS_PID" 2>/dev/null || true; }
 log() { echo "# $*"; }

@@ -43,12 +43,20 @@ static const struct bad_case bad_cases[] = {
 	{ "intervl: 10s\n", "t.yaml:1:1: unknown key 'intervl' (did you mean 'interval'?)" },
 	{ "Events: [cycles]\n", "t.yaml:1:1: unknown key 'Events' (did you mean 'events'?)" },
 	{ "foo: 1\n",
-	  "t.yaml:1:1: unknown key 'foo' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)" },
+	  "t.yaml:1:1: unknown key 'foo' (valid keys: interval, instance, persist, events, cgroups, bpf_programs, metadata, outputs)" },
 	{ "outputs:\n  csv:\n    dirctory: /x\n",
 	  "t.yaml:3:5: unknown key 'dirctory' in outputs.csv (did you mean 'directory'?)" },
 	{ "outputs:\n  kafka: {}\n",
 	  "t.yaml:2:3: unknown key 'kafka' in outputs (valid keys: csv, syslog, prometheus, textfile)" },
 	{ "cgroups: {maximum: 3}\n", "t.yaml:1:11: unknown key 'maximum' in cgroups" },
+	{ "bpf_programs: {includ: [a]}\n",
+	  "t.yaml:1:16: unknown key 'includ' in bpf_programs (did you mean 'include'?)" },
+	{ "bpf_programs: [a]\n", "t.yaml:1:15: bpf_programs: expected a mapping, got a list" },
+	{ "bpf_programs:\n  include: [a, \"\"]\n",
+	  "t.yaml:2:16: bpf_programs.include: empty item" },
+	{ "bpf_programs:\n  exclude: "
+	  "[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n",
+	  "t.yaml:2:13: bpf_programs.exclude: item longer than 63 bytes" },
 	/* Duplicate keys, top level and nested. */
 	{ "interval: 10s\nevents: [cycles]\ninterval: 5s\n",
 	  "t.yaml:3:1: duplicate key 'interval' (first at line 1, column 1)" },
@@ -391,7 +399,7 @@ static void test_name_escaped(void **state)
 	assert_int_equal(config_parse("x: 1\n", 5, "odd\nname", &cfg, err, sizeof(err)), -EINVAL);
 	assert_string_equal(
 		err,
-		"odd\\nname:1:1: unknown key 'x' (valid keys: interval, instance, persist, events, cgroups, metadata, outputs)");
+		"odd\\nname:1:1: unknown key 'x' (valid keys: interval, instance, persist, events, cgroups, bpf_programs, metadata, outputs)");
 	/* A tiny buffer is cut, still terminated. */
 	assert_int_equal(config_parse("x: 1\n", 5, "t.yaml", &cfg, err, 10), -EINVAL);
 	assert_string_equal(err, "t.yaml:1:");
@@ -448,6 +456,9 @@ static const char full_yaml[] =
 	"  max_depth: 3\n"
 	"  rescan_interval: 1m30s\n"
 	"  root: //test//tree/\n"
+	"bpf_programs:\n"
+	"  include: [\"cilium_*\", \"sd_*\"]\n"
+	"  exclude: [sd_fw_*]\n"
 	"metadata:\n"
 	"  docker: /data/docker\n"
 	"  containerd: \"\"\n"
@@ -503,6 +514,10 @@ static void test_full_file(void **state)
 	assert_int_equal(c.cgroups.max_depth, 3);
 	assert_int_equal(c.cgroups.rescan_interval_ms, 90000);
 	assert_string_equal(c.cgroups.root, "/test/tree");
+	assert_int_equal(c.bpf_programs.nr_include, 2);
+	assert_string_equal(c.bpf_programs.include[1], "sd_*");
+	assert_int_equal(c.bpf_programs.nr_exclude, 1);
+	assert_string_equal(c.bpf_programs.exclude[0], "sd_fw_*");
 	assert_string_equal(c.metadata.docker, "/data/docker");
 	assert_string_equal(c.metadata.containerd, "");
 	assert_string_equal(c.metadata.crio, "/c");

@@ -771,6 +771,54 @@ static void test_name_collision(void **state)
 	free(dir);
 }
 
+/* BPF programs' files (bpf_programs:): their own header and stem, never a
+ * cgroup's file even with the same id, rotation as for cgroups. */
+static void test_prog_rows(void **state)
+{
+	char *dir = make_tmpdir(), *file = path_join(dir, "bpf-prog_cgperf_tprog_881.csv");
+	char *odd = path_join(dir, "bpf-prog_.x_7.csv"), *cg_file = file_of(dir, "/a");
+	char *rot = rotated(file, 1), *cg_rot = rotated(cg_file, 1), *text;
+	struct sink *s = new_sink(dir, 200, 2);
+	struct sink_prog p = { 881, "cgperf_tprog", "59f4a931744dcdc6", "socket_filter" };
+	struct sink_prog q = { 7, ".x", "0000000000000000", "xdp" };
+	struct sink_prog_record r = { .time = { 1764849385, 0 },
+				      .prog = &p,
+				      .interval_ms = 999,
+				      .runs = 500,
+				      .run_ns = 11313,
+				      .seq = 1 };
+	struct feed f;
+
+	feed_init(&f, 881, "/a");
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_int_equal(s->ops->write_prog(s, &r), 0);
+	text = read_file(file, NULL);
+	assert_non_null(text);
+	assert_string_equal(
+		text, "timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,run_ns\n"
+		      "2025-12-04T11:56:25.000Z,881,cgperf_tprog,59f4a931744dcdc6,socket_filter,"
+		      "999,500,11313\n");
+	free(text);
+	/* The cgroup's row (its file rotated at once: its header alone is long). */
+	assert_int_equal(column_sum(cg_rot, "cycles", NULL), 1);
+	/* Past max_size (200 bytes): rotated, the new file starts with its header. */
+	r.final = true;
+	assert_int_equal(s->ops->write_prog(s, &r), 0);
+	assert_true(file_exists(rot));
+	r.prog = &q;
+	assert_int_equal(s->ops->write_prog(s, &r), 0);
+	assert_true(file_exists(odd));
+	assert_int_equal(stats_of(s).rows_written, 4);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(odd);
+	free(cg_file);
+	free(cg_rot);
+	free(rot);
+	free(dir);
+}
+
 static void test_permissions(void **state)
 {
 	char *dir = make_tmpdir(), *nested = path_join(dir, "p/q/csv"), *file;
@@ -1512,6 +1560,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_round_trip, teardown),
 		cmocka_unit_test_teardown(test_deltas_and_intervals, teardown),
 		cmocka_unit_test_teardown(test_name_collision, teardown),
+		cmocka_unit_test_teardown(test_prog_rows, teardown),
 		cmocka_unit_test_teardown(test_permissions, teardown),
 		cmocka_unit_test_teardown(test_directory_mode, teardown),
 		cmocka_unit_test_teardown(test_safe_cells, teardown),
