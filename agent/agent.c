@@ -80,6 +80,18 @@ static int load_config(const struct agent_opts *o, struct agent_config *cfg)
 	return 0;
 }
 
+/* A derived column whose events are not counted (skipped as unsupported,
+ * or -e) stays empty: say so once. */
+static void warn_derived_list(const struct agent *a, const char *output,
+			      const struct derived_list *l)
+{
+	for (int i = 0; i < l->nr; i++)
+		if (!derived_counted(l->m[i], &a->derived))
+			log_warn("outputs.%s.derived: %s needs the events %s, not counted here; "
+				 "its column stays empty",
+				 output, derived_name(l->m[i]), derived_inputs(l->m[i]));
+}
+
 /* Unsupported events are skipped with one warning each, as in cgperf stat. */
 static int resolve_events(struct agent *a)
 {
@@ -111,6 +123,11 @@ static int resolve_events(struct agent *a)
 		log_error("none of the configured events is supported on this host");
 		return -EOPNOTSUPP;
 	}
+	derived_map_events(a->events, a->nr_events, &a->derived);
+	if (a->cfg.csv.enabled)
+		warn_derived_list(a, "csv", &a->cfg.csv.derived);
+	if (a->cfg.syslog.enabled)
+		warn_derived_list(a, "syslog", &a->cfg.syslog.derived);
 	return 0;
 }
 

@@ -42,9 +42,18 @@ static void give_up_final(struct agent *a, struct cg_record *r, const struct age
 }
 
 /* One row per output that still owes one. */
-static void emit(struct agent *a, struct cg_record *r, const struct reading *totals, int nr_events,
-		 const char *const *names, const struct collection *col)
+/* The events a row's totals are of. */
+struct row_events {
+	int nr;
+	const char *const *names;
+	const struct derived_map *derived;
+};
+
+static void emit(struct agent *a, struct cg_record *r, const struct reading *totals,
+		 const struct row_events *ev, const struct collection *col)
 {
+	int nr_events = ev->nr;
+
 	for (int i = 0; i < a->nr_outputs; i++) {
 		const struct agent_output *o = &a->outputs[i];
 		uint32_t bit = 1u << o->id;
@@ -55,7 +64,8 @@ static void emit(struct agent *a, struct cg_record *r, const struct reading *tot
 			continue;
 		record_row(r, o->id, totals, nr_events, col->now_ns, delta, &rec);
 		rec.time = col->now;
-		rec.event_names = names;
+		rec.event_names = ev->names;
+		rec.derived = ev->derived;
 		if (o->sink->ops->write(o->sink, &rec) == 0) {
 			record_commit(r, o->id, totals, nr_events, col->now_ns);
 			if (r->removed)
@@ -115,6 +125,8 @@ static int read_all(struct agent *a)
 
 static void emit_all(struct agent *a, bool final, const struct collection *col)
 {
+	const struct row_events ev = { a->nr_events, a->event_names, &a->derived };
+
 	for (int i = 0; i < a->recs.nr; i++) {
 		struct cg_record *r = a->recs.items[i];
 
@@ -122,8 +134,7 @@ static void emit_all(struct agent *a, bool final, const struct collection *col)
 			continue; /* not matched to the tree yet (only while starting) */
 		if (final)
 			r->removed = true;
-		emit(a, r, &a->vals[(size_t)r->slot * a->nr_events], a->nr_events, a->event_names,
-		     col);
+		emit(a, r, &a->vals[(size_t)r->slot * a->nr_events], &ev, col);
 	}
 }
 
@@ -150,16 +161,17 @@ void agent_drain(struct agent *a)
 {
 	struct persist_drained d;
 	struct collection col;
+	struct row_events ev;
 
 	if (persist_drain_begin(a, &d) < 0)
 		return;
+	ev = (struct row_events){ d.meta.nr_events, d.names, &d.derived };
 	collection_start(&col);
 	for (int i = 0; i < d.recs.nr; i++) {
 		struct cg_record *r = d.recs.items[i];
 
 		r->removed = true;
-		emit(a, r, &d.vals[(size_t)r->slot * d.meta.nr_events], d.meta.nr_events, d.names,
-		     &col);
+		emit(a, r, &d.vals[(size_t)r->slot * d.meta.nr_events], &ev, &col);
 	}
 	flush_outputs(a);
 	persist_drain_end(a, &d);
@@ -295,6 +307,7 @@ static void on_removed(void *ctx, const struct cg_watch *w, const char *path, ui
 	struct agent *a = ctx;
 	struct cg_record *r = record_find(&a->recs, id);
 	struct collection col;
+	const struct row_events ev = { a->nr_events, a->event_names, &a->derived };
 	struct reading final[READINGS_MAX_EVENTS];
 	int slot;
 
@@ -309,7 +322,7 @@ static void on_removed(void *ctx, const struct cg_watch *w, const char *path, ui
 	 * next collection reads the slot again: it is kept until then. */
 	collection_start(&col);
 	if (counter_sync(a->counter) == 0 && counter_read(a->counter, r->slot, final) == 0) {
-		emit(a, r, final, a->nr_events, a->event_names, &col);
+		emit(a, r, final, &ev, &col);
 		flush_outputs(a);
 		persist_put(a, r);
 		finish_records(a);

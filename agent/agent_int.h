@@ -9,6 +9,7 @@
 #include "cgroup/metadata.h"
 #include "cgroup/select.h"
 #include "cgroup/watch.h"
+#include "events/derived.h"
 #include "events/event_parse.h"
 #include "sink/prom_http.h"
 #include "sink/sink.h"
@@ -27,6 +28,7 @@ struct agent {
 	struct event_spec events[READINGS_MAX_EVENTS];
 	const char *event_names[READINGS_MAX_EVENTS];
 	int nr_events;
+	struct derived_map derived; /* which events feed which derived metric */
 	struct counter *counter;
 	struct cg_watch *watch;
 	struct agent_output outputs[AGENT_MAX_OUTPUTS];
@@ -96,6 +98,7 @@ struct persist_drained {
 	struct counter *old;
 	struct session_meta meta;
 	const char *names[READINGS_MAX_EVENTS];
+	struct derived_map derived; /* of the drained session's events */
 	struct record_set recs;
 	struct reading *vals; /* meta.max_slots * meta.nr_events */
 };

@@ -86,8 +86,14 @@ int persist_drain_begin(struct agent *a, struct persist_drained *d)
 		session_unpin(a->pin_dir);
 		return r;
 	}
-	for (uint32_t i = 0; i < d->meta.nr_events; i++)
+	d->derived = DERIVED_MAP_NONE;
+	for (uint32_t i = 0; i < d->meta.nr_events; i++) {
+		struct event_spec ev;
+
 		d->names[i] = d->meta.names[i];
+		if (event_parse(d->names[i], &ev, NULL, 0) == 0)
+			derived_map_add(&d->derived, &ev.attr, (int)i);
+	}
 	c.nr_events = d->meta.nr_events;
 	c.max_slots = d->meta.max_slots;
 	if (session_state_open(a->pin_dir, RECORD_BLOB_SIZE, 1, &fd) == 0) {

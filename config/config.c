@@ -394,7 +394,7 @@ static int parse_document(struct parse_ctx *p)
 	if (e->type != YAML_STREAM_END_EVENT)
 		return ycursor_fail(&p->cur, e->start_mark,
 				    "more than one YAML document (a configuration is one)");
-	return 0;
+	return cfg_check_derived(p);
 }
 
 int config_parse(const char *text, size_t len, const char *name, struct agent_config *ret,

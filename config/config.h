@@ -1,6 +1,7 @@
 /* The agent's configuration: YAML (libyaml), an embedded default, validation
  * with FILE:LINE:COL errors. See docs/CONFIG.md. */
 #pragma once
+#include "events/derived.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,7 @@ struct syslog_config {
 	char app_name[49]; /* RFC 5424 APP-NAME: printable ASCII, at most 48 */
 	uint32_t enterprise_id; /* SD-ID cgperf@<id>; default 32473 (documentation placeholder) */
 	size_t queue_max; /* messages kept while the receiver is down */
+	struct derived_list derived; /* params after the counters */
 };
 
 struct csv_config {
@@ -45,6 +47,7 @@ struct csv_config {
 	uint64_t keep_removed_ms; /* files of cgroups no longer written: deleted after (0: kept) */
 	uint64_t max_total_size; /* bytes of all the directory's CSV files (0: no limit) */
 	bool safe_cells; /* neutralise formula-like name cells */
+	struct derived_list derived; /* columns after the events */
 };
 
 #define CONFIG_ROOT_MAX 256

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config/config_text.h"
+#include "events/event_parse.h"
 
 static int parse_csv_enabled(struct parse_ctx *p)
 {
@@ -104,6 +105,99 @@ static int parse_csv_max_files(struct parse_ctx *p)
 	return r;
 }
 
+/* ---- derived metrics (both outputs) ---- */
+
+static int parse_derived_item(struct parse_ctx *p, int index)
+{
+	struct derived_list *l = p->derived_list;
+	yaml_mark_t mark = cfg_event(p)->start_mark;
+	enum derived_metric m;
+	char buf[ECHO_MAX + 8];
+	const char *s;
+	int r;
+
+	(void)index;
+	r = cfg_item_scalar(p, "a metric name", 64, &s);
+	if (r < 0)
+		return r;
+	if (derived_parse(s, &m) < 0)
+		return ycursor_fail(&p->cur, mark,
+				    "%s: unknown metric '%s' (expected ipc, cpi, cpu_cores, "
+				    "cache_miss_pct or branch_miss_pct)",
+				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	for (int i = 0; i < l->nr; i++)
+		if (l->m[i] == m)
+			return ycursor_fail(&p->cur, mark, "%s: '%s' is listed twice", p->key,
+					    cfg_echo(p, buf, sizeof(buf)));
+	l->m[l->nr++] = m;
+	return 0;
+}
+
+/* A list of metric names into l; *ret_mark: where it was. */
+static int parse_derived(struct parse_ctx *p, struct derived_list *l, yaml_mark_t *ret_mark,
+			 bool *ret_given)
+{
+	yaml_mark_t mark = cfg_event(p)->start_mark;
+	int n;
+
+	*l = (struct derived_list){ 0 };
+	p->derived_list = l;
+	n = cfg_for_each_item(p, "a list of metric names ([ipc, cpu_cores])", parse_derived_item);
+	p->derived_list = NULL;
+	if (n < 0)
+		return n;
+	*ret_mark = mark;
+	*ret_given = true;
+	return 0;
+}
+
+static int parse_csv_derived(struct parse_ctx *p)
+{
+	return parse_derived(p, &p->cfg->csv.derived, &p->csv_derived_mark, &p->csv_derived_given);
+}
+
+static int parse_syslog_derived(struct parse_ctx *p)
+{
+	return parse_derived(p, &p->cfg->syslog.derived, &p->syslog_derived_mark,
+			     &p->syslog_derived_given);
+}
+
+/* A metric none of whose inputs is counted would be an always-empty column.
+ * Events of a PMU this host lacks are not resolved here: with one of those
+ * the check is left to the agent (which warns). */
+static int check_list(struct parse_ctx *p, const char *key, const struct derived_list *l,
+		      yaml_mark_t mark)
+{
+	struct derived_map map = DERIVED_MAP_NONE;
+	struct event_spec ev;
+
+	for (int i = 0; i < p->cfg->nr_events; i++) {
+		/* Left out of the file: the default events, not parsed yet. */
+		if (!p->event_resolved[i] && event_parse(p->cfg->events[i], &ev, NULL, 0) < 0)
+			return 0;
+		derived_map_add(&map, p->event_resolved[i] ? &p->event_attrs[i] : &ev.attr, i);
+	}
+	for (int i = 0; i < l->nr; i++)
+		if (!derived_counted(l->m[i], &map))
+			return ycursor_fail(&p->cur, mark,
+					    "%s: %s needs the events %s, which 'events' does "
+					    "not count",
+					    key, derived_name(l->m[i]), derived_inputs(l->m[i]));
+	return 0;
+}
+
+int cfg_check_derived(struct parse_ctx *p)
+{
+	int r = 0;
+
+	if (p->csv_derived_given)
+		r = check_list(p, "outputs.csv.derived", &p->cfg->csv.derived, p->csv_derived_mark);
+	if (!r && p->syslog_derived_given)
+		r = check_list(p, "outputs.syslog.derived", &p->cfg->syslog.derived,
+			       p->syslog_derived_mark);
+	return r;
+}
+
 static int parse_csv(struct parse_ctx *p)
 {
 	static const struct key_def keys[] = {
@@ -114,6 +208,7 @@ static int parse_csv(struct parse_ctx *p)
 		{ "keep_removed", parse_csv_keep_removed },
 		{ "max_total_size", parse_csv_max_total_size },
 		{ "safe_cells", parse_csv_safe_cells },
+		{ "derived", parse_csv_derived },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 
@@ -240,6 +335,7 @@ static int parse_syslog(struct parse_ctx *p)
 		{ "app_name", parse_syslog_app_name },
 		{ "enterprise_id", parse_syslog_enterprise_id },
 		{ "queue_max", parse_syslog_queue_max },
+		{ "derived", parse_syslog_derived },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 

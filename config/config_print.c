@@ -60,6 +60,15 @@ static void put_quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* An output's derived metrics, as a flow list (plain names). */
+static void put_derived(FILE *f, const struct derived_list *l)
+{
+	fputs("    derived: [", f);
+	for (int i = 0; i < l->nr; i++)
+		fprintf(f, "%s%s", i ? ", " : "", derived_name(l->m[i]));
+	fputs("]\n", f);
+}
+
 /* n strings, stride bytes apart. */
 static void put_list(FILE *f, const char *key, const char *items, size_t stride, int n)
 {
@@ -159,6 +168,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fputs("\n    max_total_size: ", f);
 	put_size(f, c->csv.max_total_size);
 	fprintf(f, "\n    safe_cells: %s\n", c->csv.safe_cells ? "true" : "false");
+	put_derived(f, &c->csv.derived);
 	fputs("  syslog:\n", f);
 	fprintf(f, "    enabled: %s\n", c->syslog.enabled ? "true" : "false");
 	fputs("    target: ", f);
@@ -170,6 +180,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	put_quoted(f, c->syslog.app_name);
 	fprintf(f, "\n    enterprise_id: %" PRIu32 "\n", c->syslog.enterprise_id);
 	fprintf(f, "    queue_max: %zu\n", c->syslog.queue_max);
+	put_derived(f, &c->syslog.derived);
 	fputs("  prometheus:\n", f);
 	fprintf(f, "    enabled: %s\n", c->prometheus.enabled ? "true" : "false");
 	fputs("    listen: ", f);

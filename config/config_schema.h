@@ -23,6 +23,11 @@ struct parse_ctx {
 	struct perf_event_attr event_attrs[CONFIG_MAX_EVENTS];
 	bool event_resolved[CONFIG_MAX_EVENTS];
 	yaml_mark_t event_marks[CONFIG_MAX_EVENTS];
+	/* Where each output's `derived` list was, for the check against the
+	 * events once the whole document is read (config_outputs.c). */
+	struct derived_list *derived_list; /* the list being read */
+	yaml_mark_t csv_derived_mark, syslog_derived_mark;
+	bool csv_derived_given, syslog_derived_given;
 };
 
 /* One key of a section: parse() is called with the cursor on the key and
@@ -68,6 +73,8 @@ int cfg_parse_bpf_programs(struct parse_ctx *p);
 
 /* The `outputs` key (config_outputs.c). */
 int cfg_parse_outputs(struct parse_ctx *p);
+/* After the document: every output's derived metrics have their events. */
+int cfg_check_derived(struct parse_ctx *p);
 
 /* The `metadata` key (config_metadata.c): one string per runtime root. */
 struct config_root_key {

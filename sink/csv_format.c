@@ -239,7 +239,8 @@ void csv_format_event(const struct reading *d, struct csv_event_cells *ret)
 	}
 }
 
-int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names)
+int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names,
+		      const struct derived_list *derived)
 {
 	for (int i = 0; i < CSV_NR_FIXED_COLUMNS; i++)
 		csv_row_add_field(row, csv_fixed_columns[i]);
@@ -255,6 +256,8 @@ int csv_format_header(struct csv_row *row, int nr_events, const char *const *eve
 		csv_row_add_field(row, pct);
 		free(pct);
 	}
+	for (int i = 0; derived && i < derived->nr; i++)
+		csv_row_add_plain(row, derived_name(derived->m[i]));
 	return csv_row_end(row);
 }
 

@@ -3,6 +3,7 @@
  * timestamp, and the per-event value/percent cells. No I/O, no locale: every
  * number is printed from integers, so the decimal point is always '.'. */
 #pragma once
+#include "events/derived.h"
 #include "util/readings.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -78,5 +79,7 @@ extern const char *const csv_prog_columns[];
 #define CSV_NR_PROG_COLUMNS 8
 int csv_format_prog_header(struct csv_row *row);
 
-/* Header line: the fixed columns, then "<event>,<event>_running_pct" per event. */
-int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names);
+/* Header line: the fixed columns, then "<event>,<event>_running_pct" per
+ * event, then one column per derived metric (its name, "ipc", ...). */
+int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names,
+		      const struct derived_list *derived);

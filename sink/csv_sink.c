@@ -275,7 +275,7 @@ static int cgroup_set_events(struct csv_sink *s, struct csv_cgroup *cg, int nr,
 			goto out;
 		}
 	}
-	r = csv_format_header(&header, nr, names);
+	r = csv_format_header(&header, nr, names, &s->cfg.derived);
 	if (r < 0)
 		goto out;
 	for (int i = 0; i < cg->nr_events; i++)
@@ -878,6 +878,20 @@ static int timestamp_cell(struct csv_sink *s, const struct timespec *t, const ch
 	return 0;
 }
 
+/* The derived columns: undefined (inputs not counted, interval unknown for
+ * cpu_cores) is the empty cell. */
+static void add_derived(struct csv_row *row, const struct derived_list *l,
+			const struct sink_record *rec)
+{
+	uint64_t ns = rec->interval_known ? rec->interval_ms * 1000000 : 0;
+	char cell[DERIVED_CELL_MAX];
+
+	for (int i = 0; i < l->nr; i++) {
+		derived_cell(l->m[i], rec->derived, rec->delta, ns, cell);
+		csv_row_add_plain(row, cell);
+	}
+}
+
 static int build_row(struct csv_sink *s, const struct sink_record *rec)
 {
 	const struct sink_cgroup *c = rec->cgroup;
@@ -910,6 +924,7 @@ static int build_row(struct csv_sink *s, const struct sink_record *rec)
 		csv_row_add_plain(row, cells.value);
 		csv_row_add_plain(row, cells.running_pct);
 	}
+	add_derived(row, &s->cfg.derived, rec);
 	return csv_row_end(row);
 }
 

@@ -6,6 +6,7 @@
  * so (write() < 0), the agent does not advance that output's totals, and the
  * next row it writes holds those counts too. */
 #pragma once
+#include "events/derived.h"
 #include "util/readings.h"
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,6 +31,9 @@ struct sink_record {
 	const char *const *event_names; /* perf-style names */
 	const struct reading *totals; /* cumulative since counting the cgroup started */
 	const struct reading *delta; /* since this output's last written row */
+	/* Which events feed which derived metric (outputs' `derived:`); NULL:
+	 * none can be computed. */
+	const struct derived_map *derived;
 	bool interval_known; /* false: where the delta starts is unknown */
 	uint64_t interval_ms; /* length of the delta's interval (CLOCK_BOOTTIME) */
 	uint64_t seq; /* 1 for the first row this output writes for

@@ -17,8 +17,25 @@
 static const char replacement_char[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
 const char *const syslog_reserved_names[] = {
-	"cgroup",    "cgroup_id",   "kind", "runtime", "container_id", "container", "pod",
-	"namespace", "interval_ms", "seq",  "part",    "truncated",    NULL,
+	"cgroup",
+	"cgroup_id",
+	"kind",
+	"runtime",
+	"container_id",
+	"container",
+	"pod",
+	"namespace",
+	"interval_ms",
+	"seq",
+	"part",
+	"truncated",
+	/* derived metrics (events/derived.h) */
+	"ipc",
+	"cpi",
+	"cpu_cores",
+	"cache_miss_pct",
+	"branch_miss_pct",
+	NULL,
 };
 
 void syslog_buf_free(struct syslog_buf *b)

@@ -42,7 +42,8 @@ struct record_text {
 	char cgroup_id[24], interval_ms[24], seq[24];
 	char names[READINGS_MAX_EVENTS][2][SYSLOG_SD_NAME_MAX + 1];
 	struct csv_event_cells cells[READINGS_MAX_EVENTS];
-	struct syslog_param ids[10];
+	char derived[NR_DERIVED][DERIVED_CELL_MAX];
+	struct syslog_param ids[10 + NR_DERIVED];
 	struct syslog_param counters[2 * READINGS_MAX_EVENTS];
 };
 
@@ -112,6 +113,15 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
 	ID("namespace", cg->pod_namespace);
 	ID("interval_ms", t.interval_ms);
 	ID("seq", t.seq);
+	/* Derived metrics describe the whole row: like the ids, every part of a
+	 * split message carries them. Undefined: an empty value. */
+	for (int i = 0; i < k->cfg.derived.nr; i++) {
+		enum derived_metric m = k->cfg.derived.m[i];
+
+		derived_cell(m, r->derived, r->delta,
+			     r->interval_known ? r->interval_ms * 1000000 : 0, t.derived[i]);
+		ID(derived_name(m), t.derived[i]);
+	}
 #undef ID
 
 	for (int i = 0; i < r->nr_events; i++) {

@@ -70,6 +70,9 @@ sed "s|directory: .*|directory: /proc/cgperf-nope/csv|" "$TMP/good.yaml" >"$TMP/
 "$CGPERF" check-config "$TMP/agent.yaml" >/dev/null || fail "the unrunnable config should pass check-config"
 kill -HUP "$AGENT_PID"
 wait_for_line "$TMP/agent.log" "going back to the previous one" 10
+# Going back restarts counting (docs/CSV.md: a reload with a changed
+# configuration does): burn once the cgroup is counted again.
+wait_for_line "$TMP/agent.log" "counting 1 cgroups under" 10
 burn_pinned "$c_rel" 0.2 c
 sleep 1.5
 kill -0 "$AGENT_PID" || fail "agent died on a config it could not run: $(tail -5 "$TMP/agent.log")"

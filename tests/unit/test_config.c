@@ -227,6 +227,23 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:3:20: outputs.syslog.enterprise_id: 4294967296 is out of range" },
 	{ "outputs:\n  syslog:\n    queue_max: 0\n",
 	  "t.yaml:3:16: outputs.syslog.queue_max: 0 is out of range 1..1000000" },
+	/* Derived metrics: known names, once each, and their events counted. */
+	{ "outputs:\n  csv:\n    derived: [ipc, mips]\n",
+	  "t.yaml:3:20: outputs.csv.derived: unknown metric 'mips' (expected ipc, cpi, cpu_cores" },
+	{ "outputs:\n  csv:\n    derived: [ipc, cpi, ipc]\n",
+	  "t.yaml:3:25: outputs.csv.derived: 'ipc' is listed twice" },
+	{ "outputs:\n  csv:\n    derived: ipc\n",
+	  "t.yaml:3:14: outputs.csv.derived: expected a list of metric names" },
+	{ "events: [cycles, cpu-clock]\noutputs:\n  csv:\n    derived: [cpu_cores, ipc]\n",
+	  "t.yaml:4:5: outputs.csv.derived: ipc needs the events instructions and cycles, which "
+	  "'events' does not count" },
+	/* Checked after the whole file: events may come after outputs. */
+	{ "outputs:\n  syslog:\n    derived: [branch_miss_pct]\nevents: [branches]\n",
+	  "t.yaml:3:5: outputs.syslog.derived: branch_miss_pct needs the events branch-misses "
+	  "and branches" },
+	/* Left out: the default events (cycles, instructions, cpu-clock, ...). */
+	{ "outputs:\n  csv:\n    derived: [cache_miss_pct]\n",
+	  "t.yaml:3:5: outputs.csv.derived: cache_miss_pct needs the events cache-misses" },
 	/* YAML features that are refused. */
 	{ "interval: &i 10s\n", "t.yaml:1:11: anchors (&name) are not supported" },
 	{ "interval: *i\n", "t.yaml:1:11: aliases (*name) are not supported" },
@@ -476,6 +493,7 @@ static const char full_yaml[] =
 	"    keep_removed: 1d12h\n"
 	"    max_total_size: 2GiB\n"
 	"    safe_cells: false\n"
+	"    derived: [ipc, cpu_cores]\n"
 	"  syslog:\n"
 	"    target: tcp://[2001:db8::1]:6514\n"
 	"    format: rfc3164\n"
@@ -483,6 +501,7 @@ static const char full_yaml[] =
 	"    app_name: cgperf-node\n"
 	"    enterprise_id: 4294967295\n"
 	"    queue_max: 1000000\n"
+	"    derived:\n      - cpi\n"
 	"  prometheus:\n"
 	"    listen: \"[::]:19464\"\n"
 	"    path: /cgperf/metrics\n"
@@ -533,6 +552,12 @@ static void test_full_file(void **state)
 	assert_int_equal(c.csv.keep_removed_ms, 36ULL * 3600 * 1000);
 	assert_int_equal(c.csv.max_total_size, 2ULL << 30);
 	assert_false(c.csv.safe_cells);
+	/* A PMU this host lacks among the events: the inputs check is the agent's. */
+	assert_int_equal(c.csv.derived.nr, 2);
+	assert_int_equal(c.csv.derived.m[0], DERIVED_IPC);
+	assert_int_equal(c.csv.derived.m[1], DERIVED_CPU_CORES);
+	assert_int_equal(c.syslog.derived.nr, 1);
+	assert_int_equal(c.syslog.derived.m[0], DERIVED_CPI);
 	assert_true(c.syslog.enabled);
 	assert_int_equal(c.syslog.transport, SYSLOG_TCP);
 	assert_string_equal(c.syslog.target, "tcp://[2001:db8::1]:6514");

@@ -470,7 +470,7 @@ static void test_quoting(void **state)
 	assert_false(csv_inside_quotes("\"a\"\"b\",", 7));
 	assert_true(csv_inside_quotes("x,\"a\"\"b", 7));
 	csv_row_clear(&row);
-	assert_int_equal(csv_format_header(&row, 2, events), 0);
+	assert_int_equal(csv_format_header(&row, 2, events, NULL), 0);
 	csv_row_append(&row, "", 1);
 	assert_string_equal(
 		row.data, "timestamp,cgroup,cgroup_id,kind,runtime,container_id,container_name,pod,"

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -79,11 +80,62 @@ static void test_compute(void **state)
 	assert_string_equal(derived_annotation(DERIVED_IPC), "insn per cycle");
 }
 
+/* Output cells: fixed decimals, '.', rounded; undefined is "", never 0. */
+static void test_cell(void **state)
+{
+	struct derived_map m = DERIVED_MAP_NONE;
+	struct reading d[3] = {
+		{ 2000, 10, 10 }, /* cycles */
+		{ 2469, 10, 10 }, /* instructions: IPC 1.2345 */
+		{ 250000000, 1, 1 }, /* cpu-clock: 0.25 s */
+	};
+	char cell[DERIVED_CELL_MAX];
+	enum derived_metric e;
+
+	m.cycles = 0;
+	m.instructions = 1;
+	m.clock = 2;
+	derived_cell(DERIVED_IPC, &m, d, 1000000000, cell);
+	assert_string_equal(cell, "1.235"); /* 1.2345 rounds up */
+	derived_cell(DERIVED_CPI, &m, d, 1000000000, cell);
+	assert_string_equal(cell, "0.810");
+	derived_cell(DERIVED_CPU_CORES, &m, d, 10000000000ULL, cell);
+	assert_string_equal(cell, "0.025");
+	derived_cell(DERIVED_CPU_CORES, &m, d, 0, cell); /* interval unknown */
+	assert_string_equal(cell, "");
+	d[2] = (struct reading){ 0, 0, 0 }; /* nothing ran: 0 cores, exactly */
+	derived_cell(DERIVED_CPU_CORES, &m, d, 1000000000, cell);
+	assert_string_equal(cell, "0.000");
+	d[2] = (struct reading){ 0, 10, 0 }; /* enabled, never counted: unknown */
+	derived_cell(DERIVED_CPU_CORES, &m, d, 1000000000, cell);
+	assert_string_equal(cell, "");
+	derived_cell(DERIVED_BRANCH_MISS_PCT, &m, d, 1000000000, cell); /* not counted */
+	assert_string_equal(cell, "");
+	derived_cell(DERIVED_IPC, NULL, d, 1000000000, cell);
+	assert_string_equal(cell, "");
+	d[0] = (struct reading){ 1, 10, 10 }; /* IPC 2469: big, still exact */
+	derived_cell(DERIVED_IPC, &m, d, 1000000000, cell);
+	assert_string_equal(cell, "2469.000");
+	m.cache_misses = 0;
+	m.cache_refs = 1;
+	derived_cell(DERIVED_CACHE_MISS_PCT, &m, d, 1000000000, cell);
+	assert_string_equal(cell, "0.04"); /* 100 * 1 / 2469 = 0.0405 */
+	d[0] = (struct reading){ 0, 10, 10 };
+	derived_cell(DERIVED_CACHE_MISS_PCT, &m, d, 1000000000, cell);
+	assert_string_equal(cell, "0.00"); /* 0 misses counted: a real 0 */
+	assert_true(derived_counted(DERIVED_CPU_CORES, &m));
+	assert_false(derived_counted(DERIVED_BRANCH_MISS_PCT, &m));
+	assert_int_equal(derived_parse("branch_miss_pct", &e), 0);
+	assert_int_equal(e, DERIVED_BRANCH_MISS_PCT);
+	assert_int_equal(derived_parse("IPC", &e), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map),
 		cmocka_unit_test(test_compute),
+		cmocka_unit_test(test_cell),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
