@@ -260,10 +260,12 @@ static void log_summary(struct agent *a)
 			 (unsigned long long)ss.sent, (unsigned long long)ss.dropped, ss.queued);
 	if (a->watch)
 		cg_watch_get_stats(a->watch, &ws);
-	log_info("summary: %llu cgroups counted, %llu resumed, %u over the cap, %llu final rows "
-		 "lost%s%s; %u inotify watches (cap %u), %u directories lacking one",
-		 a->cgroups_seen, a->resumed, a->over_cap, a->finals_lost, csv, sys, ws.watches,
-		 a->cfg.cgroups.max_watches, ws.unwatched);
+	log_info(
+		"summary: %llu cgroups counted, %llu resumed, %u over the cap (%zu waiting at the "
+		"end, %u gave their slot up), %llu final rows lost%s%s; %u inotify watches (cap %u), "
+		"%u directories lacking one",
+		a->cgroups_seen, a->resumed, a->over_cap, a->waiting.nr, a->evicted, a->finals_lost,
+		csv, sys, ws.watches, a->cfg.cgroups.max_watches, ws.unwatched);
 }
 
 /* KEEP: a persistent session goes on counting in the kernel (restart,
@@ -278,6 +280,8 @@ enum stop_mode {
 static void agent_stop(struct agent *a, enum stop_mode mode)
 {
 	bool kept = mode == STOP_KEEP && a->cfg.persist && a->counter;
+
+	a->admit_held = true; /* the last rows admit no one */
 
 	if (a->counter && mode != STOP_ABORT)
 		agent_collect(a, mode == STOP_FINAL);
@@ -304,7 +308,9 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 	free(a->vals);
 	a->vals = NULL;
 	a->cgroups_seen = a->finals_lost = a->resumed = a->gone_while_down = 0;
-	a->over_cap = 0;
+	a->over_cap = a->evicted = 0;
+	adm_wait_clear(&a->waiting);
+	a->admit_held = false;
 }
 
 /* The endpoint a configuration asks for: the running one when the address
@@ -381,6 +387,10 @@ static int agent_start(struct agent *a)
 	r = agent_progs_start(a);
 	if (r < 0)
 		return r;
+	/* Every selected cgroup waits until the scan is done: slots by class
+	 * and age then, not by readdir order. */
+	a->admit_held = true;
+	a->waiting.bulk = true;
 	/* The initial scan reports every existing cgroup through the callbacks. */
 	r = cg_watch_new(&wo, &agent_watch_ops, a, &a->watch);
 	if (r < 0) {
@@ -389,6 +399,7 @@ static int agent_start(struct agent *a)
 		return r;
 	}
 	persist_reconcile(a);
+	agent_admit_started(a);
 	report_watch_limits(a);
 	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)",
 		 record_count_live(&a->recs), log_name(root), a->nr_events,
@@ -521,6 +532,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 				arm_interval_timer(interval_fd,
 						   a->cfg.interval_ms); /* clock was set */
 			agent_collect(a, false);
+			/* Slots whose last rows took retries are free now. */
+			agent_fill_slots(a, a->watch);
 		}
 		if (p[FD_RESCAN].revents & POLLIN) {
 			timer_arm_ms(rescan_fd, (long long)a->cfg.cgroups.rescan_interval_ms);

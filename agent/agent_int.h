@@ -1,7 +1,10 @@
 /* The agent's state, shared by its files (agent.c: lifecycle and loop,
- * agent_cgroups.c: cgroups coming and going and collections, persist.c: the
- * persistent session's records). Internal to agent/. */
+ * agent_cgroups.c: cgroups coming and going, agent_admit.c: who gets a slot,
+ * agent_count.c: counting a cgroup, agent_collect.c: collections and last
+ * rows, persist.c: the persistent session's records). Internal to agent/.
+ * Calls run one way: cgroups -> admit -> count, collect. */
 #pragma once
+#include "agent/admission.h"
 #include "agent/agent.h"
 #include "agent/record.h"
 #include "bpf/counter.h"
@@ -59,10 +62,15 @@ struct agent {
 	bool progs_on;
 	int prog_stats_fd; /* BPF_ENABLE_STATS, or -1 (off, or the sysctl was on) */
 	uint64_t progs_since_ns; /* CLOCK_BOOTTIME just before the statistics were on */
+	/* Selected cgroups without a slot (agent_admit.c); while starting every
+	 * one waits here while admit_held. */
+	struct adm_waiting waiting;
+	bool admit_held, in_watch_cb; /* held: the initial scan, the stop */
 	/* For the summary line. */
 	unsigned long long cgroups_seen, finals_lost, resumed, gone_while_down;
-	unsigned over_cap;
-	struct log_ratelimit cap_rl, add_rl, write_rl, watch_rl, final_rl, persist_rl;
+	unsigned over_cap, evicted;
+	struct log_ratelimit cap_rl, delegated_rl, evict_rl, add_rl, write_rl, watch_rl, final_rl,
+		persist_rl;
 };
 
 /* agent_cgroups.c */
@@ -70,12 +78,44 @@ extern const struct cg_watch_ops agent_watch_ops;
 /* Names looked up off the loop (name_lookup_collect's callback). */
 void agent_on_names(void *ctx, uint64_t id, const char *path, const struct cg_identity *ident,
 		    const struct cg_metadata *meta);
+
+/* agent_collect.c */
 /* Read every slot in use once and write a row per record to every output;
  * final: every cgroup's last row (the session ends). */
 void agent_collect(struct agent *a, bool final);
 /* A pinned session that counts something else: its last rows (with its
  * own events), then it is removed. */
 void agent_drain(struct agent *a);
+/* The cgroup's last rows (removed, or giving its slot up): its key goes,
+ * one read, final rows to every output; the slot goes back once all are out. */
+void agent_finish_counting(struct agent *a, struct cg_record *r);
+
+/* agent_count.c */
+/* Count the cgroup: in the slot of its adopted record r, or a new one;
+ * says why it cannot (rate-limited). */
+void agent_count_now(struct agent *a, struct cg_record *r, const struct cg_watch *w,
+		     const char *path, uint64_t id, const struct cg_identity *ident,
+		     const struct cg_metadata *meta);
+/* A waiting cgroup gets its slot: counted from now on, its names looked up. */
+void agent_count_waiting(struct agent *a, const struct cg_watch *w, uint64_t id);
+/* Only containers and pods have names in the runtimes' files. */
+bool agent_has_names(const struct cg_identity *ident);
+
+/* agent_admit.c */
+/* A selected cgroup without a record: true when it can be counted now (a
+ * free slot, or one a worse class gave up), else it waits. */
+bool agent_slot_for(struct agent *a, uint64_t id, const char *path,
+		    const struct cg_identity *ident);
+/* Gone or counted: no longer waiting. */
+void agent_wait_forget(struct agent *a, uint64_t id);
+/* Free slots to the best waiting cgroups (and worse classes' slots to
+ * better waiting ones); w: the watcher, from its callbacks too. */
+void agent_fill_slots(struct agent *a, const struct cg_watch *w);
+/* The initial scan is done: slots by class and age, not readdir order. */
+void agent_admit_started(struct agent *a);
+/* A waiting cgroup needs no inotify watch unless host containers can
+ * appear below it. */
+bool agent_waiting_unwatched(const struct agent *a, uint64_t id, const char *path);
 
 /* agent_metrics.c: after a collection that took collection_s, the
  * exposition with the agent's own numbers (no-op without a Prometheus output). */
@@ -85,8 +125,7 @@ void agent_publish_metrics(struct agent *a, double collection_s);
  * bases (no-op without bpf_programs.include); each collection's program
  * rows (final: every program's last row); off again, records dropped. */
 int agent_progs_start(struct agent *a);
-void agent_progs_collect(struct agent *a, const struct timespec *now, uint64_t now_ns,
-			 bool final);
+void agent_progs_collect(struct agent *a, const struct timespec *now, uint64_t now_ns, bool final);
 void agent_progs_stop(struct agent *a);
 
 /* persist.c */

@@ -629,3 +629,33 @@ int cg_identify(const char *rel_path, struct cg_identity *ret)
 {
 	return cg_identify_at("/", rel_path, ret);
 }
+
+/* path is the root or one of its ancestors (both normalised). */
+static bool is_root_or_above(const char *root, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (strcmp(path, "/") == 0)
+		return true;
+	return strncmp(root, path, n) == 0 && (root[n] == '\0' || root[n] == '/');
+}
+
+bool cg_may_hold_host_containers(const char *root, const char *rel_path)
+{
+	static const char *const parents[] = { "system.slice",	"machine.slice",  "docker",
+					       "libpod_parent", "kubepods.slice", "kubepods",
+					       "kubelet.slice", "kubelet" };
+	struct cg_identity m;
+	struct path_view v;
+
+	if (!rel_path || is_root_or_above(root ? root : "/", rel_path))
+		return true;
+	split_path(root, rel_path, &v);
+	if (!v.below_root)
+		return false;
+	for (size_t i = 0; v.n == 1 && i < N(parents); i++)
+		if (comp_eq(v.c[0], parents[i]))
+			return true;
+	/* kubelet's levels above its pods (kubepods, QoS), and pods. */
+	return match_kubernetes(&v, 0, &m) == v.n && m.kind != CG_KIND_CONTAINER;
+}

@@ -51,3 +51,7 @@ const char *cg_kind_name(enum cg_kind k); /* "container", "pod", "service", "sli
 int cg_identify_at(const char *root, const char *rel_path, struct cg_identity *ret);
 /* cg_identify_at("/", ...) */
 int cg_identify(const char *rel_path, struct cg_identity *ret);
+/* Host containers or pods can appear somewhere below rel_path: it is root,
+ * above it, a runtime's parent (system.slice, docker, kubepods, ...) or a
+ * level of kubelet's tree. Delegated subtrees never hold them. */
+bool cg_may_hold_host_containers(const char *root, const char *rel_path);

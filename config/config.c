@@ -239,6 +239,11 @@ static int parse_max(struct parse_ctx *p)
 	return next_unsigned(p, 1, 1000000, &p->cfg->cgroups.max);
 }
 
+static int parse_max_delegated(struct parse_ctx *p)
+{
+	return next_unsigned(p, 0, 1000000, &p->cfg->cgroups.max_delegated);
+}
+
 static int parse_max_watches(struct parse_ctx *p)
 {
 	return next_unsigned(p, 0, 10000000, &p->cfg->cgroups.max_watches);
@@ -268,6 +273,7 @@ static int parse_cgroups(struct parse_ctx *p)
 		{ "containers_only", parse_containers_only },
 		{ "include_infrastructure", parse_include_infrastructure },
 		{ "max", parse_max },
+		{ "max_delegated", parse_max_delegated },
 		{ "max_watches", parse_max_watches },
 		{ "max_depth", parse_max_depth },
 		{ "rescan_interval", parse_rescan_interval },
@@ -334,6 +340,7 @@ static void set_defaults(struct agent_config *c)
 	cfg_set_string(c->cgroups.include[0], sizeof(c->cgroups.include[0]), "/**");
 	c->cgroups.nr_include = 1;
 	c->cgroups.max = 4096;
+	c->cgroups.max_delegated = 256;
 	cfg_metadata_defaults(c);
 	c->cgroups.max_watches = 8192;
 	c->cgroups.rescan_interval_ms = 60 * 1000;

@@ -108,6 +108,8 @@ struct agent_config {
 		bool containers_only;
 		bool include_infrastructure; /* conmon, *.mount, *.socket, *.swap, init.scope */
 		unsigned max; /* monitored cgroups cap (default 4096) */
+		/* of them below user@UID.service or a container (default 256) */
+		unsigned max_delegated;
 		unsigned
 			max_watches; /* inotify watches on the tree (8192; 0: the kernel's limit) */
 		int max_depth; /* 0: no limit */

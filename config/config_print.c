@@ -140,6 +140,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fprintf(f, "  include_infrastructure: %s\n",
 		c->cgroups.include_infrastructure ? "true" : "false");
 	fprintf(f, "  max: %u\n", c->cgroups.max);
+	fprintf(f, "  max_delegated: %u\n", c->cgroups.max_delegated);
 	fprintf(f, "  max_watches: %u\n", c->cgroups.max_watches);
 	fprintf(f, "  max_depth: %d\n", c->cgroups.max_depth);
 	fputs("  rescan_interval: ", f);

@@ -75,6 +75,24 @@ mkcg() {
 	echo "$TEST_CG_REL/$1"
 }
 
+# wait_at_fifo PID: PID sleeps in the open of a fifo (no writer yet). A task
+# moved while it runs has its time since its CPU's last context switch
+# charged to the new cgroup by cgperf (a sched_switch follower sees no
+# migration), while cpu.stat splits it exactly: moving a freshly forked
+# subshell before it blocks made the burner's cgroup a few ms over under load.
+# poll N SECS CMD...: true once CMD succeeds, tried N times SECS apart.
+poll() {
+	local n=$1 s=$2 i
+	shift 2
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep "$s"
+	done
+	return 1
+}
+at_fifo() { [ "$(cat "/proc/$1/wchan" 2>/dev/null)" = wait_for_partner ]; }
+wait_at_fifo() { poll 1000 0.01 at_fifo "$1" || fail "process $1 did not reach its start gate"; }
+
 # run_in_cg REL CMD...: start CMD inside cgroup REL (relative to the test subtree), in
 # the background; its pid is in $LAST_PID and remembered for cleanup.
 # The child is moved from outside while it waits at a fifo, the way container
@@ -86,6 +104,7 @@ run_in_cg() {
 	( read -r _ <"$gate"; exec "$@" ) &
 	LAST_PID=$!
 	STARTED_PIDS+=("$LAST_PID")
+	wait_at_fifo "$LAST_PID"
 	echo "$LAST_PID" >"$TEST_CG/$cg/cgroup.procs"
 	echo go >"$gate"
 	rm -f "$gate"
@@ -295,14 +314,8 @@ agent_yaml() {
 # `known switches N` / `known faults N` stop themselves when done.
 KNOWN="$CGPERF_BUILD/tests/known"
 # wait_stopped PID: wait until PID has stopped itself (SIGSTOP).
-wait_stopped() {
-	local i
-	for ((i = 0; i < 300; i++)); do
-		[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ] && return 0
-		sleep 0.05
-	done
-	fail "process $1 did not finish its workload"
-}
+stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
+wait_stopped() { poll 300 0.05 stopped "$1" || fail "process $1 did not finish its workload"; }
 # cg_pids REL: the processes in cgroup REL (relative to the test subtree).
 cg_pids() { cat "$TEST_CG/$1/cgroup.procs"; }
 # task_switches PID...: the kernel's context switch counts of every thread of

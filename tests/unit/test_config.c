@@ -133,6 +133,8 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:2:14: cgroups.max_depth: -2 is out of range 0..2147483647" },
 	{ "cgroups:\n  rescan_interval: 0s\n",
 	  "t.yaml:2:20: cgroups.rescan_interval: must be greater than 0" },
+	{ "cgroups:\n  max_delegated: -1\n",
+	  "t.yaml:2:18: cgroups.max_delegated: -1 is out of range 0..1000000" },
 	{ "cgroups:\n  max_watches: -1\n",
 	  "t.yaml:2:16: cgroups.max_watches: -1 is out of range 0..10000000" },
 	{ "cgroups:\n  containers_only: yes\n",
@@ -470,6 +472,7 @@ static const char full_yaml[] =
 	"  include_infrastructure: true\n"
 	"  max: \"100\"\n"
 	"  max_watches: 10000000\n"
+	"  max_delegated: 7\n"
 	"  max_depth: 3\n"
 	"  rescan_interval: 1m30s\n"
 	"  root: //test//tree/\n"
@@ -530,6 +533,7 @@ static void test_full_file(void **state)
 	assert_true(c.cgroups.include_infrastructure);
 	assert_int_equal(c.cgroups.max, 100);
 	assert_int_equal(c.cgroups.max_watches, 10000000);
+	assert_int_equal(c.cgroups.max_delegated, 7);
 	assert_int_equal(c.cgroups.max_depth, 3);
 	assert_int_equal(c.cgroups.rescan_interval_ms, 90000);
 	assert_string_equal(c.cgroups.root, "/test/tree");
@@ -663,6 +667,7 @@ static void test_default(void **state)
 	assert_false(c.cgroups.include_infrastructure);
 	assert_int_equal(c.cgroups.max, 4096);
 	assert_int_equal(c.cgroups.max_watches, 8192);
+	assert_int_equal(c.cgroups.max_delegated, 256);
 	assert_int_equal(c.cgroups.max_depth, 0);
 	assert_int_equal(c.cgroups.rescan_interval_ms, 60000);
 	assert_true(c.csv.enabled);

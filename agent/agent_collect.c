@@ -1,0 +1,200 @@
+/* The agent's collections: one read of every slot in use, one row per record
+ * to every output, each row the delta since that output's last written row;
+ * and a single cgroup's last rows when it stops being counted. */
+#include "agent/agent_int.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct collection {
+	uint64_t now_ns; /* CLOCK_BOOTTIME of the read */
+	struct timespec now; /* CLOCK_REALTIME of the same read: every row's timestamp */
+};
+
+static void collection_start(struct collection *col)
+{
+	col->now_ns = readings_now_boot_ns();
+	clock_gettime(CLOCK_REALTIME, &col->now);
+}
+
+static uint32_t outputs_mask(const struct agent *a)
+{
+	uint32_t mask = 0;
+
+	for (int i = 0; i < a->nr_outputs; i++)
+		mask |= 1u << a->outputs[i].id;
+	return mask;
+}
+
+static void give_up_final(struct agent *a, struct cg_record *r, const struct agent_output *o)
+{
+	a->finals_lost++;
+	log_ratelimited(
+		&a->final_rl, 60, LOG_LVL_ERROR,
+		"%s: gave up the last row of cgroup %s (id %llu) after %d tries: its counts "
+		"since the previous row are lost (%llu final rows lost so far)",
+		o->name, log_name(r->path), (unsigned long long)r->id, RECORD_FINAL_TRIES,
+		a->finals_lost);
+}
+
+/* One row per output that still owes one. */
+/* The events a row's totals are of. */
+struct row_events {
+	int nr;
+	const char *const *names;
+	const struct derived_map *derived;
+};
+
+static void emit(struct agent *a, struct cg_record *r, const struct reading *totals,
+		 const struct row_events *ev, const struct collection *col)
+{
+	int nr_events = ev->nr;
+
+	for (int i = 0; i < a->nr_outputs; i++) {
+		const struct agent_output *o = &a->outputs[i];
+		uint32_t bit = 1u << o->id;
+		struct reading delta[READINGS_MAX_EVENTS];
+		struct sink_record rec;
+
+		if (r->removed && (r->outputs_done & bit))
+			continue;
+		record_row(r, o->id, totals, nr_events, col->now_ns, delta, &rec);
+		rec.time = col->now;
+		rec.event_names = ev->names;
+		rec.derived = ev->derived;
+		if (o->sink->ops->write(o->sink, &rec) == 0) {
+			record_commit(r, o->id, totals, nr_events, col->now_ns);
+			if (r->removed)
+				r->outputs_done |= bit;
+		} else if (r->removed && ++r->out[o->id].final_tries >= RECORD_FINAL_TRIES) {
+			r->outputs_done |= bit;
+			give_up_final(a, r, o);
+		}
+	}
+}
+
+static void flush_outputs(struct agent *a)
+{
+	for (int i = 0; i < a->nr_outputs; i++)
+		if (a->outputs[i].sink->ops->flush)
+			a->outputs[i].sink->ops->flush(a->outputs[i].sink);
+}
+
+/* Once per collection, after its rows: the outputs' bounded upkeep. */
+static void tick_outputs(struct agent *a)
+{
+	for (int i = 0; i < a->nr_outputs; i++)
+		if (a->outputs[i].sink->ops->tick)
+			a->outputs[i].sink->ops->tick(a->outputs[i].sink);
+}
+
+/* Removed records whose last rows are out: their slot goes back. */
+static void finish_records(struct agent *a)
+{
+	uint32_t mask = outputs_mask(a);
+
+	for (int i = a->recs.nr - 1; i >= 0; i--) {
+		struct cg_record *r = a->recs.items[i];
+
+		if (!r->removed || (r->outputs_done & mask) != mask)
+			continue;
+		/* A slot that cannot be zeroed stays out of use (counter.c). */
+		counter_release_slot(a->counter, r->slot);
+		persist_forget(a, r->id);
+		record_remove(&a->recs, r->id);
+	}
+}
+
+static int read_all(struct agent *a)
+{
+	int r = counter_sync(a->counter);
+
+	/* Only as far as slots are used: with per-CPU values, reading all of
+	 * cgroups.max on a many-CPU host would copy megabytes per interval. */
+	if (r == 0)
+		r = counter_read_all(a->counter, counter_slot_bound(a->counter), a->vals);
+	if (r < 0)
+		log_ratelimited(&a->write_rl, 60, LOG_LVL_ERROR, "reading the counters failed: %s",
+				strerror(-r));
+	return r;
+}
+
+static void emit_all(struct agent *a, bool final, const struct collection *col)
+{
+	const struct row_events ev = { a->nr_events, a->event_names, &a->derived };
+
+	for (int i = 0; i < a->recs.nr; i++) {
+		struct cg_record *r = a->recs.items[i];
+
+		if (r->adopted)
+			continue; /* not matched to the tree yet (only while starting) */
+		if (final)
+			r->removed = true;
+		emit(a, r, &a->vals[(size_t)r->slot * a->nr_events], &ev, col);
+	}
+}
+
+void agent_collect(struct agent *a, bool final)
+{
+	struct collection col;
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	collection_start(&col);
+	if (read_all(a) == 0)
+		emit_all(a, final, &col);
+	agent_progs_collect(a, &col.now, col.now_ns, final);
+	flush_outputs(a);
+	tick_outputs(a);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	agent_publish_metrics(a, (double)(t1.tv_sec - t0.tv_sec) +
+					 (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	persist_save(a);
+	finish_records(a);
+}
+
+void agent_drain(struct agent *a)
+{
+	struct persist_drained d;
+	struct collection col;
+	struct row_events ev;
+
+	if (persist_drain_begin(a, &d) < 0)
+		return;
+	ev = (struct row_events){ d.meta.nr_events, d.names, &d.derived };
+	collection_start(&col);
+	for (int i = 0; i < d.recs.nr; i++) {
+		struct cg_record *r = d.recs.items[i];
+
+		r->removed = true;
+		emit(a, r, &d.vals[(size_t)r->slot * d.meta.nr_events], &ev, &col);
+	}
+	flush_outputs(a);
+	persist_drain_end(a, &d);
+}
+
+/* ---- the watcher's callbacks ---- */
+
+void agent_finish_counting(struct agent *a, struct cg_record *r)
+{
+	struct collection col;
+	const struct row_events ev = { a->nr_events, a->event_names, &a->derived };
+	struct reading final[READINGS_MAX_EVENTS];
+	int slot;
+
+	if (counter_detach(a->counter, r->id, &slot) < 0)
+		return;
+	r->removed = true;
+	persist_put(a, r);
+	/* One read after the key is gone (the sync waits out programs still
+	 * adding to the slot), then the final rows. Should the read fail, the
+	 * next collection reads the slot again: it is kept until then. */
+	collection_start(&col);
+	if (counter_sync(a->counter) == 0 && counter_read(a->counter, r->slot, final) == 0) {
+		emit(a, r, final, &ev, &col);
+		flush_outputs(a);
+		persist_put(a, r);
+		finish_records(a);
+	}
+}
