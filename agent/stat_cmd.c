@@ -210,8 +210,10 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	log_set_level(verbose >= 2 ? LOG_LVL_DEBUG : verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
 	if (optind < argc)
 		o->cmd = &argv[optind];
-	int nr_targets = o->system_wide + !!o->cpu_list + !!o->pid_list + !!o->tid_list +
-			 (o->nr_cgroup_args || o->for_each_pattern);
+	bool cgroups = o->nr_cgroup_args || o->for_each_pattern;
+	/* perf's form: -G and --for-each-cgroup go with -a (all CPUs). */
+	int nr_targets = (o->system_wide && !cgroups) + !!o->cpu_list + !!o->pid_list +
+			 !!o->tid_list + cgroups;
 	if (o->bpf_ids || o->bpf_glob)
 		return 0; /* run_bpf() checks its own */
 	if (nr_targets > 1)
@@ -359,6 +361,8 @@ static void add_metric(const struct stat_run *s, int e, const struct reading *d,
 			row->has_metric = true;
 			row->metric_unit = derived_annotation(m);
 		}
+	if (!row->has_metric)
+		row->has_metric = derived_rate(&s->derived, d, e, &row->metric, &row->metric_unit);
 }
 
 /* Print totals (or deltas since the last print when `delta`). */

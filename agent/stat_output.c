@@ -57,10 +57,19 @@ static void print_csv(FILE *out, const struct stat_format *f, const struct stat_
 		fprintf(out, "%.0f", value);
 	fprintf(out, "%s%s%s", f->sep, row->event->is_time ? "msec" : "", f->sep);
 	csv_write_field(out, row->event->name, f->sep);
+	/* perf has the cgroup field only when counting cgroups. */
+	if (row->cgroup) {
+		fputs(f->sep, out);
+		csv_write_field(out, row->cgroup, f->sep);
+	}
+	fprintf(out, "%s%llu%s%.2f%s", f->sep, (unsigned long long)row->reading.running, f->sep,
+		pct, f->sep);
+	/* The metric's value and unit, both empty without one (as perf). */
+	if (row->has_metric)
+		fprintf(out, "%.3f", row->metric);
 	fputs(f->sep, out);
-	csv_write_field(out, row->cgroup ? row->cgroup : "", f->sep);
-	fprintf(out, "%s%llu%s%.2f\n", f->sep, (unsigned long long)row->reading.running, f->sep,
-		pct);
+	csv_write_field(out, row->has_metric ? row->metric_unit : "", f->sep);
+	fputc('\n', out);
 }
 
 static void print_table(FILE *out, const struct stat_format *f, const struct stat_row *row)

@@ -1,5 +1,6 @@
 /* How `cgperf stat` prints counts: perf-stat-like table, or perf's -x CSV
- * field order (value, unit, event, cgroup, running ns, percent running). */
+ * field order ([time,] value, unit, event, [cgroup,] running ns, percent
+ * running, metric value, metric unit). */
 #pragma once
 #include "util/readings.h"
 #include "events/event_parse.h"

@@ -134,6 +134,39 @@ int derived_row(enum derived_metric m, const struct derived_map *map)
 	}
 }
 
+static bool has_own_metric(const struct derived_map *map, int e)
+{
+	for (int m = 0; m < NR_DERIVED; m++)
+		if (derived_row(m, map) == e)
+			return true;
+	return false;
+}
+
+bool derived_rate(const struct derived_map *map, const struct reading *d, int e, double *ret,
+		  const char **ret_unit)
+{
+	static const char *const units[] = { "/sec", "K/sec", "M/sec", "G/sec" };
+	double rate;
+	int u = 0;
+
+	if (e == map->clock || has_own_metric(map, e))
+		return false;
+	if (e == map->cycles) {
+		if (!ratio(d, e, map->clock, 1, ret))
+			return false;
+		*ret_unit = "GHz";
+		return true;
+	}
+	if (!ratio(d, e, map->clock, 1e9, &rate))
+		return false;
+	/* perf's convert_unit_double: the largest prefix the rate exceeds. */
+	for (; u < 3 && rate > 1e3; u++)
+		rate /= 1e3;
+	*ret = rate;
+	*ret_unit = units[u];
+	return true;
+}
+
 const char *derived_name(enum derived_metric m)
 {
 	return m < NR_DERIVED ? metrics[m].name : "";

@@ -48,6 +48,12 @@ bool derived_compute(enum derived_metric m, const struct derived_map *map, const
 		     uint64_t interval_ns, double *ret);
 /* The event whose row carries the metric (perf's place), -1 if not counted. */
 int derived_row(enum derived_metric m, const struct derived_map *map);
+/* perf's metric for an event without one of its own, when a clock event
+ * (task-clock, cpu-clock) is counted: cycles per clock ns ("GHz"), else the
+ * count per second of the clock ("/sec", "K/sec", "M/sec", "G/sec"). False
+ * for the clock itself, an event with its own metric, or one not counted. */
+bool derived_rate(const struct derived_map *map, const struct reading *d, int e, double *ret,
+		  const char **ret_unit);
 const char *derived_name(enum derived_metric m); /* "ipc", "cpu_cores", ... */
 const char *derived_annotation(enum derived_metric m); /* "insn per cycle", ... */
 

@@ -62,7 +62,8 @@ if id nobody >/dev/null 2>&1; then
 	log "ok: unprivileged -> $(tail -1 "$TMP/err")"
 fi
 
-# CSV field order: value, unit, event, cgroup, running ns, percent running.
+# CSV field order (perf's): value, unit, event, cgroup, running ns, percent
+# running, metric value, metric unit.
 cg=$(mkcg 'odd,name "q"')
 "$CGPERF" stat -v -x, -o "$TMP/csv" -e cpu-clock,context-switches -G "$cg" --duration 1.5 2>"$TMP/err" &
 stat_pid=$!
@@ -75,9 +76,10 @@ rows = list(csv.reader(open(sys.argv[1], newline='')))
 assert len(rows) == 2, rows
 assert rows[0][1:4] == ['msec', 'cpu-clock', sys.argv[2]], rows[0]
 assert rows[1][1:4] == ['', 'context-switches', sys.argv[2]], rows[1]
+assert rows[0][6:] == [rows[0][6], 'CPUs utilized'] and rows[1][7].endswith('/sec'), rows
 for r in rows:
-    assert len(r) == 6, r
-    float(r[0]); int(r[4]); float(r[5])
+    assert len(r) == 8, r
+    float(r[0]); int(r[4]); float(r[5]); float(r[6])
 PY
 log "ok: CSV fields and quoting of cgroup '$cg'"
 
@@ -87,7 +89,7 @@ log "ok: CSV fields and quoting of cgroup '$cg'"
 "$CGPERF" stat -x, -I 200 -e cpu-clock -a --duration 1.1 >"$TMP/int" 2>"$TMP/err" || fail "-I failed"
 n=$(wc -l <"$TMP/int")
 [ "$n" -ge 5 ] && [ "$n" -le 7 ] || fail "-I 200 over 1.1 s printed $n rows: $(cat "$TMP/int")"
-awk -F, '{ if (NF != 7) exit 1 }' "$TMP/int" || fail "-I rows lack the timestamp field"
+awk -F, '{ if (NF != 8) exit 1 }' "$TMP/int" || fail "-I rows lack the timestamp field"
 assert_cpus_per_interval "$TMP/int" cpu-clock "$(nproc)"
 
 # -I in table form: perf's header and elapsed line, between them per interval

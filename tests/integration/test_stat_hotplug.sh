@@ -36,7 +36,7 @@ assert_count "context-switches on the returned CPU vs the tasks' own counts" \
 python3 - "$TMP/hp.csv" "$ncpu" <<'PY' || fail "wrong counts across hotplug: $(cat "$TMP/hp.csv")"
 import csv, sys
 n = int(sys.argv[2])
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) == 7 and r[3] == 'cpu-clock']
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) == 8 and r[3] == 'cpu-clock']
 ts = [float(r[0]) for r in rows]
 cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]
 print("# CPUs counted per interval:", ["%.3f" % c for c in cpus])

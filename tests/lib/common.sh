@@ -211,7 +211,9 @@ mkdir -p "$TEST_CG"
 # stat_csv_value FILE EVENT [CGROUP]: the value column of cgperf/perf `-x,`
 # output for EVENT (and CGROUP), parsed with a real CSV parser. Sums rows
 # when there are several (per-interval output, whose rows start with the
-# timestamp).
+# timestamp). Both print [time,]value,unit,event,[cgroup,]run-time,
+# percent-running,metric,metric-unit: a row starts with the time when its
+# second field is not a unit, and has a cgroup when 8 fields follow.
 stat_csv_value() {
 	python3 - "$@" <<'PY'
 import csv, sys
@@ -220,11 +222,11 @@ cg = sys.argv[3] if len(sys.argv) > 3 else None
 total, found = 0.0, False
 with open(path, newline='') as f:
     for row in csv.reader(f):
-        if len(row) == 7:
+        if len(row) > 1 and row[1] not in ('', 'msec'):
             row = row[1:]
-        if len(row) < 6 or row[2] != event:
+        if len(row) < 7 or row[2] != event:
             continue
-        if cg is not None and row[3].strip('/') != cg.strip('/'):
+        if cg is not None and (len(row) != 8 or row[3].strip('/') != cg.strip('/')):
             continue
         if row[0].startswith('<'):
             continue
@@ -347,7 +349,7 @@ assert_cpus_per_interval() {
 	python3 - "$@" <<'PY' || fail "$2 per interval in $1 is not $3 CPUs: $(cat "$1")"
 import csv, sys
 path, event, n = sys.argv[1], sys.argv[2], float(sys.argv[3])
-rows = [r for r in csv.reader(open(path, newline='')) if len(r) == 7 and r[3] == event]
+rows = [r for r in csv.reader(open(path, newline='')) if len(r) == 8 and r[3] == event]
 ts = [float(r[0]) for r in rows]
 assert len(rows) >= 3 and all(b > a for a, b in zip(ts, ts[1:])), ts
 cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]

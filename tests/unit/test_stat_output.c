@@ -43,19 +43,25 @@ static void test_csv_fields(void **state)
 	char *s = render(&f, &row);
 
 	/* 1234567890 ns scaled x2 = 2469.14 ms; running 1000 ns, 50%. */
-	assert_string_equal(s, "2469.14,msec,cpu-clock,\"/a,b \"\"q\"\"\",1000,50.00\n");
+	assert_string_equal(s, "2469.14,msec,cpu-clock,\"/a,b \"\"q\"\"\",1000,50.00,,\n");
 	free(s);
 	row = (struct stat_row){ .event = &cs, .reading = { 42, 10, 10 } };
 	f.interval = true;
 	f.timestamp = 1.5;
+	/* perf's order: no cgroup field without cgroups; the metric's value
+	 * and unit last. */
+	row.has_metric = true;
+	row.metric = 1.5;
+	row.metric_unit = "K/sec";
 	s = render(&f, &row);
-	assert_string_equal(s, "1.500000000,42,,cs,,10,100.00\n");
+	assert_string_equal(s, "1.500000000,42,,cs,10,100.00,1.500,K/sec\n");
+	row.has_metric = false;
 	free(s);
 	row.reading = (struct reading){ 0, 0, 0 };
 	f.interval = false;
 	f.sep = ";";
 	s = render(&f, &row);
-	assert_string_equal(s, "<not counted>;;cs;;0;0.00\n");
+	assert_string_equal(s, "<not counted>;;cs;0;0.00;;\n");
 	free(s);
 }
 
