@@ -7,15 +7,26 @@
 #include <string.h>
 #include <time.h>
 
+/* What a failed final row means, by the read that made it: at a cgroup's
+ * removal (between intervals) it is not a retry, at a collection it uses up
+ * one of RECORD_FINAL_TRIES, at the session's end nothing comes after it. */
+enum collection_kind {
+	COLLECT_REMOVAL,
+	COLLECT_INTERVAL,
+	COLLECT_LAST,
+};
+
 struct collection {
 	uint64_t now_ns; /* CLOCK_BOOTTIME of the read */
 	struct timespec now; /* CLOCK_REALTIME of the same read: every row's timestamp */
+	enum collection_kind kind;
 };
 
-static void collection_start(struct collection *col)
+static void collection_start(struct collection *col, enum collection_kind kind)
 {
 	col->now_ns = readings_now_boot_ns();
 	clock_gettime(CLOCK_REALTIME, &col->now);
+	col->kind = kind;
 }
 
 static uint32_t outputs_mask(const struct agent *a)
@@ -27,18 +38,32 @@ static uint32_t outputs_mask(const struct agent *a)
 	return mask;
 }
 
-static void give_up_final(struct agent *a, struct cg_record *r, const struct agent_output *o)
+static void give_up_final(struct agent *a, struct cg_record *r, const struct agent_output *o,
+			  enum collection_kind kind)
 {
+	char when[48] = "at the end of the counting session";
+
+	if (kind != COLLECT_LAST)
+		snprintf(when, sizeof(when), "after %d retries", RECORD_FINAL_TRIES);
 	a->finals_lost++;
-	log_ratelimited(
-		&a->final_rl, 60, LOG_LVL_ERROR,
-		"%s: gave up the last row of cgroup %s (id %llu) after %d tries: its counts "
-		"since the previous row are lost (%llu final rows lost so far)",
-		o->name, log_name(r->path), (unsigned long long)r->id, RECORD_FINAL_TRIES,
-		a->finals_lost);
+	log_ratelimited(&a->final_rl, 60, LOG_LVL_ERROR,
+			"%s: gave up the last row of cgroup %s (id %llu) %s: its counts since the "
+			"previous row are lost (%llu final rows lost so far)",
+			o->name, log_name(r->path), (unsigned long long)r->id, when,
+			a->finals_lost);
 }
 
-/* One row per output that still owes one. */
+/* A final row that could not be written: kept for a retry, or lost now. */
+static void final_failed(struct agent *a, struct cg_record *r, const struct agent_output *o,
+			 const struct collection *col)
+{
+	if (col->kind == COLLECT_REMOVAL ||
+	    (col->kind == COLLECT_INTERVAL && ++r->out[o->id].final_tries < RECORD_FINAL_TRIES))
+		return;
+	r->outputs_done |= 1u << o->id;
+	give_up_final(a, r, o, col->kind);
+}
+
 /* The events a row's totals are of. */
 struct row_events {
 	int nr;
@@ -46,6 +71,7 @@ struct row_events {
 	const struct derived_map *derived;
 };
 
+/* One row per output that still owes one. */
 static void emit(struct agent *a, struct cg_record *r, const struct reading *totals,
 		 const struct row_events *ev, const struct collection *col)
 {
@@ -67,9 +93,8 @@ static void emit(struct agent *a, struct cg_record *r, const struct reading *tot
 			record_commit(r, o->id, totals, nr_events, col->now_ns);
 			if (r->removed)
 				r->outputs_done |= bit;
-		} else if (r->removed && ++r->out[o->id].final_tries >= RECORD_FINAL_TRIES) {
-			r->outputs_done |= bit;
-			give_up_final(a, r, o);
+		} else if (r->removed) {
+			final_failed(a, r, o, col);
 		}
 	}
 }
@@ -141,7 +166,7 @@ void agent_collect(struct agent *a, bool final)
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	collection_start(&col);
+	collection_start(&col, final ? COLLECT_LAST : COLLECT_INTERVAL);
 	if (read_all(a) == 0)
 		emit_all(a, final, &col);
 	agent_progs_collect(a, &col.now, col.now_ns, final);
@@ -163,7 +188,7 @@ void agent_drain(struct agent *a)
 	if (persist_drain_begin(a, &d) < 0)
 		return;
 	ev = (struct row_events){ d.meta.nr_events, d.names, &d.derived };
-	collection_start(&col);
+	collection_start(&col, COLLECT_LAST);
 	for (int i = 0; i < d.recs.nr; i++) {
 		struct cg_record *r = d.recs.items[i];
 
@@ -190,7 +215,7 @@ void agent_finish_counting(struct agent *a, struct cg_record *r)
 	/* One read after the key is gone (the sync waits out programs still
 	 * adding to the slot), then the final rows. Should the read fail, the
 	 * next collection reads the slot again: it is kept until then. */
-	collection_start(&col);
+	collection_start(&col, COLLECT_REMOVAL);
 	if (counter_sync(a->counter) == 0 && counter_read(a->counter, r->slot, final) == 0) {
 		emit(a, r, final, &ev, &col);
 		flush_outputs(a);

@@ -22,15 +22,15 @@ enum record_output_id {
 	RECORD_MAX_OUTPUTS = 4
 };
 
-/* A final row that cannot be written is retried at this many collections
- * before it is reported lost. */
+/* A final row that cannot be written at the removal is retried at this many
+ * collections before it is reported lost (agent_cgroups.c). */
 #define RECORD_FINAL_TRIES 10
 
 struct record_output {
 	struct reading last[READINGS_MAX_EVENTS]; /* totals of the last row written */
 	uint64_t last_ns; /* CLOCK_BOOTTIME of that row's read */
 	uint64_t seq; /* rows written */
-	unsigned final_tries; /* failed tries of the final row */
+	unsigned final_tries; /* failed retries of the final row at collections */
 };
 
 /* No generation: the kernel never reuses a cgroup id, so the id alone tells
