@@ -20,7 +20,7 @@ source "$CGPERF_SRC/tests/lib/common.sh"
 small="$TMP/small"
 mkdir -p "$small"
 mount -t tmpfs -o size=64k,mode=0755 cgperf-test "$small" || fail "cannot mount a tmpfs"
-test_cleanup() { umount "$small" 2>/dev/null; }
+test_cleanup() { umount -l "$small" 2>/dev/null; }
 fill() { dd if=/dev/zero of="$small/filler" bs=4k 2>/dev/null || true; }
 unfill() { rm -f "$small/filler"; }
 mkcg system.slice >/dev/null
