@@ -266,8 +266,8 @@ int csv_field_time_ms(const struct csv_field *f, int64_t *ret)
 	mi = digits(p + 14, 2);
 	s = digits(p + 17, 2);
 	ms = digits(p + 20, 3);
-	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 ||
-	    mi > 59 || s < 0 || s > 60 || ms < 0)
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+	    s < 0 || s > 60 || ms < 0)
 		return -EINVAL;
 	*ret = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi) * 60000LL + s * 1000LL + ms;
 	return 0;

@@ -210,8 +210,8 @@ static void column_add(struct plot_column *c, float v, bool brk)
 	c->last = v;
 }
 
-static int track_add(const struct plot_model *m, const struct plot_metric *mt,
-		     struct plot_track *t, int col, bool brk, double count, uint32_t interval)
+static int track_add(const struct plot_model *m, const struct plot_metric *mt, struct plot_track *t,
+		     int col, bool brk, double count, uint32_t interval)
 {
 	double v;
 
