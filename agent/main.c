@@ -6,6 +6,7 @@
 #include "agent/check_config_cmd.h"
 #include "agent/events_cmd.h"
 #include "agent/list_cmd.h"
+#include "agent/plot_cmd.h"
 #include "agent/stat_cmd.h"
 #include "agent/version.h"
 #include <bpf/libbpf.h>
@@ -28,6 +29,7 @@ static const struct command commands[] = {
 	{ "stat", do_stat, "count events for a target (perf-stat-like)" },
 	{ "events", do_events, "list the events this host supports" },
 	{ "list", do_list, "list the cgroups the agent would monitor, with what they are" },
+	{ "plot", do_plot, "charts of the agent's CSV logs (PNG, SVG, HTML report)" },
 };
 
 static void usage(FILE *f)

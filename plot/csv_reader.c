@@ -151,32 +151,58 @@ void csv_reader_seek(struct csv_reader *r, size_t offset)
 	r->pos = offset < r->size ? offset : r->size;
 }
 
-int csv_reader_last_start(struct csv_reader *r, size_t nr_fields, size_t *ret_offset)
+/* Quotes in [from, to): a record start has an even number before it. */
+static size_t count_quotes(const char *data, size_t from, size_t to)
 {
-	size_t end = r->size, start, pos;
-	const char *nl;
-	int tries = 0;
+	const char *p = data + from, *end = data + to;
+	size_t n = 0;
 
-	/* Start after the last line break: a truncated tail is not a record. */
-	while (end > 0 && r->data[end - 1] != '\n')
-		end--;
-	if (end == 0)
-		return -ENOENT;
-	/* A record spans a few lines at most (line breaks in names): bounded
-	 * tries, so a file of one huge unterminated quote costs O(size). */
-	for (start = end - 1; start > 0 && tries++ < CSV_READER_MAX_FIELDS;) {
-		nl = memrchr(r->data, '\n', start);
-		start = nl ? (size_t)(nl - r->data) + 1 : 0;
-		pos = start;
-		if (parse_record(r, &pos) == 1 && pos == end && r->nr_fields == nr_fields) {
-			*ret_offset = start;
-			return 0;
-		}
-		if (start == 0)
-			break;
-		start--;
+	while (p < end && (p = memchr(p, '"', (size_t)(end - p))) != NULL) {
+		n++;
+		p++;
 	}
-	return -ENOENT;
+	return n;
+}
+
+/* The last line break at or before *pos - 1 with an even number of quotes
+ * between from and it: a record end (not a break inside a quoted field).
+ * *pos becomes its offset and *quotes the quotes before it; false if none. */
+static bool even_break_before(const char *data, size_t from, size_t *pos, size_t *quotes)
+{
+	size_t i = *pos, q = *quotes;
+
+	while (i > from) {
+		i--;
+		if (data[i] == '"')
+			q--;
+		else if (data[i] == '\n' && q % 2 == 0) {
+			*pos = i;
+			*quotes = q;
+			return true;
+		}
+	}
+	return false;
+}
+
+int csv_reader_last_start(struct csv_reader *r, size_t from, size_t nr_fields, size_t *ret_offset)
+{
+	size_t quotes = count_quotes(r->data, from, r->size), end = r->size, start, pos;
+
+	/* A line break is a record end only outside quotes, counted from a
+	 * known record start: a name holding a line break and text shaped
+	 * like a row (a tenant's) must not pass for the last record. */
+	if (!even_break_before(r->data, from, &end, &quotes))
+		return -ENOENT;
+	start = end;
+	if (!even_break_before(r->data, from, &start, &quotes))
+		start = from;
+	else
+		start++;
+	pos = start;
+	if (parse_record(r, &pos) != 1 || pos != end + 1 || r->nr_fields != nr_fields)
+		return -ENOENT;
+	*ret_offset = start;
+	return 0;
 }
 
 int csv_field_u64(const struct csv_field *f, uint64_t *ret)

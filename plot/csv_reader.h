@@ -41,11 +41,12 @@ void csv_reader_close(struct csv_reader *r); /* NULL is fine */
 int csv_reader_next(struct csv_reader *r);
 /* Move to offset (the start of a record, e.g. from csv_reader_last_start). */
 void csv_reader_seek(struct csv_reader *r, size_t offset);
-/* Offset of the last complete record's start, found from the end: a line
- * start from which exactly one record of nr_fields fields reaches the end of
- * the data, among the last CSV_READER_MAX_FIELDS line starts. -ENOENT when
- * there is none. */
-int csv_reader_last_start(struct csv_reader *r, size_t nr_fields, size_t *ret_offset);
+/* Offset of the last complete record's start: the record after the last
+ * two line breaks outside quotes (counted from from, a record start, e.g.
+ * the first row's), if it has nr_fields fields. A truncated tail is not a
+ * record. -ENOENT when there is none. Reads every quote from from on, not
+ * every byte (memchr). */
+int csv_reader_last_start(struct csv_reader *r, size_t from, size_t nr_fields, size_t *ret_offset);
 
 /* Field helpers: exact decimal numbers (no sign, no spaces; -EINVAL for
  * anything else, -ERANGE past the type), field equality with a C string. */

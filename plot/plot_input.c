@@ -23,7 +23,7 @@ enum {
 	COL_INTERVAL = 9,
 };
 
-#define DISPLAY_NAME_MAX 64
+#define DISPLAY_NAME_MAX 40
 
 static void file_free(struct plot_file *f)
 {
@@ -168,7 +168,7 @@ static int first_row(struct plot_file *f)
 static int last_time(struct plot_file *f)
 {
 	size_t off;
-	int r = csv_reader_last_start(&f->rd, f->nr_fields, &off);
+	int r = csv_reader_last_start(&f->rd, f->data_start, f->nr_fields, &off);
 
 	if (r < 0)
 		return r;

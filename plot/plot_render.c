@@ -1,4 +1,6 @@
 #include "plot/plot_render.h"
+#include "plot/plot_buf.h"
+#include "util/log.h"
 #include <cairo.h>
 #include <cairo-svg.h>
 #include <errno.h>
@@ -126,6 +128,9 @@ struct chart {
 	double top; /* y of the chart on the surface */
 	double ymax;
 	size_t *ranked, nr_ranked;
+	struct plot_buf *meta; /* SVG: the chart's data (docs/PLOT.md), else NULL */
+	struct plot_buf d; /* the points of the track being drawn */
+	double last_x, last_y; /* its last vertex */
 };
 
 static double y_of(const struct chart *c, double v)
@@ -208,37 +213,76 @@ static void draw_x_axis(const struct chart *c)
 	text_at(c->cr, PLOT_AREA_X + PLOT_AREA_W, base + 34, buf, 1);
 }
 
+/* The next vertex of a track, unless it is the one before (a column of one
+ * value). A new line starts with a dot (a degenerate segment: round caps
+ * draw it), so a lone value between two gaps shows. */
+static void vertex(struct chart *c, double x, double v, bool start)
+{
+	double y = y_of(c, v);
+
+	if (!start && x == c->last_x && y == c->last_y)
+		return;
+	if (start) {
+		cairo_move_to(c->cr, x, y);
+		cairo_line_to(c->cr, x, y);
+	} else {
+		cairo_line_to(c->cr, x, y);
+	}
+	c->last_x = x;
+	c->last_y = y;
+	if (c->meta)
+		plot_buf_printf(&c->d, "%s%s%.3f,%.3f", c->d.len ? " " : "", start ? "M" : "", x,
+				y);
+}
+
 /* One series: per pixel column its first value (joined to the column
  * before unless a gap broke the line), its min and max, its last. */
-static void draw_track(const struct chart *c, const struct plot_track *t, unsigned rgb)
+static void draw_track(struct chart *c, const struct plot_track *t, unsigned rgb)
 {
 	cairo_t *cr = c->cr;
+	bool start = true;
 
 	cairo_new_path(cr);
-	for (int i = 0; i < c->m->columns; i++) {
+	c->d.len = 0;
+	for (int i = 0; t->cols && i < c->m->columns; i++) {
 		const struct plot_column *col = &t->cols[i];
 		double x = PLOT_AREA_X + i + 0.5;
 
 		if (!(col->flags & PLOT_COL_DATA))
 			continue;
-		if (col->flags & PLOT_COL_BREAK || !cairo_has_current_point(cr))
-			cairo_move_to(cr, x, y_of(c, col->first));
-		cairo_line_to(cr, x, y_of(c, col->first));
-		if (col->min != col->max) {
-			cairo_line_to(cr, x, y_of(c, col->min));
-			cairo_line_to(cr, x, y_of(c, col->max));
-		}
-		cairo_line_to(cr, x, y_of(c, col->last));
+		vertex(c, x, col->first, start || (col->flags & PLOT_COL_BREAK));
+		vertex(c, x, col->min, false);
+		vertex(c, x, col->max, false);
+		vertex(c, x, col->last, false);
+		start = false;
 	}
 	set_color(cr, rgb);
 	cairo_set_line_width(cr, PLOT_LINE_WIDTH);
 	cairo_stroke(cr);
 }
 
+/* The chart's series in the SVG's metadata: what a script needs to check
+ * the drawing (the exact vertices of each line, in surface coordinates). */
+static void meta_series(struct chart *c, size_t rank, const struct plot_series *s)
+{
+	const struct plot_track *t = &s->tracks[c->metric];
+	char path[LOG_NAME_MAX];
+	struct plot_buf *b = c->meta;
+
+	text_escape_control(s->path, path, sizeof(path));
+	plot_buf_printf(b, "<cgperf:series rank=\"%zu\" color=\"#%06x\" name=\"", rank,
+			plot_color(rank));
+	plot_buf_xml(b, s->name);
+	plot_buf_puts(b, "\" path=\"");
+	plot_buf_xml(b, path);
+	plot_buf_printf(b, "\" mean=\"%.6g\" peak=\"%.6g\" points=\"%s\"/>\n",
+			plot_track_mean(t), t->peak, c->d.len ? c->d.data : "");
+}
+
 static void draw_legend(const struct chart *c)
 {
 	size_t fits = (PLOT_AREA_H + PLOT_AREA_Y) / LEGEND_LINE - 1, n = c->nr_ranked;
-	char buf[32], line[128];
+	char buf[32], line[256];
 
 	if (n > fits)
 		n = fits - 1;
@@ -250,7 +294,7 @@ static void draw_legend(const struct chart *c)
 		cairo_rectangle(c->cr, LEGEND_X, y, 12, 10);
 		cairo_fill(c->cr);
 		plot_format_value(plot_track_mean(&s->tracks[c->metric]), buf, sizeof(buf));
-		snprintf(line, sizeof(line), "%.40s  %s", s->name, buf);
+		snprintf(line, sizeof(line), "%s  %s", s->name, buf);
 		set_color(c->cr, 0x222222);
 		text_at(c->cr, LEGEND_X + 18, y + 10, line, 0);
 	}
@@ -258,6 +302,22 @@ static void draw_legend(const struct chart *c)
 		snprintf(line, sizeof(line), "... and %zu more", c->nr_ranked - n);
 		text_at(c->cr, LEGEND_X + 18, c->top + PLOT_AREA_Y + n * LEGEND_LINE + 10, line, 0);
 	}
+}
+
+static void meta_chart(struct chart *c)
+{
+	const struct plot_metric *mt = &c->m->metrics[c->metric];
+	struct plot_buf *b = c->meta;
+
+	plot_buf_puts(b, "<cgperf:chart metric=\"");
+	plot_buf_xml(b, mt->name);
+	plot_buf_puts(b, "\" label=\"");
+	plot_buf_xml(b, mt->label);
+	plot_buf_printf(b,
+			"\" top=\"%.0f\" area=\"%d %d %d %d\" ymax=\"%.6g\" start_ms=\"%lld\" "
+			"end_ms=\"%lld\" series=\"%zu\">\n",
+			c->top, PLOT_AREA_X, PLOT_AREA_Y, PLOT_AREA_W, PLOT_AREA_H, c->ymax,
+			(long long)c->m->start_ms, (long long)c->m->end_ms, c->nr_ranked);
 }
 
 static void draw_chart(struct chart *c)
@@ -282,8 +342,17 @@ static void draw_chart(struct chart *c)
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
 	/* The busiest last, on top of the others. */
-	for (size_t i = c->nr_ranked; i-- > 0;)
-		draw_track(c, &c->m->series[c->ranked[i]]->tracks[c->metric], plot_color(i));
+	if (c->meta)
+		meta_chart(c);
+	for (size_t i = c->nr_ranked; i-- > 0;) {
+		const struct plot_series *s = c->m->series[c->ranked[i]];
+
+		draw_track(c, &s->tracks[c->metric], plot_color(i));
+		if (c->meta)
+			meta_series(c, i, s);
+	}
+	if (c->meta)
+		plot_buf_puts(c->meta, "</cgperf:chart>\n");
 	set_color(cr, 0x888888);
 	cairo_set_line_width(cr, 1);
 	cairo_rectangle(cr, PLOT_AREA_X, c->top + PLOT_AREA_Y, PLOT_AREA_W, PLOT_AREA_H);
@@ -291,17 +360,33 @@ static void draw_chart(struct chart *c)
 	draw_legend(c);
 }
 
-/* Draw metrics [first, first + n) stacked on cr. */
+/* Without a font, cairo draws no text at all: say so once. */
+static void check_font(cairo_t *cr)
+{
+	static bool told;
+	cairo_text_extents_t e;
+
+	cairo_text_extents(cr, "0", &e);
+	if (e.x_advance > 0 || told)
+		return;
+	told = true;
+	log_warn("plot: no font found (fontconfig): the charts have no text; "
+		 "install a font, e.g. fonts-dejavu-core");
+}
+
+/* Draw metrics [first, first + n) stacked on cr; their data into meta. */
 static int draw_charts(cairo_t *cr, const struct plot_model *m, const struct plot_view *v,
-		       size_t first, size_t n)
+		       size_t first, size_t n, struct plot_buf *meta)
 {
 	size_t *ranked = malloc((m->nr_series ? m->nr_series : 1) * sizeof(*ranked));
-	struct chart c = { .cr = cr, .m = m, .v = v, .ranked = ranked };
+	struct chart c = { .cr = cr, .m = m, .v = v, .ranked = ranked, .meta = meta };
 
 	if (!ranked)
 		return -ENOMEM;
 	set_color(cr, 0xffffff);
 	cairo_paint(cr);
+	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+	check_font(cr);
 	for (size_t i = 0; i < n; i++) {
 		c.metric = first + i;
 		c.top = (double)i * PLOT_CHART_HEIGHT;
@@ -309,6 +394,9 @@ static int draw_charts(cairo_t *cr, const struct plot_model *m, const struct plo
 		draw_chart(&c);
 	}
 	free(ranked);
+	plot_buf_free(&c.d);
+	if (c.d.error)
+		return c.d.error;
 	return cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -EIO;
 }
 
@@ -319,78 +407,137 @@ static bool ends_with(const char *s, const char *sfx)
 	return n >= k && !strcmp(s + n - k, sfx);
 }
 
-int plot_render_file(const struct plot_model *m, const struct plot_view *v, const char *path)
+enum plot_output plot_output_kind(const char *path)
+{
+	return ends_with(path, ".png")	  ? PLOT_OUT_PNG
+	       : ends_with(path, ".svg")  ? PLOT_OUT_SVG
+	       : ends_with(path, ".html") ? PLOT_OUT_HTML
+					  : 0;
+}
+
+static int render_png(const struct plot_model *m, const struct plot_view *v, const char *path)
 {
 	int h = (int)m->nr_metrics * PLOT_CHART_HEIGHT, r;
-	bool png = ends_with(path, ".png");
-	cairo_surface_t *sf;
-	cairo_t *cr;
+	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_WIDTH, h);
+	cairo_t *cr = cairo_create(sf);
 
-	if (!png && !ends_with(path, ".svg"))
-		return -EINVAL;
-	sf = png ? cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_WIDTH, h)
-		 : cairo_svg_surface_create(path, PLOT_WIDTH, h);
-	cr = cairo_create(sf);
-	r = draw_charts(cr, m, v, 0, m->nr_metrics);
+	r = draw_charts(cr, m, v, 0, m->nr_metrics, NULL);
 	cairo_destroy(cr);
-	if (r == 0 && png && cairo_surface_write_to_png(sf, path) != CAIRO_STATUS_SUCCESS)
+	if (r == 0 && cairo_surface_write_to_png(sf, path) != CAIRO_STATUS_SUCCESS)
 		r = -EIO;
+	cairo_surface_destroy(sf);
+	return r;
+}
+
+static cairo_status_t buf_write(void *closure, const unsigned char *data, unsigned int len)
+{
+	struct plot_buf *b = closure;
+
+	plot_buf_add(b, (const char *)data, len);
+	return b->error ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+}
+
+/* cairo's SVG of metrics [first, first + n) into raw, their data into meta. */
+static int cairo_svg(const struct plot_model *m, const struct plot_view *v, size_t first,
+		     size_t n, struct plot_buf *raw, struct plot_buf *meta)
+{
+	cairo_surface_t *sf = cairo_svg_surface_create_for_stream(buf_write, raw, PLOT_WIDTH,
+								  (double)n * PLOT_CHART_HEIGHT);
+	cairo_t *cr = cairo_create(sf);
+	int r = draw_charts(cr, m, v, first, n, meta);
+
+	cairo_destroy(cr);
 	cairo_surface_finish(sf);
+	if (r == 0 && (raw->error || meta->error))
+		r = -ENOMEM;
 	if (r == 0 && cairo_surface_status(sf) != CAIRO_STATUS_SUCCESS)
 		r = -EIO;
 	cairo_surface_destroy(sf);
 	return r;
 }
 
-struct membuf {
-	char *data;
-	size_t len, cap;
-	bool failed;
-};
-
-static cairo_status_t mem_write(void *closure, const unsigned char *data, unsigned int len)
+/* Copy cairo's SVG, every id and reference to one given prefix + id, so
+ * that several charts can live in one page (cairo names glyphs and clips
+ * glyph0-1, clip1, ... in every document). */
+static void copy_prefixed(struct plot_buf *out, const char *p, const char *end, const char *prefix)
 {
-	struct membuf *b = closure;
-	size_t cap = b->cap ? b->cap : 65536;
-	char *p;
+	static const char *const refs[] = { " id=\"", "href=\"#", "url(#" };
 
-	while (cap < b->len + len)
-		cap *= 2;
-	if (cap != b->cap) {
-		p = realloc(b->data, cap);
-		if (!p) {
-			b->failed = true;
-			return CAIRO_STATUS_WRITE_ERROR;
+	while (p < end) {
+		const char *hit = NULL;
+		size_t k = 0;
+
+		for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
+			const char *h = memmem(p, (size_t)(end - p), refs[i], strlen(refs[i]));
+
+			if (h && (!hit || h < hit)) {
+				hit = h;
+				k = strlen(refs[i]);
+			}
 		}
-		b->data = p;
-		b->cap = cap;
+		if (!hit)
+			hit = end;
+		else
+			hit += k;
+		plot_buf_add(out, p, (size_t)(hit - p));
+		if (hit < end)
+			plot_buf_puts(out, prefix);
+		p = hit;
 	}
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	return CAIRO_STATUS_SUCCESS;
 }
 
-int plot_render_svg(const struct plot_model *m, size_t metric, const struct plot_view *v,
-		    char **ret, size_t *ret_len)
+/* cairo's document with a title, the charts' data before its end, without
+ * the XML declaration when inline; ids prefixed. */
+static int assemble_svg(const struct plot_buf *raw, const struct plot_buf *meta,
+			const char *title, const char *prefix, bool inline_svg,
+			struct plot_buf *out)
 {
-	struct membuf b = { 0 };
-	cairo_surface_t *sf;
-	cairo_t *cr;
+	const char *svg = strstr(raw->data, "<svg"), *open_end, *close;
+
+	if (!svg || !(open_end = strchr(svg, '>')) || !(close = strstr(svg, "</svg>")))
+		return -EIO;
+	if (!inline_svg)
+		plot_buf_add(out, raw->data, (size_t)(svg - raw->data));
+	plot_buf_add(out, svg, (size_t)(open_end + 1 - svg));
+	plot_buf_puts(out, "\n<title>");
+	plot_buf_xml(out, title);
+	plot_buf_puts(out, "</title>\n<metadata>\n<cgperf:plot xmlns:cgperf=\"" PLOT_SVG_NS "\">\n");
+	plot_buf_add(out, meta->data, meta->len);
+	plot_buf_puts(out, "</cgperf:plot>\n</metadata>");
+	copy_prefixed(out, open_end + 1, close, prefix);
+	plot_buf_puts(out, "</svg>\n");
+	return out->error;
+}
+
+int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_t first,
+		    size_t n, const char *prefix, struct plot_buf *out)
+{
+	struct plot_buf raw = { 0 }, meta = { 0 };
+	char title[256];
 	int r;
 
-	sf = cairo_svg_surface_create_for_stream(mem_write, &b, PLOT_WIDTH, PLOT_CHART_HEIGHT);
-	cr = cairo_create(sf);
-	r = draw_charts(cr, m, v, metric, 1);
-	cairo_destroy(cr);
-	cairo_surface_finish(sf);
-	if (r == 0 && (b.failed || cairo_surface_status(sf) != CAIRO_STATUS_SUCCESS))
-		r = b.failed ? -ENOMEM : -EIO;
-	cairo_surface_destroy(sf);
-	if (r < 0) {
-		free(b.data);
-		return r;
-	}
-	*ret = b.data;
-	*ret_len = b.len;
-	return 0;
+	snprintf(title, sizeof(title), "cgperf plot: %s%s", n == 1 ? m->metrics[first].label : "",
+		 n == 1 ? "" : "every metric");
+	r = cairo_svg(m, v, first, n, &raw, &meta);
+	if (r == 0)
+		r = assemble_svg(&raw, &meta, title, prefix, *prefix != '\0', out);
+	plot_buf_free(&raw);
+	plot_buf_free(&meta);
+	return r;
+}
+
+int plot_render_file(const struct plot_model *m, const struct plot_view *v, const char *path)
+{
+	struct plot_buf out = { 0 };
+	int r;
+
+	if (plot_output_kind(path) == PLOT_OUT_PNG)
+		return render_png(m, v, path);
+	if (plot_output_kind(path) != PLOT_OUT_SVG)
+		return -EINVAL;
+	r = plot_render_svg(m, v, 0, m->nr_metrics, "", &out);
+	if (r == 0)
+		r = plot_buf_write_file(&out, path);
+	plot_buf_free(&out);
+	return r;
 }

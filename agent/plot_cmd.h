@@ -1,0 +1,3 @@
+#pragma once
+/* `cgperf plot`: charts of the agent's CSV logs (docs/PLOT.md). */
+int do_plot(int argc, char **argv);
