@@ -50,7 +50,13 @@ static int usage_error(const char *fmt, const char *arg)
 /* Options into o; *ret_first is the first input argument. */
 static int parse_opts(int argc, char **argv, struct plot_opts *o, int *ret_first)
 {
-	enum { OPT_SINCE = 256, OPT_UNTIL, OPT_CGROUP, OPT_TOP, OPT_UTC };
+	enum {
+		OPT_SINCE = 256,
+		OPT_UNTIL,
+		OPT_CGROUP,
+		OPT_TOP,
+		OPT_UTC
+	};
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "metrics", required_argument, NULL, 'm' },
@@ -69,12 +75,24 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o, int *ret_first
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":o:m:h", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'o': o->out = optarg; break;
-		case 'm': o->metrics = optarg; break;
-		case OPT_SINCE: o->since = optarg; break;
-		case OPT_UNTIL: o->until = optarg; break;
-		case OPT_CGROUP: o->glob = optarg; break;
-		case OPT_UTC: o->view.utc = true; break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'm':
+			o->metrics = optarg;
+			break;
+		case OPT_SINCE:
+			o->since = optarg;
+			break;
+		case OPT_UNTIL:
+			o->until = optarg;
+			break;
+		case OPT_CGROUP:
+			o->glob = optarg;
+			break;
+		case OPT_UTC:
+			o->view.utc = true;
+			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 100000, &top) < 0)
 				return usage_error("--top '%s': a number of lines", optarg);
@@ -176,8 +194,8 @@ static int pick_range(const struct plot_input *in, const struct plot_opts *o, in
 	return 0;
 }
 
-static int draw(const struct plot_model *m, const struct plot_input *in,
-		const struct plot_opts *o, size_t rows)
+static int draw(const struct plot_model *m, const struct plot_input *in, const struct plot_opts *o,
+		size_t rows)
 {
 	struct plot_report rep = { .files = in->nr_files, .skipped = in->skipped, .rows = rows };
 	int r = plot_output_kind(o->out) == PLOT_OUT_HTML

@@ -13,7 +13,8 @@ struct plot_buf {
 void plot_buf_free(struct plot_buf *b); /* NULL is fine */
 void plot_buf_add(struct plot_buf *b, const char *s, size_t len);
 void plot_buf_puts(struct plot_buf *b, const char *s);
-void plot_buf_printf(struct plot_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void plot_buf_printf(struct plot_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* s with &, <, >, " and ' as character references (text and attributes). */
 void plot_buf_xml(struct plot_buf *b, const char *s);
 /* Write the buffer to path (created 0644, replaced). 0 or -errno. */

@@ -24,8 +24,8 @@ static void heading(struct plot_buf *b, const struct plot_model *m, const struct
 	plot_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 			 "<title>cgperf report: ");
 	plot_buf_xml(b, host);
-	plot_buf_printf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>cgperf report: ",
-			style);
+	plot_buf_printf(b,
+			"</title>\n<style>%s</style>\n</head>\n<body>\n<h1>cgperf report: ", style);
 	plot_buf_xml(b, host);
 	plot_buf_printf(b,
 			"</h1>\n<p id=\"range\" data-start-ms=\"%lld\" data-end-ms=\"%lld\">"
@@ -57,8 +57,9 @@ static void top_table(struct plot_buf *b, const struct plot_model *m, const stru
 		plot_buf_xml(b, s->name);
 		plot_buf_puts(b, "</td><td>");
 		plot_buf_xml(b, path);
-		plot_buf_printf(b, "</td><td class=\"n\" data-value=\"%.6g\">%s</td>"
-				   "<td class=\"n\" data-value=\"%.6g\">%s</td></tr>\n",
+		plot_buf_printf(b,
+				"</td><td class=\"n\" data-value=\"%.6g\">%s</td>"
+				"<td class=\"n\" data-value=\"%.6g\">%s</td></tr>\n",
 				plot_track_mean(t), mean, t->peak, peak);
 	}
 	plot_buf_puts(b, "</table>\n");

@@ -365,7 +365,7 @@ static int feed_row(const struct plot_file *f, struct plot_model *m, struct plot
 		values[i] =
 			cols[i] < 0 ? NAN : cell_value(&rd->fields[cols[i]], m->metrics[i].gauge);
 	r = plot_series_add_row(m, s, t, (uint32_t)interval, values);
-	st->rows += r == 0;
+	st->rows += r == 0 && plot_model_column(m, t) >= 0;
 	return r == -ENOMEM ? r : 0;
 }
 

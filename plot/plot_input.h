@@ -38,6 +38,7 @@ void plot_input_free(struct plot_input *in);
 /* The range the files cover: earliest first row, latest last row. */
 int plot_input_range(const struct plot_input *in, int64_t *ret_start, int64_t *ret_end);
 /* Every row of the files whose cgroup path or name matches glob (NULL: all)
- * into m, files in time order. The number of rows taken in *ret_rows. */
+ * into m, files in time order. The number of rows taken inside the model's
+ * range in *ret_rows. */
 int plot_input_feed(const struct plot_input *in, struct plot_model *m, const char *glob,
 		    size_t *ret_rows);

@@ -179,20 +179,17 @@ int plot_model_add_series(struct plot_model *m, const char *key, size_t len, con
 }
 
 /* Whether the row at t starts a new line: no row before, or further from the
- * previous one than the gap factor allows. The interval to compare with is
- * the spacing of the last two joined rows; after a break (no spacing yet),
- * the longer of the two rows' own intervals. */
+ * previous one than the gap factor allows (PLOT_GAP_FACTOR). */
 static bool row_breaks(struct plot_series *s, int64_t t, uint32_t interval)
 {
-	int64_t gap = t - s->last_t, ref;
+	size_t n = s->nr_recent < PLOT_RECENT ? s->nr_recent : PLOT_RECENT;
+	uint32_t ref = n < 2 ? interval : 0;
 	bool brk;
 
-	if (s->last_t == INT64_MIN)
-		return true;
-	ref = s->spacing ? s->spacing
-			 : (int64_t)(s->last_interval > interval ? s->last_interval : interval);
-	brk = (double)gap > PLOT_GAP_FACTOR * (double)ref;
-	s->spacing = brk ? 0 : gap;
+	for (size_t i = 0; i < n; i++)
+		ref = s->recent[i] > ref ? s->recent[i] : ref;
+	brk = s->last_t == INT64_MIN || (double)(t - s->last_t) > PLOT_GAP_FACTOR * ref;
+	s->recent[s->nr_recent++ % PLOT_RECENT] = interval;
 	return brk;
 }
 
@@ -248,7 +245,6 @@ int plot_series_add_row(const struct plot_model *m, struct plot_series *s, int64
 	}
 	brk = row_breaks(s, t_ms, interval_ms);
 	s->last_t = t_ms;
-	s->last_interval = interval_ms;
 	s->rows++;
 	col = plot_model_column(m, t_ms);
 	for (size_t i = 0; r == 0 && i < m->nr_metrics; i++)

@@ -9,7 +9,12 @@
 #include <stdint.h>
 
 /* Two rows further apart than this many times the series' interval are not
- * joined: the agent was down or the cgroup was not counted in between. */
+ * joined: the agent was down or the cgroup was not counted in between. The
+ * series' interval is the longest interval_ms of its last PLOT_RECENT rows
+ * (extra rows off the grid, after a clock step or a restart, are shorter;
+ * the first row after the agent was down covers the whole time, so it is
+ * not compared with itself); for a series' second row, also that row's. */
+#define PLOT_RECENT 3
 #define PLOT_GAP_FACTOR 1.5
 
 struct plot_metric {
@@ -43,8 +48,8 @@ struct plot_series {
 	char *path; /* the cgroup path, unescaped */
 	char *name; /* display name: container, pod/container, unit or path */
 	int64_t last_t; /* ms; the last row's time (INT64_MIN: none yet) */
-	int64_t spacing; /* ms between the last two joined rows, 0: none */
-	uint32_t last_interval;
+	uint32_t recent[PLOT_RECENT]; /* interval_ms of the last rows, a ring */
+	size_t nr_recent; /* rows in it so far (at most PLOT_RECENT count) */
 	size_t rows, dropped; /* rows taken; rows not after the previous one */
 	struct plot_track tracks[]; /* model->nr_metrics */
 };

@@ -275,8 +275,8 @@ static void meta_series(struct chart *c, size_t rank, const struct plot_series *
 	plot_buf_xml(b, s->name);
 	plot_buf_puts(b, "\" path=\"");
 	plot_buf_xml(b, path);
-	plot_buf_printf(b, "\" mean=\"%.6g\" peak=\"%.6g\" points=\"%s\"/>\n",
-			plot_track_mean(t), t->peak, c->d.len ? c->d.data : "");
+	plot_buf_printf(b, "\" mean=\"%.6g\" peak=\"%.6g\" points=\"%s\"/>\n", plot_track_mean(t),
+			t->peak, c->d.len ? c->d.data : "");
 }
 
 static void draw_legend(const struct chart *c)
@@ -339,6 +339,11 @@ static void draw_chart(struct chart *c)
 	cairo_set_font_size(cr, 11);
 	draw_y_axis(c);
 	draw_x_axis(c);
+	/* The frame under the lines: a value at 0 or at the top stays visible. */
+	set_color(cr, 0x888888);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, PLOT_AREA_X, c->top + PLOT_AREA_Y, PLOT_AREA_W, PLOT_AREA_H);
+	cairo_stroke(cr);
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
 	/* The busiest last, on top of the others. */
@@ -353,10 +358,6 @@ static void draw_chart(struct chart *c)
 	}
 	if (c->meta)
 		plot_buf_puts(c->meta, "</cgperf:chart>\n");
-	set_color(cr, 0x888888);
-	cairo_set_line_width(cr, 1);
-	cairo_rectangle(cr, PLOT_AREA_X, c->top + PLOT_AREA_Y, PLOT_AREA_W, PLOT_AREA_H);
-	cairo_stroke(cr);
 	draw_legend(c);
 }
 
@@ -438,8 +439,8 @@ static cairo_status_t buf_write(void *closure, const unsigned char *data, unsign
 }
 
 /* cairo's SVG of metrics [first, first + n) into raw, their data into meta. */
-static int cairo_svg(const struct plot_model *m, const struct plot_view *v, size_t first,
-		     size_t n, struct plot_buf *raw, struct plot_buf *meta)
+static int cairo_svg(const struct plot_model *m, const struct plot_view *v, size_t first, size_t n,
+		     struct plot_buf *raw, struct plot_buf *meta)
 {
 	cairo_surface_t *sf = cairo_svg_surface_create_for_stream(buf_write, raw, PLOT_WIDTH,
 								  (double)n * PLOT_CHART_HEIGHT);
@@ -488,9 +489,8 @@ static void copy_prefixed(struct plot_buf *out, const char *p, const char *end, 
 
 /* cairo's document with a title, the charts' data before its end, without
  * the XML declaration when inline; ids prefixed. */
-static int assemble_svg(const struct plot_buf *raw, const struct plot_buf *meta,
-			const char *title, const char *prefix, bool inline_svg,
-			struct plot_buf *out)
+static int assemble_svg(const struct plot_buf *raw, const struct plot_buf *meta, const char *title,
+			const char *prefix, bool inline_svg, struct plot_buf *out)
 {
 	const char *svg = strstr(raw->data, "<svg"), *open_end, *close;
 
@@ -501,7 +501,8 @@ static int assemble_svg(const struct plot_buf *raw, const struct plot_buf *meta,
 	plot_buf_add(out, svg, (size_t)(open_end + 1 - svg));
 	plot_buf_puts(out, "\n<title>");
 	plot_buf_xml(out, title);
-	plot_buf_puts(out, "</title>\n<metadata>\n<cgperf:plot xmlns:cgperf=\"" PLOT_SVG_NS "\">\n");
+	plot_buf_puts(out,
+		      "</title>\n<metadata>\n<cgperf:plot xmlns:cgperf=\"" PLOT_SVG_NS "\">\n");
 	plot_buf_add(out, meta->data, meta->len);
 	plot_buf_puts(out, "</cgperf:plot>\n</metadata>");
 	copy_prefixed(out, open_end + 1, close, prefix);
@@ -509,8 +510,8 @@ static int assemble_svg(const struct plot_buf *raw, const struct plot_buf *meta,
 	return out->error;
 }
 
-int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_t first,
-		    size_t n, const char *prefix, struct plot_buf *out)
+int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_t first, size_t n,
+		    const char *prefix, struct plot_buf *out)
 {
 	struct plot_buf raw = { 0 }, meta = { 0 };
 	char title[256];

@@ -25,7 +25,11 @@ size_t plot_rank(const struct plot_model *m, size_t metric, size_t top, size_t *
 /* The palette colour of rank i as 0xRRGGBB (the legend's order). */
 unsigned plot_color(size_t i);
 
-enum plot_output { PLOT_OUT_PNG = 1, PLOT_OUT_SVG, PLOT_OUT_HTML };
+enum plot_output {
+	PLOT_OUT_PNG = 1,
+	PLOT_OUT_SVG,
+	PLOT_OUT_HTML
+};
 /* By the name's ending (.png, .svg, .html); 0 for anything else. */
 enum plot_output plot_output_kind(const char *path);
 
@@ -39,8 +43,8 @@ int plot_render_file(const struct plot_model *m, const struct plot_view *v, cons
 /* Metrics [first, first + n) as an SVG document with a <title> and the
  * charts' data (<metadata>), appended to out. prefix "": a file of its own;
  * else inline (no XML declaration) with every id prefixed by it. */
-int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_t first,
-		    size_t n, const char *prefix, struct plot_buf *out);
+int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_t first, size_t n,
+		    const char *prefix, struct plot_buf *out);
 /* "12.3k", "1.5M", "0.25": v with three significant digits, SI suffixes. */
 void plot_format_value(double v, char *buf, size_t len);
 /* The time t_ms as local or UTC "2026-12-04 13:05:00" (+ " UTC"). */

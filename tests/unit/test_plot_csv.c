@@ -25,7 +25,7 @@
 #include "plot/plot_time.h"
 #include "tests/lib/rm_tree.h"
 
-#define HEADER                                                                                  \
+#define HEADER                                                                                   \
 	"timestamp,cgroup,cgroup_id,kind,runtime,container_id,container_name,pod,namespace,"     \
 	"interval_ms,cpu-clock,cpu-clock_running_pct,context-switches,context-switches_running_" \
 	"pct\n"
@@ -128,8 +128,10 @@ static void test_forged_row_in_name(void **state)
 	size_t off, nr, at;
 
 	row(a, sizeof(a), "/c", "web", 0, 10000, 1000000000, 5);
-	snprintf(text, sizeof(text), "%s%s2026-12-04T12:00:10.000Z,/c,7,container,docker,abc,"
-		 "\"evil\n%smor", HEADER, a, forged);
+	snprintf(text, sizeof(text),
+		 "%s%s2026-12-04T12:00:10.000Z,/c,7,container,docker,abc,"
+		 "\"evil\n%smor",
+		 HEADER, a, forged);
 	at = strlen(text) - strlen(forged) - 3;
 	csv_reader_init(&r, text, strlen(text));
 	assert_int_equal(csv_reader_next(&r), 1);
@@ -171,9 +173,8 @@ static struct plot_model *model_of(struct plot_input *in, int64_t start, int64_t
 {
 	struct plot_model *m;
 
-	assert_int_equal(plot_model_new((const char *const *)in->metrics, in->gauge,
-					in->nr_metrics, &m),
-			 0);
+	assert_int_equal(
+		plot_model_new((const char *const *)in->metrics, in->gauge, in->nr_metrics, &m), 0);
 	assert_int_equal(plot_model_set_range(m, start, end, 880), 0);
 	return m;
 }
