@@ -31,8 +31,9 @@ static void usage(FILE *f)
 	      "  -o, --output FILE  PNG or SVG (one chart per metric), or an HTML report\n"
 	      "  -m, --metrics LIST CSV columns to draw (cpu-clock, context-switches, cpu_cores,\n"
 	      "                     ...); default: every metric in the files\n"
-	      "  --since T, --until T  the time range: 2026-12-04 13:05[:SS], @EPOCH, now,\n"
-	      "                     -30m, -2h, -1d (default: what the files cover)\n"
+	      "  --since T          from T: 2026-12-04 13:05[:SS], @EPOCH, now, -30m, -2h,\n"
+	      "                     -1d (default: the files' first row)\n"
+	      "  --until T          up to T, the same forms (default: the files' last row)\n"
 	      "  --cgroup GLOB      only cgroups whose path or display name matches\n"
 	      "  --top N            lines per chart: the N busiest (default 20; 0: all)\n"
 	      "  --utc              times in UTC (default: local time)\n",
