@@ -2,6 +2,7 @@
  * the cgroup watcher and the sinks' sockets. See docs/AGENT.md. */
 #include "agent/agent_int.h"
 #include "agent/cli_util.h"
+#include "agent/config_selector.h"
 #include "agent/metadata_roots.h"
 #include "agent/name_lookup.h"
 #include "cgroup/cgroup2.h"
@@ -133,19 +134,7 @@ static int resolve_events(struct agent *a)
 
 static void setup_selector(struct agent *a)
 {
-	for (int i = 0; i < a->cfg.cgroups.nr_include; i++)
-		a->include[i] = a->cfg.cgroups.include[i];
-	for (int i = 0; i < a->cfg.cgroups.nr_exclude; i++)
-		a->exclude[i] = a->cfg.cgroups.exclude[i];
-	a->sel = (struct cg_selector){
-		.include = a->include,
-		.nr_include = a->cfg.cgroups.nr_include,
-		.exclude = a->exclude,
-		.nr_exclude = a->cfg.cgroups.nr_exclude,
-		.containers_only = a->cfg.cgroups.containers_only,
-		.include_infrastructure = a->cfg.cgroups.include_infrastructure,
-		.max_depth = a->cfg.cgroups.max_depth,
-	};
+	config_selector(&a->cfg, a->include, a->exclude, &a->sel);
 	a->sel_needs_names = cg_select_uses_names(&a->sel);
 }
 

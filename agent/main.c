@@ -8,6 +8,7 @@
 #include "agent/list_cmd.h"
 #include "agent/plot_cmd.h"
 #include "agent/stat_cmd.h"
+#include "agent/top_cmd.h"
 #include "agent/version.h"
 #include <bpf/libbpf.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@ static const struct command commands[] = {
 	{ "release", do_release, "end the agent's persistent counting session (final rows)" },
 	{ "check-config", do_check_config, "validate an agent configuration file" },
 	{ "stat", do_stat, "count events for a target (perf-stat-like)" },
+	{ "top", do_top, "live view of the monitored cgroups' rates (CPU, IPC, ...)" },
 	{ "events", do_events, "list the events this host supports" },
 	{ "list", do_list, "list the cgroups the agent would monitor, with what they are" },
 	{ "plot", do_plot, "charts of the agent's CSV logs (PNG, SVG, HTML report)" },

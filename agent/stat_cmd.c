@@ -1,6 +1,7 @@
 /* cgperf stat: perf-stat-like counting for troubleshooting, on the shared
  * BPF counters. See docs/STAT.md for the options and output formats. */
 #include "agent/stat_cmd.h"
+#include "agent/cli_events.h"
 #include "agent/cli_util.h"
 #include "agent/cli_wait.h"
 #include "agent/stat_bpf.h"
@@ -10,7 +11,6 @@
 #include "bpf/counter.h"
 #include "events/derived.h"
 #include "events/event_parse.h"
-#include "events/event_probe.h"
 #include "util/log.h"
 #include "util/timer.h"
 #include <errno.h>
@@ -229,55 +229,6 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	if (!o->events_arg[0])
 		strcpy(o->events_arg, DEFAULT_EVENTS);
 	return 0;
-}
-
-/* Parse and probe the events; unsupported ones are skipped (or fatal with
- * --strict). Returns the number of usable events, or an exit code < 0. */
-static int resolve_events(const struct stat_opts *o, struct event_spec *ev, int max)
-{
-	struct event_spec all[64];
-	char err[512], msg[512];
-	int n, kept = 0;
-
-	/* A group must be scheduled together on the PMU; a shared leader reads
-	 * one event, so groups cannot be served. Say so rather than mis-parse. */
-	if (strpbrk(o->events_arg, "{}")) {
-		fprintf(stderr,
-			"cgperf stat: event groups ('{...}') are not supported: shared leaders "
-			"read single events; list the events without braces\n");
-		return -EXIT_USAGE;
-	}
-	n = event_parse_list(o->events_arg, all, 64, err, sizeof(err));
-	if (n < 0) {
-		fprintf(stderr, "cgperf stat: %s\n", log_name(err));
-		return -EXIT_USAGE;
-	}
-	for (int i = 0; i < n; i++) {
-		int r = event_probe(&all[i], msg, sizeof(msg));
-
-		if (r == -EACCES || r == -EPERM) {
-			fprintf(stderr, "cgperf stat: %s\n", log_name(msg));
-			return -EXIT_RUNTIME;
-		}
-		if (r < 0) {
-			if (o->strict) {
-				fprintf(stderr, "cgperf stat: %s\n", log_name(msg));
-				return -EXIT_RUNTIME;
-			}
-			log_warn("%s; skipping it", log_name(msg));
-			continue;
-		}
-		if (kept == max) {
-			fprintf(stderr, "cgperf stat: at most %d events per session\n", max);
-			return -EXIT_USAGE;
-		}
-		ev[kept++] = all[i];
-	}
-	if (kept == 0) {
-		fprintf(stderr, "cgperf stat: none of the events is supported on this host\n");
-		return -EXIT_RUNTIME;
-	}
-	return kept;
 }
 
 static int resolve_targets(const struct stat_opts *o, struct stat_targets *t)
@@ -555,7 +506,11 @@ int do_stat(int argc, char **argv)
 		free(o.cgroup_args);
 		return r > 0 ? EXIT_OK : r < 0 ? EXIT_USAGE : run_bpf(&o);
 	}
-	r = resolve_events(&o, s.events, CGPERF_MAX_EVENTS);
+	r = cli_resolve_events(&(struct cli_events){ .cmd = "cgperf stat",
+						     .list = o.events_arg,
+						     .strict = o.strict,
+						     .ret_events = s.events,
+						     .max = CGPERF_MAX_EVENTS });
 	if (r < 0) {
 		rc = -r;
 		goto out;

@@ -3,13 +3,10 @@
 #include <sys/timerfd.h>
 #include <time.h>
 
-int timer_relative(double seconds, bool periodic)
+void timer_rearm(int fd, double seconds, bool periodic)
 {
 	struct itimerspec its = { 0 };
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 
-	if (fd < 0)
-		return -errno;
 	its.it_value.tv_sec = (time_t)seconds;
 	its.it_value.tv_nsec = (long)((seconds - (time_t)seconds) * 1e9);
 	/* An all-zero it_value would disarm the timer instead of firing now. */
@@ -18,6 +15,15 @@ int timer_relative(double seconds, bool periodic)
 	if (periodic)
 		its.it_interval = its.it_value;
 	timerfd_settime(fd, 0, &its, NULL);
+}
+
+int timer_relative(double seconds, bool periodic)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	timer_rearm(fd, seconds, periodic);
 	return fd;
 }
 

@@ -5,6 +5,9 @@
 /* A non-blocking CLOCK_MONOTONIC timerfd firing after `seconds` (and every
  * `seconds` after that when periodic). Returns the fd or a negative errno. */
 int timer_relative(double seconds, bool periodic);
+/* (Re)arm fd the same way: first in `seconds`, then every `seconds` when
+ * periodic. Pending expirations are cleared. */
+void timer_rearm(int fd, double seconds, bool periodic);
 
 /* (Re)arm timerfd fd to fire once, ms from now (0 or less: at once; an
  * all-zero value would disarm it instead). Pending expirations are cleared. */

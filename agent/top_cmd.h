@@ -1,0 +1,2 @@
+#pragma once
+int do_top(int argc, char **argv);
