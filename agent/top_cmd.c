@@ -544,6 +544,8 @@ static int run(struct top *t)
 
 	if (sig_fd < 0)
 		return -errno;
+	if (!t->o.batch)
+		top_curses_locale();
 	r = start_watching(t);
 	if (r == 0 && !t->o.batch)
 		r = top_curses_open(&t->ui);

@@ -75,14 +75,17 @@ static void release_logs(struct top_curses *ui)
 	close(ui->log_fd);
 }
 
+void top_curses_locale(void)
+{
+	setlocale(LC_CTYPE, "");
+}
+
 int top_curses_open(struct top_curses **ret)
 {
 	struct top_curses *ui = calloc(1, sizeof(*ui));
 
 	if (!ui)
 		return -ENOMEM;
-	/* Names are UTF-8; numbers stay in the C locale (LC_NUMERIC). */
-	setlocale(LC_CTYPE, "");
 	ui->screen = newterm(NULL, stdout, stdin);
 	if (!ui->screen) {
 		fprintf(stderr, "cgperf top: cannot drive this terminal (TERM=%s); use -b\n",

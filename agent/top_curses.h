@@ -14,8 +14,13 @@ enum {
 	TOP_KEY_DELAY = 4, /* st->interval_s changed */
 };
 
-/* 0, or -ENOTTY when the terminal cannot be driven. */
+/* 0, or -ENOTTY when the terminal cannot be driven. Call
+ * top_curses_locale() first, before any other thread runs. */
 int top_curses_open(struct top_curses **ret);
+/* The terminal's character set for names (UTF-8); numbers stay in the C
+ * locale. setlocale() races with threads that use the locale (json-c's
+ * duplocale in the name lookup thread): before they start. */
+void top_curses_locale(void);
 /* Restores the terminal. Accepts NULL. */
 void top_curses_close(struct top_curses *ui);
 int top_curses_draw(struct top_curses *ui, const struct top_model *m, const struct top_status *st);
