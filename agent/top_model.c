@@ -27,12 +27,12 @@ static bool consumed(const struct derived_map *d, const struct event_spec *ev, i
 {
 	if (ev->is_time)
 		return true; /* CPU% and CORES, from the clock the map prefers */
-	if (d->cycles >= 0 && d->instructions >= 0 && (i == d->cycles || i == d->instructions))
+	if (derived_counted(DERIVED_IPC, d) && (i == d->cycles || i == d->instructions))
 		return true;
-	if (d->cache_refs >= 0 && d->cache_misses >= 0 &&
+	if (derived_counted(DERIVED_CACHE_MISS_PCT, d) &&
 	    (i == d->cache_refs || i == d->cache_misses))
 		return true;
-	return d->branches >= 0 && d->branch_misses >= 0 &&
+	return derived_counted(DERIVED_BRANCH_MISS_PCT, d) &&
 	       (i == d->branches || i == d->branch_misses);
 }
 
@@ -281,16 +281,6 @@ static bool running(const struct top_model *m, const struct reading *d, double *
 	return any;
 }
 
-/* CPU of a cgroup none of whose tasks ran: 0 cores, not undefined. */
-static bool cores(const struct top_model *m, const struct reading *d, uint64_t ns, double *ret)
-{
-	if (reading_scale_f(&d[m->map.clock], NULL, NULL) == READING_IDLE) {
-		*ret = 0;
-		return true;
-	}
-	return derived_compute(DERIVED_CPU_CORES, &m->map, d, ns, ret);
-}
-
 static bool col_value(const struct top_model *m, const struct top_column *c,
 		      const struct reading *d, uint64_t ns, double *ret)
 {
@@ -298,12 +288,12 @@ static bool col_value(const struct top_model *m, const struct top_column *c,
 
 	switch (c->kind) {
 	case TOP_COL_CPU_PCT:
-		ok = cores(m, d, ns, ret);
+		ok = derived_compute(DERIVED_CPU_CORES, &m->map, d, ns, ret);
 		if (ok)
 			*ret *= 100;
 		return ok;
 	case TOP_COL_CPU_CORES:
-		return cores(m, d, ns, ret);
+		return derived_compute(DERIVED_CPU_CORES, &m->map, d, ns, ret);
 	case TOP_COL_IPC:
 		return derived_compute(DERIVED_IPC, &m->map, d, ns, ret);
 	case TOP_COL_CACHE_MISS:
