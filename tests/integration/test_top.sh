@@ -58,6 +58,26 @@ for b in blocks:
 PY
 log "ok: -b: three tables sorted by CPU%, web on top"
 
+# ---- targets as cgperf stat takes them, -e ----
+"$CGPERF" top -c "$TMP/top.yaml" -G "$TEST_CG_REL/$WEB" -e cpu-clock,page-faults -b -n 2 -d 0.5 >"$TMP/g.txt" 2>"$TMP/g.log" ||
+	fail "cgperf top -G failed: $(cat "$TMP/g.log")"
+"$CGPERF" top -c "$TMP/top.yaml" --for-each-cgroup 'docker-*.scope,cron.service' --json -n 2 -d 0.5 >"$TMP/fe.json" 2>"$TMP/fe.log" ||
+	fail "cgperf top --for-each-cgroup failed: $(cat "$TMP/fe.log")"
+python3 - "$TMP/g.txt" "$TMP/fe.json" <<'PY' || fail "-G / --for-each-cgroup / -e wrong: $(cat "$TMP/g.txt" "$TMP/fe.json")"
+import json, sys
+blocks = [b.splitlines() for b in open(sys.argv[1], encoding='utf-8').read().split('\n\n') if b.strip()]
+assert len(blocks) == 2, blocks
+for b in blocks:
+    head = next(i for i, l in enumerate(b) if l.lstrip().startswith('CPU%'))
+    assert b[head].split() == ['CPU%', 'CORES', 'FAULTS/s', 'KIND', 'NAME', 'PATH'], b[head]
+    rows = [l.split() for l in b[head + 1:]]
+    assert [r[4] for r in rows] == ['web'], rows
+for line in open(sys.argv[2], encoding='utf-8'):
+    o = json.loads(line)
+    assert sorted(r['name'] for r in o['cgroups']) == ['cron.service', 'web'], o['cgroups']
+PY
+log "ok: -G one cgroup, --for-each-cgroup two, -e the columns"
+
 # ---- --json: one object per interval, compared with cpu.stat ----
 u0=$(usage_usec "$WEB"); t0=$(date +%s%N)
 "$CGPERF" top -c "$TMP/top.yaml" --json --tree -n 3 -d 1 >"$TMP/top.json" 2>"$TMP/json.log" ||
@@ -166,6 +186,20 @@ tmx send-keys -t top / BSpace BSpace BSpace Enter
 wait_screen "an empty filter shows all" "'filter' not in s[0] and 'cron.service' in $NAMES"
 log "ok: / filters by name and path, Esc and an empty filter"
 
+tmx send-keys -t top h
+wait_screen "help" "s[0].startswith('cgperf top: keys') and any('q          quit' in l for l in s)"
+tmx send-keys -t top x
+wait_screen "help closed by any key" "s[0].startswith('cgperf top - ')"
+tmx send-keys -t top d 0 . 5 Enter
+wait_screen "delay 0.5 s" "'every 0.5 s' in s[0]"
+tmx send-keys -t top d x Enter
+wait_screen "a bad delay refused" "'every 0.5 s' in s[0] and any(l.startswith('invalid delay') for l in s)"
+tmx send-keys -t top Space
+wait_screen "paused" "s[0].endswith(', PAUSED')"
+tmx send-keys -t top p
+wait_screen "resumed" "'PAUSED' not in s[0]"
+log "ok: help, delay change (and a refused one), pause and resume"
+
 # Tree: the pod's container right below it, indented two more.
 tmx send-keys -t top C t
 wait_screen "tree" "', tree' in s[0] and any(l.split()[5:6] == ['prod/web-0'] for l in s)"
@@ -211,4 +245,13 @@ wait_screen "the shell after SIGTERM" "'rc=0' in s and any(l.startswith('TOPTEST
 [ "$(tmx display -p -t top '#{alternate_on} #{cursor_flag}')" = "0 1" ] ||
 	fail "SIGTERM left the terminal in the alternate screen or without a cursor"
 log "ok: SIGTERM restores the terminal, exit 0"
+# SIGINT (Ctrl-C in the terminal) the same.
+tmx send-keys -t top clear Enter
+tmx send-keys -t top "sh -c 'exec $CGPERF top -c $TMP/top.yaml -d 1'; echo rc=\$?" Enter
+wait_screen "top a third time" "len($ROWS) >= 4"
+tmx send-keys -t top C-c
+wait_screen "the shell after Ctrl-C" "'rc=0' in s and any(l.startswith('TOPTEST') for l in s[s.index('rc=0'):])"
+[ "$(tmx display -p -t top '#{alternate_on} #{cursor_flag}')" = "0 1" ] ||
+	fail "SIGINT left the terminal in the alternate screen or without a cursor"
+log "ok: SIGINT restores the terminal, exit 0"
 echo PASS
