@@ -229,29 +229,26 @@ rmdir "$TEST_CG/system.slice/docker-$new.scope"
 wait_screen "the removed container dropped" "'${new:0:12}' not in $NAMES and 'web' in $NAMES"
 log "ok: a cgroup made while top runs is shown, a removed one dropped"
 
-# q: the terminal comes back (main screen, cursor), exit 0.
+# restored HOW: after HOW the shell is back with rc=0 below it, on the main
+# screen with a cursor.
+restored() {
+	wait_screen "the shell after $1" "'rc=0' in s and any(l.startswith('TOPTEST') for l in s[s.index('rc=0'):])"
+	[ "$(tmx display -p -t top '#{alternate_on} #{cursor_flag}')" = "0 1" ] ||
+		fail "$1 left the terminal in the alternate screen or without a cursor"
+	log "ok: $1 restores the terminal, exit 0"
+}
+# relaunch: top again in a cleared terminal, its pid in top.pid.
+relaunch() {
+	tmx send-keys -t top clear Enter
+	tmx send-keys -t top "sh -c 'echo \$\$ >$TMP/top.pid; exec $CGPERF top -c $TMP/top.yaml -d 1'; echo rc=\$?" Enter
+	wait_screen "top again" "len($ROWS) >= 4"
+}
 tmx send-keys -t top q
-wait_screen "the shell after q" "'rc=0' in s and any(l.startswith('TOPTEST') for l in s[s.index('rc=0'):])"
-[ "$(tmx display -p -t top '#{alternate_on} #{cursor_flag}')" = "0 1" ] ||
-	fail "q left the terminal in the alternate screen or without a cursor"
-log "ok: q restores the terminal"
-
-# SIGTERM the same.
-tmx send-keys -t top clear Enter
-tmx send-keys -t top "sh -c 'echo \$\$ >$TMP/top.pid; exec $CGPERF top -c $TMP/top.yaml -d 1'; echo rc=\$?" Enter
-wait_screen "top again" "len($ROWS) >= 4"
+restored q
+relaunch
 kill -TERM "$(cat "$TMP/top.pid")"
-wait_screen "the shell after SIGTERM" "'rc=0' in s and any(l.startswith('TOPTEST') for l in s[s.index('rc=0'):])"
-[ "$(tmx display -p -t top '#{alternate_on} #{cursor_flag}')" = "0 1" ] ||
-	fail "SIGTERM left the terminal in the alternate screen or without a cursor"
-log "ok: SIGTERM restores the terminal, exit 0"
-# SIGINT (Ctrl-C in the terminal) the same.
-tmx send-keys -t top clear Enter
-tmx send-keys -t top "sh -c 'exec $CGPERF top -c $TMP/top.yaml -d 1'; echo rc=\$?" Enter
-wait_screen "top a third time" "len($ROWS) >= 4"
-tmx send-keys -t top C-c
-wait_screen "the shell after Ctrl-C" "'rc=0' in s and any(l.startswith('TOPTEST') for l in s[s.index('rc=0'):])"
-[ "$(tmx display -p -t top '#{alternate_on} #{cursor_flag}')" = "0 1" ] ||
-	fail "SIGINT left the terminal in the alternate screen or without a cursor"
-log "ok: SIGINT restores the terminal, exit 0"
+restored SIGTERM
+relaunch
+tmx send-keys -t top C-c # SIGINT from the terminal
+restored SIGINT
 echo PASS
