@@ -24,8 +24,6 @@ int csv_reader_open(const char *path, struct csv_reader *ret)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map == MAP_FAILED)
 			r = -errno;
-		else
-			madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
 	}
 	close(fd);
 	if (r < 0)
@@ -42,6 +40,20 @@ void csv_reader_init(struct csv_reader *r, const char *buf, size_t len)
 	r->pos = 0;
 	r->mapped = false;
 	r->nr_fields = 0;
+}
+
+void csv_reader_prefetch(const struct csv_reader *r)
+{
+	if (!r->mapped)
+		return;
+	madvise((void *)r->data, r->size, MADV_SEQUENTIAL);
+	madvise((void *)r->data, r->size, MADV_WILLNEED);
+}
+
+void csv_reader_release(const struct csv_reader *r)
+{
+	if (r->mapped)
+		madvise((void *)r->data, r->size, MADV_DONTNEED);
 }
 
 void csv_reader_close(struct csv_reader *r)

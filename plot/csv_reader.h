@@ -32,6 +32,11 @@ int csv_reader_open(const char *path, struct csv_reader *ret);
 /* Read records from the caller's buffer (unit tests). */
 void csv_reader_init(struct csv_reader *r, const char *buf, size_t len);
 void csv_reader_close(struct csv_reader *r); /* NULL is fine */
+/* A mapped file about to be read from start to end: read ahead. */
+void csv_reader_prefetch(const struct csv_reader *r);
+/* Give the mapped pages read so far back (the process' memory); they are
+ * read from the file again when touched. Fields stay valid. */
+void csv_reader_release(const struct csv_reader *r);
 
 /* The next record into r->fields. Returns 1 for a record, 0 at the end,
  * -EBADMSG for a last record without its line break (a truncated line: the

@@ -209,8 +209,10 @@ static int file_open(struct plot_file *f)
 		if (r < 0)
 			why = "no complete row";
 	}
-	if (!why)
+	if (!why) {
+		csv_reader_release(&f->rd); /* 1000s of files: one in memory at a time */
 		return 0;
+	}
 	log_warn("%s: %s, skipped", log_name(f->path), why);
 	return 1;
 }
@@ -385,6 +387,7 @@ static int feed_file(struct plot_file *f, struct plot_model *m, struct plot_seri
 	int cols[CSV_READER_MAX_FIELDS], r, err = 0;
 
 	map_columns(f, m, cols);
+	csv_reader_prefetch(&f->rd);
 	csv_reader_seek(&f->rd, f->data_start);
 	while (err == 0 && (r = csv_reader_next(&f->rd)) != 0) {
 		if (r == 1)
@@ -394,6 +397,7 @@ static int feed_file(struct plot_file *f, struct plot_model *m, struct plot_seri
 		else
 			st.bad++;
 	}
+	csv_reader_release(&f->rd);
 	report_file(f, &st);
 	*rows += st.rows;
 	return err;

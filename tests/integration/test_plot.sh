@@ -1,13 +1,18 @@
 # cgperf plot on the real agent's CSV logs: a pinned burner container (named
-# in its docker metadata, a comma and a quote in the name) and an idle one,
-# the agent stopped and restarted in between (a gap) and files rotated
-# (max_size), bad files beside them. Checked: PNG signature and size and the
-# burner's colour under its line; SVG parsed as XML: the chart data names
-# the burner, its line has one point per CSV row, two pieces (the gap), its
-# y values are the CSV's cpu-clock per interval in cores (and cpu_cores),
-# the drawn path's vertices are those points; one stderr line per bad file;
-# exit 1 when nothing is plottable; the HTML report (one inline SVG per
-# metric, ids not shared, top table, time range).
+# in its docker metadata, a comma and a quote in the name), an idle one and
+# one with a hostile name (markup, quotes, a comma, a line break followed by
+# a forged row, a control byte), the agent stopped and restarted in between
+# (a gap) and files rotated (max_size), bad files beside them. Checked: PNG
+# signature and size and the burner's colour under its line; SVG parsed as
+# XML: the chart data names the burner, its line has one point per CSV row,
+# two pieces (the gap), its y values are the CSV's cpu-clock per interval in
+# cores (and cpu_cores), the drawn path's vertices are those points, one
+# drawn path per container and chart; one stderr line per bad file; exit 1
+# when nothing is plottable; the HTML report opened in headless Chromium:
+# no console message, no error, no request but the page, a screenshot that
+# is not blank and shows the burner's colour, one inline SVG per metric, ids
+# not shared, the busiest first in the top table, the time range; the
+# hostile name escaped everywhere (no element, no forged series or row).
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 sha() { printf '%s' "$1" | sha256sum | cut -c1-64; }
@@ -20,6 +25,13 @@ meta() { # meta ID NAME
 meta "$hot" 'burner, \"one\"'
 meta "$idle" 'idle'
 HOT_NAME='burner, "one"'
+# The hostile name: what a tenant may choose (docker takes any name in its
+# config file; Kubernetes labels and annotations as well).
+evil=$(sha plot-evil)
+EVIL_NAME=$'<img src=x onerror=alert(1)>,"q"\n2026-12-04T00:00:00.000Z,/forged,1,container\x01</svg><script>'
+mkdir -p "$TMP/docker/containers/$evil"
+python3 -c 'import json, sys; print(json.dumps({"ID": sys.argv[1], "Name": "/" + sys.argv[2]}))' \
+	"$evil" "$EVIL_NAME" >"$TMP/docker/containers/$evil/config.v2.json"
 cat >"$TMP/plot.yaml" <<EOF
 instance: plot
 interval: 1s
@@ -40,6 +52,7 @@ idle_rel="system.slice/docker-$idle.scope"
 mkcg system.slice >/dev/null
 hot_cg=$(mkcg "$hot_rel")
 idle_cg=$(mkcg "$idle_rel")
+evil_cg=$(mkcg "system.slice/docker-$evil.scope")
 run_in_cg "$idle_rel" sleep 600
 
 start_agent a "$TMP/plot.yaml"
@@ -77,7 +90,7 @@ done
 [ "$(wc -l <"$TMP/err.txt")" = 4 ] || fail "stderr is not one line per bad file: $(cat "$TMP/err.txt")"
 plot out.png -m cpu-clock,cpu_cores
 
-python3 - "$TMP" "$hot_cg" "$HOT_NAME" <<'PY' || fail "the charts do not show the CSV (see above)"
+python3 - "$TMP" "$hot_cg" "$HOT_NAME" "$CGPERF_SRC/tests/lib" "$evil_cg" <<'PY' || fail "the charts do not show the CSV (see above)"
 import csv, glob, re, struct, sys, zlib
 import xml.etree.ElementTree as ET
 tmp, cg, name = sys.argv[1:4]
@@ -139,42 +152,38 @@ assert len(verts) >= 4, first.get('d')
 for vx, vy in verts:
     assert min(abs(vx - x) + abs(vy - y) for x, y in xy) < 0.02, (vx, vy, xy)
 assert len(re.findall('M', first.get('d'))) == 2, first.get('d')
+# The hostile name: one series, its own path, escaped (no line break, no
+# control byte), no markup in the document; no series of the forged row.
+evil_cg = sys.argv[5]
+evil = [x for x in c.iter(NS + 'series') if x.get('path') == evil_cg]
+assert len(evil) == 1, [x.attrib for x in c.iter(NS + 'series')]
+en = evil[0].get('name')
+assert en.startswith('<img src=x onerror=alert(1)>,"q"\\n2026-'), en
+assert not any(ord(ch) < 0x20 for ch in en), en
+assert not [x for x in svg.iter(NS + 'series') if 'forged' in x.get('path')]
+raw_svg = open(tmp + '/out.svg', 'rb').read()
+assert b'<img' not in raw_svg and b'<script' not in raw_svg and b'</svg><' not in raw_svg
+# One drawn path per container and chart: the line paths (their width)
+# fall into the charts by their first vertex; each series' colour once.
+lines = [p for p in svg.iter('{http://www.w3.org/2000/svg}path')
+         if 'stroke-width:1.5' in re.sub(r'\s', '', p.get('style', ''))]
+def colour_of(p):
+    m = re.search(r'stroke:rgb\(([0-9.]+)%,([0-9.]+)%,([0-9.]+)%\)', re.sub(r'\s', '', p.get('style')))
+    return '#%02x%02x%02x' % tuple(round(float(v) * 255 / 100) for v in m.groups())
+for metric, chart in charts.items():
+    top = float(chart.get('top'))
+    drawn = sorted(colour_of(p) for p in lines
+                   if top <= float(re.findall(r'-?[0-9.]+', p.get('d'))[1]) < top + 360)
+    want_cols = sorted(x.get('color') for x in chart.iter(NS + 'series'))
+    assert len(want_cols) == int(chart.get('series')) == 3, (metric, want_cols)
+    assert drawn == want_cols, (metric, drawn, want_cols)
 # PNG: signature, size, and the burner's colour under its line's points.
-data = open(tmp + '/out.png', 'rb').read()
-assert data[:8] == b'\x89PNG\r\n\x1a\n', data[:8]
-w, h, depth, ctype = struct.unpack('>IIBB', data[16:26])
-assert (w, h, depth, ctype) == (1200, 720, 8, 2), (w, h, depth, ctype)
-idat, pos = b'', 8
-while pos < len(data):
-    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
-    if kind == b'IDAT':
-        idat += data[pos + 8:pos + 8 + n]
-    pos += 12 + n
-raw, stride, img, prev = zlib.decompress(idat), w * 3, [], bytearray(w * 3)
-for y in range(h):
-    f = raw[y * (stride + 1)]
-    line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - 3] if i >= 3 else 0
-        b, cc = prev[i], (prev[i - 3] if i >= 3 else 0)
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - cc; pa, pb, pc = abs(p - a), abs(p - b), abs(p - cc)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else cc)) & 255
-    img.append(line); prev = line
-# Antialiased over white, grid or frame (all grey): a pixel shows the line
-# when its chroma (minus its grey part) points along the colour's, at least
-# 30% of it.
-cm = sum(rgb) / 3
-ref = [v - cm for v in rgb]
-norm = sum(v * v for v in ref)
-def shows(px):
-    m = sum(px) / 3
-    return sum((px[k] - m) * ref[k] for k in range(3)) >= 0.3 * norm
+sys.path.insert(0, sys.argv[4])
+import png_decode
+w, h, bpp, img = png_decode.decode(tmp + '/out.png')
+assert (w, h) == (1200, 720), (w, h)
 def near(x, y):
-    return any(shows(img[int(y) + dy][(int(x) + dx) * 3:(int(x) + dx) * 3 + 3])
+    return any(png_decode.shows(img[int(y) + dy][(int(x) + dx) * bpp:(int(x) + dx + 1) * bpp], rgb)
                for dy in (-1, 0, 1) for dx in (-1, 0, 1))
 misses = [(x, y) for x, y in xy if not near(x, y)]
 assert not misses, "the burner's colour is not under its points %r" % misses
@@ -189,6 +198,62 @@ s = [e.get('name') for e in ET.parse(sys.argv[1]).getroot().iter('{urn:cgperf:pl
 assert s == ['idle'], s
 PY
 
+# The HTML report in headless Chromium: loaded without a console message,
+# an error or a request but the page's own; the screenshot is not blank and
+# shows the burner's colour; the DOM: one inline SVG per metric, ids unique,
+# no script or img element (the hostile name is text), the burner first in
+# the cpu-clock table, the range the CSV's.
+plot report.html
+python3 "$CGPERF_SRC/tests/lib/chromium_page.py" "$TMP/report.html" "$TMP/shot.png" '(() => {
+	const ids = [...document.querySelectorAll("[id]")].map(e => e.id);
+	return {
+		sections: [...document.querySelectorAll("section.metric")].map(s =>
+			({ metric: s.dataset.metric, svgs: s.querySelectorAll(":scope > svg").length,
+			   top: [...s.querySelectorAll("table.top tr")].slice(1).map(r => r.cells[1].textContent.trim()) })),
+		svgs: document.querySelectorAll("svg").length,
+		dup_ids: ids.filter((x, i) => ids.indexOf(x) !== i),
+		scripts: document.querySelectorAll("script").length,
+		imgs: document.querySelectorAll("img").length,
+		range: [document.getElementById("range").dataset.startMs, document.getElementById("range").dataset.endMs],
+		title: document.title };
+})()' >"$TMP/chromium.json" || fail "chromium did not load the report (see above)"
+python3 - "$TMP" "$HOT_NAME" "$CGPERF_SRC/tests/lib" <<'PY' || fail "the HTML report in Chromium (see above; $TMP/shot.png)"
+import csv, glob, json, sys
+from datetime import datetime, timezone
+tmp, hot, lib = sys.argv[1:4]
+sys.path.insert(0, lib)
+import png_decode
+r = json.load(open(tmp + '/chromium.json'))
+assert not r['console'], r['console']
+assert not r['errors'], r['errors']
+assert r['requests'] == ['file://' + tmp + '/report.html'], r['requests']
+v = r['value']
+metrics = [x['metric'] for x in v['sections']]
+assert metrics == ['cpu-clock', 'context-switches', 'cpu_cores'], metrics
+assert all(x['svgs'] == 1 for x in v['sections']) and v['svgs'] == 3, v
+assert not v['dup_ids'], v['dup_ids'][:10]
+assert v['scripts'] == 0 and v['imgs'] == 0, v
+cpu = v['sections'][0]['top']
+assert cpu[0] == hot, cpu
+assert len(cpu) == 3 and any(n.startswith('<img src=x onerror=alert(1)>,"q"\\n') for n in cpu), cpu
+# The range: the CSV's first and last rows (every file, header skipped).
+times = []
+for p in glob.glob(tmp + '/csv/*.csv*'):
+    with open(p, newline='') as f:
+        times += [row[0] for row in csv.reader(f) if row and row[0].endswith('Z') and len(row) > 12]
+ms = lambda t: int(datetime.strptime(t, '%Y-%m-%dT%H:%M:%S.%fZ').replace(tzinfo=timezone.utc).timestamp() * 1000)
+assert [int(x) for x in v['range']] == [ms(min(times)), ms(max(times))], (v['range'], min(times), max(times))
+# The screenshot: the page's size, mostly white but not blank, lines in the
+# burner's colour (the palette's first; the swatches are 720 pixels).
+w, h, bpp, img = png_decode.decode(tmp + '/shot.png')
+assert (w, h) == (int(r['width']), int(r['height'])), (w, h, r['width'], r['height'])
+ink = sum(1 for row in img for x in range(0, w * bpp, bpp) if sum(row[x:x + 3]) < 600)
+assert ink > w * h // 200, "the screenshot is blank: %d dark pixels" % ink
+blue = sum(1 for row in img for x in range(0, w * bpp, bpp) if png_decode.shows(row[x:x + 3], (0x1f, 0x77, 0xb4), 0.6))
+assert blue > 2000, "no line of the burner's colour in the screenshot: %d pixels" % blue
+print('ok: report in Chromium: %d sections, %dx%d, %d dark and %d burner pixels' % (len(metrics), w, h, ink, blue))
+PY
+
 # Nothing plottable: an empty directory, a range without rows; usage errors.
 mkdir "$TMP/none"
 rc=0; "$CGPERF" plot "$TMP/none" -o "$TMP/x.png" 2>"$TMP/err.txt" || rc=$?
@@ -201,4 +266,4 @@ rc=0; "$CGPERF" plot "$TMP/csv" -o "$TMP/x.png" -m cycles 2>"$TMP/err.txt" || rc
 [ "$rc" = 2 ] && grep -q "no column 'cycles'" "$TMP/err.txt" || fail "-m cycles: exit $rc: $(cat "$TMP/err.txt")"
 rc=0; "$CGPERF" plot "$TMP/csv" -o "$TMP/x.jpg" 2>"$TMP/err.txt" || rc=$?
 [ "$rc" = 2 ] || fail "-o x.jpg: exit $rc"
-log "ok: PNG and SVG show the burner's rows; bad inputs one line each"
+log "ok: PNG, SVG and the HTML report show the burner's rows; the hostile name escaped; bad inputs one line each"
