@@ -273,7 +273,7 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 	a->admit_held = true; /* the last rows admit no one */
 
 	if (a->counter && mode != STOP_ABORT)
-		agent_collect(a, mode == STOP_FINAL);
+		agent_collect(a, mode == STOP_FINAL ? COLLECT_LAST : COLLECT_EXIT);
 	/* Give queued syslog messages a moment to reach the receiver. */
 	if (a->syslog)
 		syslog_sink_drain(a->syslog, 2000);
@@ -397,7 +397,7 @@ static int agent_start(struct agent *a)
 	/* Adopted: the rows of the time no agent ran, and the last rows of
 	 * cgroups gone meanwhile, now rather than at the next tick. */
 	if (counter_adopted(a->counter))
-		agent_collect(a, false);
+		agent_collect(a, COLLECT_INTERVAL);
 	return 0;
 }
 
@@ -520,7 +520,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			if (read(interval_fd, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED)
 				arm_interval_timer(interval_fd,
 						   a->cfg.interval_ms); /* clock was set */
-			agent_collect(a, false);
+			agent_collect(a, COLLECT_INTERVAL);
 			/* Slots whose last rows took retries are free now. */
 			agent_fill_slots(a, a->watch);
 		}

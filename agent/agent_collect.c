@@ -7,21 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-/* What a failed final row means, by the read that made it: at a cgroup's
- * removal (between intervals) it is not a retry, at a collection it uses up
- * one of RECORD_FINAL_TRIES, at the session's end nothing comes after it. */
-enum collection_kind {
-	COLLECT_REMOVAL,
-	COLLECT_INTERVAL,
-	COLLECT_LAST,
-};
-
-struct collection {
-	uint64_t now_ns; /* CLOCK_BOOTTIME of the read */
-	struct timespec now; /* CLOCK_REALTIME of the same read: every row's timestamp */
-	enum collection_kind kind;
-};
-
 static void collection_start(struct collection *col, enum collection_kind kind)
 {
 	col->now_ns = readings_now_boot_ns();
@@ -36,32 +21,6 @@ static uint32_t outputs_mask(const struct agent *a)
 	for (int i = 0; i < a->nr_outputs; i++)
 		mask |= 1u << a->outputs[i].id;
 	return mask;
-}
-
-static void give_up_final(struct agent *a, struct cg_record *r, const struct agent_output *o,
-			  enum collection_kind kind)
-{
-	char when[48] = "at the end of the counting session";
-
-	if (kind != COLLECT_LAST)
-		snprintf(when, sizeof(when), "after %d retries", RECORD_FINAL_TRIES);
-	a->finals_lost++;
-	log_ratelimited(&a->final_rl, 60, LOG_LVL_ERROR,
-			"%s: gave up the last row of cgroup %s (id %llu) %s: its counts since the "
-			"previous row are lost (%llu final rows lost so far)",
-			o->name, log_name(r->path), (unsigned long long)r->id, when,
-			a->finals_lost);
-}
-
-/* A final row that could not be written: kept for a retry, or lost now. */
-static void final_failed(struct agent *a, struct cg_record *r, const struct agent_output *o,
-			 const struct collection *col)
-{
-	if (col->kind == COLLECT_REMOVAL ||
-	    (col->kind == COLLECT_INTERVAL && ++r->out[o->id].final_tries < RECORD_FINAL_TRIES))
-		return;
-	r->outputs_done |= 1u << o->id;
-	give_up_final(a, r, o, col->kind);
 }
 
 /* The events a row's totals are of. */
@@ -93,8 +52,11 @@ static void emit(struct agent *a, struct cg_record *r, const struct reading *tot
 			record_commit(r, o->id, totals, nr_events, col->now_ns);
 			if (r->removed)
 				r->outputs_done |= bit;
-		} else if (r->removed) {
-			final_failed(a, r, o, col);
+		} else if (r->removed &&
+			   agent_final_failed(a, o, &r->out[o->id].final_tries, col->kind,
+					      "cgroup %s (id %llu)", log_name(r->path),
+					      (unsigned long long)r->id)) {
+			r->outputs_done |= bit;
 		}
 	}
 }
@@ -145,9 +107,10 @@ static int read_all(struct agent *a)
 	return r;
 }
 
-static void emit_all(struct agent *a, bool final, const struct collection *col)
+static void emit_all(struct agent *a, const struct collection *col)
 {
 	const struct row_events ev = { a->nr_events, a->event_names, &a->derived };
+	bool final = col->kind == COLLECT_LAST;
 
 	for (int i = 0; i < a->recs.nr; i++) {
 		struct cg_record *r = a->recs.items[i];
@@ -160,16 +123,16 @@ static void emit_all(struct agent *a, bool final, const struct collection *col)
 	}
 }
 
-void agent_collect(struct agent *a, bool final)
+void agent_collect(struct agent *a, enum collection_kind kind)
 {
 	struct collection col;
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	collection_start(&col, final ? COLLECT_LAST : COLLECT_INTERVAL);
+	collection_start(&col, kind);
 	if (read_all(a) == 0)
-		emit_all(a, final, &col);
-	agent_progs_collect(a, &col.now, col.now_ns, final);
+		emit_all(a, &col);
+	agent_progs_collect(a, &col);
 	flush_outputs(a);
 	tick_outputs(a);
 	clock_gettime(CLOCK_MONOTONIC, &t1);

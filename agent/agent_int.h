@@ -1,8 +1,9 @@
 /* The agent's state, shared by its files (agent.c: lifecycle and loop,
  * agent_cgroups.c: cgroups coming and going, agent_admit.c: who gets a slot,
  * agent_count.c: counting a cgroup, agent_collect.c: collections and last
- * rows, persist.c: the persistent session's records). Internal to agent/.
- * Calls run one way: cgroups -> admit -> count, collect. */
+ * rows, agent_final.c: last rows that fail, agent_progs.c: BPF programs,
+ * persist.c: the persistent session's records). Internal to agent/.
+ * Calls run one way: cgroups -> admit -> count, collect -> progs, final. */
 #pragma once
 #include "agent/admission.h"
 #include "agent/agent.h"
@@ -80,15 +81,43 @@ void agent_on_names(void *ctx, uint64_t id, const char *path, const struct cg_id
 		    const struct cg_metadata *meta);
 
 /* agent_collect.c */
+/* What a read is, which decides what a failed final row means: at a
+ * cgroup's removal (between intervals) or at the collection that finds a
+ * BPF program gone it is not a retry; at each later collection it uses up
+ * one of RECORD_FINAL_TRIES; at the session's last read nothing comes after
+ * it. EXIT: the agent's last read while its persistent session goes on
+ * (cgroups' rows are not final, pending ones stay for the next agent; BPF
+ * programs' are: their statistics end with the agent). */
+enum collection_kind {
+	COLLECT_REMOVAL,
+	COLLECT_INTERVAL,
+	COLLECT_EXIT,
+	COLLECT_LAST,
+};
+
+struct collection {
+	uint64_t now_ns; /* CLOCK_BOOTTIME of the read */
+	struct timespec now; /* CLOCK_REALTIME of the same read: every row's timestamp */
+	enum collection_kind kind;
+};
+
 /* Read every slot in use once and write a row per record to every output;
- * final: every cgroup's last row (the session ends). */
-void agent_collect(struct agent *a, bool final);
+ * LAST: every cgroup's last row (the session ends). */
+void agent_collect(struct agent *a, enum collection_kind kind);
 /* A pinned session that counts something else: its last rows (with its
  * own events), then it is removed. */
 void agent_drain(struct agent *a);
 /* The cgroup's last rows (removed, or giving its slot up): its key goes,
  * one read, final rows to every output; the slot goes back once all are out. */
 void agent_finish_counting(struct agent *a, struct cg_record *r);
+
+/* agent_final.c: output o could not write a final row in a read of this
+ * kind: false while it is kept for a retry (*tries counts them), true once
+ * it is given up now, logged (rate-limited, fmt names whose row it was) and
+ * counted in finals_lost. */
+bool agent_final_failed(struct agent *a, const struct agent_output *o, unsigned *tries,
+			enum collection_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* agent_count.c */
 /* Count the cgroup: in the slot of its adopted record r, or a new one;
@@ -123,9 +152,9 @@ void agent_publish_metrics(struct agent *a, double collection_s);
 
 /* agent_progs.c: turn the BPF statistics on and read the programs'
  * bases (no-op without bpf_programs.include); each collection's program
- * rows (final: every program's last row); off again, records dropped. */
+ * rows (EXIT, LAST: every program's last row); off again, records dropped. */
 int agent_progs_start(struct agent *a);
-void agent_progs_collect(struct agent *a, const struct timespec *now, uint64_t now_ns, bool final);
+void agent_progs_collect(struct agent *a, const struct collection *col);
 void agent_progs_stop(struct agent *a);
 
 /* persist.c */

@@ -82,8 +82,8 @@ static uint32_t prog_outputs_mask(const struct agent *a)
 }
 
 /* One row per output that takes program rows and still owes one. */
-static void emit(struct agent *a, struct prog_record *r, const struct timespec *now,
-		 uint64_t now_ns)
+static void emit(struct agent *a, struct prog_record *r, const struct collection *col,
+		 enum collection_kind kind)
 {
 	for (int i = 0; i < a->nr_outputs; i++) {
 		const struct agent_output *o = &a->outputs[i];
@@ -92,36 +92,41 @@ static void emit(struct agent *a, struct prog_record *r, const struct timespec *
 
 		if (!o->sink->ops->write_prog || (r->removed && (r->outputs_done & bit)))
 			continue;
-		record_prog_row(r, o->id, now_ns, &rec);
-		rec.time = *now;
+		record_prog_row(r, o->id, col->now_ns, &rec);
+		rec.time = col->now;
 		if (o->sink->ops->write_prog(o->sink, &rec) == 0) {
-			record_prog_commit(r, o->id, now_ns);
+			record_prog_commit(r, o->id, col->now_ns);
 			if (r->removed)
 				r->outputs_done |= bit;
-		} else if (r->removed && ++r->out[o->id].final_tries >= RECORD_FINAL_TRIES) {
+		} else if (r->removed &&
+			   agent_final_failed(a, o, &r->out[o->id].final_tries, kind,
+					      "BPF program %u (%s)", (unsigned)r->id, r->name)) {
 			r->outputs_done |= bit;
-			a->finals_lost++;
-			log_ratelimited(&a->final_rl, 60, LOG_LVL_ERROR,
-					"%s: gave up the last row of BPF program %u (%s) after %d "
-					"tries: its runs since the previous row are lost",
-					o->name, (unsigned)r->id, r->name, RECORD_FINAL_TRIES);
 		}
 	}
 }
 
-void agent_progs_collect(struct agent *a, const struct timespec *now, uint64_t now_ns, bool final)
+/* The program statistics end with the agent, whatever becomes of its
+ * session: its last read is every program's last. The collection that
+ * finds a program gone is its removal (its failed row is not a retry). */
+void agent_progs_collect(struct agent *a, const struct collection *col)
 {
 	uint32_t mask = prog_outputs_mask(a);
+	bool last = col->kind == COLLECT_EXIT || col->kind == COLLECT_LAST;
 
 	if (!a->progs_on)
 		return;
-	walk(a, now_ns);
+	walk(a, col->now_ns);
 	for (int i = a->progs.nr - 1; i >= 0; i--) {
 		struct prog_record *r = a->progs.items[i];
+		enum collection_kind kind = last ? COLLECT_LAST : COLLECT_INTERVAL;
 
-		if (!r->seen || final)
+		if (!r->removed && (!r->seen || last)) {
 			r->removed = true;
-		emit(a, r, now, now_ns);
+			if (!last)
+				kind = COLLECT_REMOVAL;
+		}
+		emit(a, r, col, kind);
 		if (r->removed && (r->outputs_done & mask) == mask) {
 			log_debug("BPF program %u (%s) is gone", (unsigned)r->id, r->name);
 			record_prog_remove(&a->progs, r->id);

@@ -8,39 +8,10 @@
 # RFC 5424) carry the same runs, and after the agent exits the kernel's BPF
 # statistics are off again.
 source "$CGPERF_SRC/tests/lib/common.sh"
-RUNNER="$CGPERF_BUILD/tests/prog_runner"
+source "$CGPERF_SRC/tests/lib/prog_runner.sh"
 stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
 
-# runner_start NAME PROG_NAME: prog_runner as coprocess NAME; its id in ${NAME}_ID.
-declare -A RIN ROUT
-runner_start() {
-	local fifo_in="$TMP/$1.in" fifo_out="$TMP/$1.out" id
-	mkfifo "$fifo_in" "$fifo_out"
-	"$RUNNER" "$2" <"$fifo_in" >"$fifo_out" &
-	STARTED_PIDS+=("$!"); eval "${1}_PID=$!"
-	exec {RIN[$1]}>"$fifo_in" {ROUT[$1]}<"$fifo_out"
-	read -r -u "${ROUT[$1]}" id || fail "prog_runner $2 did not start"
-	eval "${1}_ID=$id"
-	log "$2: program id $id"
-}
-runner() { # runner NAME N: run NAME's program N times
-	local reply
-	echo "run $2" >&"${RIN[$1]}"
-	read -r -u "${ROUT[$1]}" reply; [ "$reply" = "ran $2" ] || fail "prog_runner $1: $reply"
-}
-runner_exit() { # runner_exit NAME: unload NAME's program
-	local pid_var="${1}_PID"
-	echo exit >&"${RIN[$1]}"; wait "${!pid_var}" || fail "prog_runner $1 failed"
-}
 run_cnt() { bpftool prog show id "$1" -j | python3 -c 'import json,sys; print(json.load(sys.stdin).get("run_cnt", 0))'; }
-# rows FILE: data rows in a CSV file (0 when there is none yet)
-rows() { [ -f "$1" ] && echo $(($(wc -l <"$1") - 1)) || echo 0; }
-wait_rows() { # wait_rows FILE N: until FILE has more than N rows
-	local i
-	for ((i = 0; i < 100; i++)); do [ "$(rows "$1")" -gt "$2" ] && return 0; sleep 0.1; done
-	fail "no new row in $1 (has $(rows "$1"), want > $2)"
-}
-
 rsyslogd_start_tcp
 
 # A: loaded before the agent; 300 runs while `cgperf stat -b` has the

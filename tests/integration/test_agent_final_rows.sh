@@ -17,12 +17,7 @@
 # (SIGSTOP): at SIGCONT it handles the removals before any timer.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
-small="$TMP/small"
-mkdir -p "$small"
-mount -t tmpfs -o size=64k,mode=0755 cgperf-test "$small" || fail "cannot mount a tmpfs"
-test_cleanup() { umount -l "$small" 2>/dev/null; }
-fill() { dd if=/dev/zero of="$small/filler" bs=4k 2>/dev/null || true; }
-unfill() { rm -f "$small/filler"; }
+source "$CGPERF_SRC/tests/lib/small_disk.sh"
 mkcg system.slice >/dev/null
 
 # conf FILE INTERVAL: cpu-clock of $TEST_CG_REL/system.slice/* into $small/csv.
