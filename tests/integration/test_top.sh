@@ -3,7 +3,7 @@
 # batch table and --json parsed; the full screen under a real terminal
 # (tmux): a burner's container on top by CPU with its name and its cpu.stat
 # rate, sort, reverse, filter and tree keys, a resize, a cgroup appearing and
-# one removed while it runs, and q and SIGTERM restoring the terminal.
+# one removed while it runs, and q, SIGTERM and SIGINT restoring the terminal.
 source "$CGPERF_SRC/tests/lib/common.sh"
 FIX="$CGPERF_SRC/tests/fixtures/metadata"
 command -v tmux >/dev/null || fail "tmux is missing (scripts/install-deps)"
@@ -34,11 +34,17 @@ run_in_cg "$POD/$cid" sh -c 'while :; do sleep 0.05; done'
 # within_points A B N: |A - B| <= N.
 within_points() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { d = a - b; exit !(d <= n && -d <= n) }'; }
 
+# cpustat_pct U0 T0 U1 T1: web's CPU % from cpu.stat between two readings.
+cpustat_pct() { awk -v du=$(($3 - $1)) -v dt=$(($4 - $2)) 'BEGIN { printf "%.1f", 100 * du * 1000 / dt }'; }
+
 # ---- batch: plain text tables ----
+u0=$(usage_usec "$WEB"); t0=$(date +%s%N)
 "$CGPERF" top -c "$TMP/top.yaml" -b -n 3 -d 1 >"$TMP/batch.txt" 2>"$TMP/batch.log" ||
 	fail "cgperf top -b failed: $(cat "$TMP/batch.log")"
-python3 - "$TMP/batch.txt" "${cid:0:12}" <<'PY' || fail "batch tables wrong: $(cat "$TMP/batch.txt")"
+u1=$(usage_usec "$WEB"); t1=$(date +%s%N)
+python3 - "$TMP/batch.txt" "${cid:0:12}" "$(cpustat_pct $u0 $t0 $u1 $t1)" <<'PY' || fail "batch tables wrong: $(cat "$TMP/batch.txt")"
 import sys
+webs = []
 blocks = [b.splitlines() for b in open(sys.argv[1], encoding='utf-8').read().split('\n\n') if b.strip()]
 assert len(blocks) == 3, len(blocks)
 for b in blocks:
@@ -52,11 +58,14 @@ for b in blocks:
     # A parent counts its children: above web only its ancestors.
     w = next(i for i, r in enumerate(rows) if r[5] == 'web')
     assert rows[w][4] == 'container' and all(rows[w][6].startswith(r[6] + '/') for r in rows[:w]), rows
-    assert cpu[w] > 50, cpu
+    webs.append(cpu[w])
     names = {r[5] for r in rows}
     assert {'web', 'prod/web-0', 'cron.service', sys.argv[2]} <= names, names
+# The burner's CPU% (the intervals' mean: a loaded host shares its CPU
+# unevenly) against cpu.stat over the run.
+assert abs(sum(webs) / len(webs) - float(sys.argv[3])) <= 10, (webs, sys.argv[3])
 PY
-log "ok: -b: three tables sorted by CPU%, web on top"
+log "ok: -b: three tables sorted by CPU%, web on top, its CPU% as cpu.stat's"
 
 # ---- targets as cgperf stat takes them, -e ----
 "$CGPERF" top -c "$TMP/top.yaml" -G "$TEST_CG_REL/$WEB" -e cpu-clock,page-faults -b -n 2 -d 0.5 >"$TMP/g.txt" 2>"$TMP/g.log" ||
@@ -83,12 +92,13 @@ u0=$(usage_usec "$WEB"); t0=$(date +%s%N)
 "$CGPERF" top -c "$TMP/top.yaml" --json --tree -n 3 -d 1 >"$TMP/top.json" 2>"$TMP/json.log" ||
 	fail "cgperf top --json failed: $(cat "$TMP/json.log")"
 u1=$(usage_usec "$WEB"); t1=$(date +%s%N)
-stat_pct=$(awk -v du=$((u1 - u0)) -v dt=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * du * 1000 / dt }')
+stat_pct=$(cpustat_pct $u0 $t0 $u1 $t1)
 python3 - "$TMP/top.json" "$TEST_CG_REL" "$web" "$uid" "$cid" "$stat_pct" <<'PY' || fail "--json wrong: $(cat "$TMP/top.json")"
 import json, sys
 path, base, web, uid, cid, stat_pct = sys.argv[1:7]
 lines = open(path, encoding='utf-8').read().splitlines()
 assert len(lines) == 3, len(lines)
+webs = []
 for n, line in enumerate(lines):
     o = json.loads(line)
     assert o['interval_s'] == 1 and o['time'].endswith('Z'), o
@@ -97,7 +107,7 @@ for n, line in enumerate(lines):
     by = {r['path'][len(base):]: r for r in o['cgroups']}
     w = by['/system.slice/docker-%s.scope' % web]
     assert w['name'] == 'web' and w['kind'] == 'container', w
-    assert abs(w['cpu_pct'] - float(stat_pct)) <= 10, (w['cpu_pct'], stat_pct)
+    webs.append(w['cpu_pct'])
     assert abs(w['cpu_cores'] * 100 - w['cpu_pct']) < 1e-6, w
     assert 'ipc' not in w and w['context-switches_per_s'] >= 0, w
     pod = by['/kubepods/besteffort/pod' + uid]
@@ -110,7 +120,8 @@ for n, line in enumerate(lines):
     assert rows[i + 1] == c and c['depth'] == pod['depth'] + 1, rows
     # (From the second interval on: a row's first one starts when it was added.)
     assert c['context-switches_per_s'] > 0 and (n == 0 or pod['context-switches_per_s'] >= c['context-switches_per_s']), (pod, c)
-print("# cpu.stat %s%%, top %s" % (stat_pct, [json.loads(l)['cgroups'][0]['cpu_pct'] for l in lines]))
+assert abs(sum(webs) / len(webs) - float(stat_pct)) <= 10, (webs, stat_pct)
+print("# cpu.stat %s%%, top %s" % (stat_pct, webs))
 PY
 log "ok: --json: three objects, web's CPU% within 10 points of cpu.stat ($stat_pct%), pod > container tree"
 
@@ -161,7 +172,7 @@ next_update
 u1=$(usage_usec "$WEB"); t1=$(date +%s%N)
 screen >"$TMP/screen.txt"
 screen_pct=$(python3 -c "import sys; s = open(sys.argv[1]).read().split('\n'); print($WEB_PCT)" "$TMP/screen.txt")
-stat_pct=$(awk -v du=$((u1 - u0)) -v dt=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * du * 1000 / dt }')
+stat_pct=$(cpustat_pct $u0 $t0 $u1 $t1)
 within_points "$screen_pct" "$stat_pct" 10 || fail "screen CPU% $screen_pct vs cpu.stat $stat_pct%: $(cat "$TMP/screen.txt")"
 log "ok: screen: web on top, CPU% $screen_pct vs cpu.stat $stat_pct%"
 grep -q "no IPC: event 'cycles' is not supported" "$TMP/screen.txt" || fail "the header does not say why IPC is missing"
