@@ -193,7 +193,10 @@ tmx send-keys -t top / w e b Enter
 wait_screen "filter 'web'" "\"filter 'web'\" in s[0] and sorted($NAMES) == ['prod/web-0', 'web']"
 tmx send-keys -t top / BSpace BSpace BSpace c r o n Escape
 wait_screen "Esc keeps the old filter" "\"filter 'web'\" in s[0] and sorted($NAMES) == ['prod/web-0', 'web']"
-tmx send-keys -t top / BSpace BSpace BSpace Enter
+# By path: the pod and its container have besteffort only in their paths.
+tmx send-keys -t top / BSpace BSpace BSpace b e s t e f f o r t Enter
+wait_screen "filter 'besteffort'" "\"filter 'besteffort'\" in s[0] and sorted($NAMES) == sorted(['besteffort', 'prod/web-0', '${cid:0:12}'])"
+tmx send-keys -t top / $(printf 'BSpace %.0s' {1..10}) Enter
 wait_screen "an empty filter shows all" "'filter' not in s[0] and 'cron.service' in $NAMES"
 log "ok: / filters by name and path, Esc and an empty filter"
 
