@@ -147,6 +147,42 @@ static void test_multiplexed(void **state)
 	top_model_free(&m);
 }
 
+/* MISS% and BMISS% from the interval's deltas; no references or branches in
+ * an interval: undefined, not 0. */
+static void test_miss_rates(void **state)
+{
+	static const char *const names[] = { "cache-references", "cache-misses", "branches",
+					     "branch-misses" };
+	struct reading z[4] = { 0 }, t[4] = {
+		{ 1000, SEC, SEC },
+		{ 50, SEC, SEC },
+		{ 2000, SEC, SEC },
+		{ 30, SEC, SEC },
+	};
+	struct top_model m;
+	struct top_row *r;
+	int miss, bmiss;
+
+	assert_int_equal(top_model_init(&m, ev, parse(names, 4), NULL, 0), 0);
+	miss = col(&m, "MISS%");
+	bmiss = col(&m, "BMISS%");
+	assert_true(miss >= 0 && bmiss >= 0);
+	assert_int_equal(top_model_col_by_key(&m, 'M'), miss);
+	assert_int_equal(top_model_col_by_key(&m, 'B'), bmiss);
+	assert_int_equal(top_model_add(&m, 1, "/x", "x", "other", 0), 0);
+	r = top_model_find(&m, 1);
+	top_model_sample(&m, r, z, SEC);
+	top_model_sample(&m, r, t, 2 * SEC);
+	assert_float_equal(r->val[miss], 5.0, 1e-9);
+	assert_float_equal(r->val[bmiss], 1.5, 1e-9);
+	for (int i = 0; i < 4; i++)
+		t[i].enabled = t[i].running = 2 * SEC;
+	top_model_sample(&m, r, t, 3 * SEC);
+	assert_false(r->has[miss]);
+	assert_false(r->has[bmiss]);
+	top_model_free(&m);
+}
+
 /* Rows with CPU% values (negative: none). */
 static void add_rows(struct top_model *m, const char *const *paths, const double *cpu, int n)
 {
@@ -251,10 +287,10 @@ static void test_display_name(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_columns_sw),   cmocka_unit_test(test_columns_hw),
-		cmocka_unit_test(test_rates),	     cmocka_unit_test(test_multiplexed),
-		cmocka_unit_test(test_sort),	     cmocka_unit_test(test_tree_and_filter),
-		cmocka_unit_test(test_display_name),
+		cmocka_unit_test(test_columns_sw),	cmocka_unit_test(test_columns_hw),
+		cmocka_unit_test(test_rates),		cmocka_unit_test(test_multiplexed),
+		cmocka_unit_test(test_miss_rates),	cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_tree_and_filter), cmocka_unit_test(test_display_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
