@@ -9,12 +9,14 @@ message, log entry, exception and network request, takes a full-page
 screenshot and evaluates JS_EXPRESSION in the page (it must return a
 JSON-able value; the page's own scripts, if any, are not needed for it).
 Prints one JSON object: {"console": [...], "errors": [...], "requests":
-[...], "value": ..., "width": W, "height": H}. Exits non-zero (with the
+[...], "value": ..., "width": W, "height": H}; a dialog a script opened
+(alert) is dismissed and is an error. Exits non-zero (with the
 reason on stderr) when Chromium cannot be started or the page not loaded.
 """
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -49,25 +51,35 @@ class Browser:
         self.buf = b''
         self.next_id = 0
         self.events = []
+        self.dialogs = []
 
-    def send(self, method, params=None, session=None):
+    def post(self, method, params=None, session=None):
         self.next_id += 1
         msg = {'id': self.next_id, 'method': method, 'params': params or {}}
         if session:
             msg['sessionId'] = session
         os.write(self.to_child, json.dumps(msg).encode() + b'\0')
-        return self.wait_reply(self.next_id, method)
+        return self.next_id
+
+    def send(self, method, params=None, session=None):
+        return self.wait_reply(self.post(method, params, session), method)
 
     def read_message(self, deadline):
         while b'\0' not in self.buf:
-            if time.monotonic() > deadline:
-                sys.exit('chromium: no answer in time')
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.from_child], [], [], left)[0]:
+                sys.exit('chromium: no answer in time (%s)' % self.dialogs)
             chunk = os.read(self.from_child, 1 << 20)
             if not chunk:
                 sys.exit('chromium exited: %s' % open(self.stderr).read()[-2000:])
             self.buf += chunk
         raw, self.buf = self.buf.split(b'\0', 1)
-        return json.loads(raw)
+        m = json.loads(raw)
+        if m.get('method') == 'Page.javascriptDialogOpening':
+            # alert() blocks the page: dismiss it, say so (a script ran).
+            self.dialogs.append(m['params'].get('message'))
+            self.post('Page.handleJavaScriptDialog', {'accept': False}, m.get('sessionId'))
+        return m
 
     def wait_reply(self, msg_id, method):
         deadline = time.monotonic() + 60
@@ -147,6 +159,7 @@ def main():
         value = b.send('Runtime.evaluate', {'expression': expr, 'returnByValue': True},
                        session=s)
         out = report(b.events)
+        out['errors'] += ['dialog: %s' % d for d in b.dialogs]
         if 'exceptionDetails' in value:
             sys.exit('the expression failed: %r' % value['exceptionDetails'])
         out['value'] = value['result'].get('value')
