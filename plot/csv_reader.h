@@ -49,14 +49,21 @@ void csv_reader_seek(struct csv_reader *r, size_t offset);
 /* Offset of the last complete record's start: the record after the last
  * two line breaks outside quotes (counted from from, a record start, e.g.
  * the first row's), if it has nr_fields fields. A truncated tail is not a
- * record. -ENOENT when there is none. Reads every quote from from on, not
- * every byte (memchr). */
+ * record. -ENOENT when there is none. Reads the last two records only when
+ * the file ends with a line break after a complete record, else every
+ * quote from from on (memchr). A file cut inside a quoted field just after
+ * a line break in it (a crash mid-row, in a name with a line break) may
+ * give the row-shaped text after that break: only the range drawn by
+ * default, never a row fed, depends on it. */
 int csv_reader_last_start(struct csv_reader *r, size_t from, size_t nr_fields, size_t *ret_offset);
 
 /* Field helpers: exact decimal numbers (no sign, no spaces; -EINVAL for
  * anything else, -ERANGE past the type), field equality with a C string. */
 int csv_field_u64(const struct csv_field *f, uint64_t *ret);
 bool csv_field_is(const struct csv_field *f, const char *s);
+/* A finite decimal number as strtod reads it (the agent's fixed decimals fast);
+ * -EINVAL for an empty, quoted or partly numeric field. */
+int csv_field_double(const struct csv_field *f, double *ret);
 /* The field's text, unescaped, as a new C string (NULL: out of memory). */
 char *csv_field_dup(const struct csv_field *f);
 /* "2026-12-02T11:58:12.345Z" (the agent's form) as ms since the epoch. */

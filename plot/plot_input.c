@@ -313,18 +313,12 @@ static int by_first_time(const void *a, const void *b)
 /* A metric cell: a count (integer) or a derived value; NAN when empty. */
 static double cell_value(const struct csv_field *f, bool gauge)
 {
-	char buf[64], *end;
 	uint64_t v;
 	double d;
 
 	if (!gauge)
 		return csv_field_u64(f, &v) == 0 ? (double)v : NAN;
-	if (f->len == 0 || f->len >= sizeof(buf) || f->quoted)
-		return NAN;
-	memcpy(buf, f->p, f->len);
-	buf[f->len] = '\0';
-	d = strtod(buf, &end);
-	return *end ? NAN : d;
+	return csv_field_double(f, &d) == 0 ? d : NAN;
 }
 
 struct feed_stats {

@@ -149,6 +149,53 @@ static void test_forged_row_in_name(void **state)
 	assert_true(csv_field_is(&r.fields[0], "9999-12-31T23:59:59.000Z"));
 }
 
+/* The same fake row inside a complete last row (the file ends with a line
+ * break): the search from the end (no pass over the file) takes the real
+ * row's start, not the fake row's line. */
+static void test_forged_row_in_last_row(void **state)
+{
+	static const char forged[] = "9999-12-31T23:59:59.000Z,/c,7,container,docker,abc,x,,,"
+				     "10000,1,100.00,1,100.00";
+	char text[1024], a[256];
+	struct csv_reader r;
+	size_t off, at;
+
+	row(a, sizeof(a), "/c", "web", 0, 10000, 1000000000, 5);
+	snprintf(text, sizeof(text),
+		 "%s%s2026-12-04T12:00:10.000Z,/c,7,container,docker,abc,"
+		 "\"evil\n%s\",,,10000,1,100.00,1,100.00\n",
+		 HEADER, a, forged);
+	at = strlen(HEADER) + strlen(a);
+	csv_reader_init(&r, text, strlen(text));
+	assert_int_equal(csv_reader_last_start(&r, strlen(HEADER), 14, &off), 0);
+	assert_int_equal(off, at);
+	csv_reader_seek(&r, off);
+	assert_int_equal(csv_reader_next(&r), 1);
+	assert_true(csv_field_is(&r.fields[0], "2026-12-04T12:00:10.000Z"));
+	assert_int_equal(csv_reader_next(&r), 0);
+}
+
+static void test_field_double(void **state)
+{
+	static const char *const good[] = { "0.000", "1.250", "-2.5", "17", "1e3", "0.1" };
+	static const double want[] = { 0, 1.25, -2.5, 17, 1000, 0.1 };
+	static const char *const bad[] = { "", "-", ".", "1.2.3", "1x", "nan", "inf", "1e999" };
+	struct csv_field f = { 0 };
+	double d;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		f.p = good[i];
+		f.len = strlen(good[i]);
+		assert_int_equal(csv_field_double(&f, &d), 0);
+		assert_true(d == want[i]); /* exact: as strtod rounds */
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		f.p = bad[i];
+		f.len = strlen(bad[i]);
+		assert_int_equal(csv_field_double(&f, &d), -EINVAL);
+	}
+}
+
 static void test_time(void **state)
 {
 	static const char s[] = "2026-12-04T12:00:01.234Z";
@@ -325,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_quoted_fields),
 		cmocka_unit_test(test_truncated_and_malformed),
 		cmocka_unit_test(test_forged_row_in_name),
+		cmocka_unit_test(test_forged_row_in_last_row),
+		cmocka_unit_test(test_field_double),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test_setup_teardown(test_bad_inputs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stitch_and_gaps, setup, teardown),
