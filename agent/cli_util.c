@@ -1,6 +1,8 @@
 #include "agent/cli_util.h"
+#include "util/log.h"
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,4 +45,12 @@ int parse_seconds(const char *s, double *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "cgperf %s: ", cmd);
+	fprintf(stderr, fmt, log_name(arg));
+	fprintf(stderr, " (see 'cgperf %s --help')\n", cmd);
+	return EXIT_USAGE;
 }

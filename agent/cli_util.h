@@ -12,3 +12,6 @@ enum {
 	EXIT_RUNTIME = 1,
 	EXIT_USAGE = 2
 };
+/* "cgperf CMD: " + fmt with arg (escaped: it may be anything the user
+ * typed) + " (see 'cgperf CMD --help')" on stderr. Returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, const char *arg);

@@ -42,10 +42,7 @@ static void usage(FILE *f)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("cgperf plot: ", stderr);
-	fprintf(stderr, fmt, log_name(arg));
-	fputs(" (see 'cgperf plot --help')\n", stderr);
-	return EXIT_USAGE;
+	return cli_usage_error("plot", fmt, arg);
 }
 
 /* Options into o; *ret_first is the first input argument. */
