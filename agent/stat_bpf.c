@@ -1,13 +1,17 @@
 /* cgperf stat -b: BPF programs' run counts and run time per interval, from
  * the kernel's BPF statistics, enabled through a BPF_ENABLE_STATS fd held
- * only while counting. perf's `stat -b` counts events inside the programs
- * with fentry/fexit programs on them; that needs BPF trampolines, and is not
- * built here yet (this machine refuses trampolines): one line says so. */
+ * only while counting; and, as perf's `stat -b` does, the events counted
+ * inside the programs, by fentry/fexit programs on them. Those need BPF
+ * trampolines: where the kernel refuses them, one line says so and the run
+ * counts and run time are what is shown. */
 #include "agent/stat_bpf.h"
+#include "agent/cli_events.h"
 #include "agent/cli_util.h"
 #include "agent/cli_wait.h"
 #include "bpf/probe.h"
+#include "bpf/prog_profiler.h"
 #include "bpf/prog_stats.h"
+#include "events/event_parse.h"
 #include "util/log.h"
 #include <errno.h>
 #include <fnmatch.h>
@@ -24,6 +28,8 @@
 struct target {
 	struct prog_sample last; /* at the previous line (or the start) */
 	bool gone; /* got its final line */
+	int prof; /* index in the profiler, -1: no event counts */
+	struct prof_counts prof_last; /* at the previous line */
 };
 
 struct bpf_run {
@@ -31,6 +37,10 @@ struct bpf_run {
 	struct target t[MAX_PROGS];
 	int nr;
 	double start_s, last_s; /* CLOCK_MONOTONIC */
+	/* Events counted inside the programs (none without trampolines). */
+	struct prog_profiler *prof;
+	struct event_spec events[CGPERF_MAX_EVENTS];
+	int nr_events;
 };
 
 static double now_s(void)
@@ -54,7 +64,7 @@ static int add_target(struct bpf_run *b, uint32_t id)
 		fprintf(stderr, "cgperf stat: no BPF program with id %" PRIu32 "\n", id);
 		return -ENOENT;
 	}
-	b->nr++;
+	b->t[b->nr++].prof = -1;
 	return 0;
 }
 
@@ -103,28 +113,87 @@ static int add_glob(struct bpf_run *b, const char *glob)
 
 static void print_header(const struct bpf_run *b)
 {
-	if (b->o->sep) {
+	const char *sep = b->o->sep;
+
+	if (sep) {
 		static const char *const cols[] = { "prog_id",	  "prog_name", "prog_tag",
 						    "prog_type",  "runs",      "run_ns",
 						    "ns_per_run", "cpu_pct",   "state" };
 
 		if (b->o->interval_ms)
-			fprintf(b->o->out, "time%s", b->o->sep);
+			fprintf(b->o->out, "time%s", sep);
 		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
-			fprintf(b->o->out, "%s%s", i ? b->o->sep : "", cols[i]);
+			fprintf(b->o->out, "%s%s", i ? sep : "", cols[i]);
+		if (b->prof)
+			fprintf(b->o->out, "%scounted_runs", sep);
+		for (int e = 0; b->prof && e < b->nr_events; e++)
+			fprintf(b->o->out, "%s%s%s%s_running_pct", sep, b->events[e].name, sep,
+				b->events[e].name);
 		fputc('\n', b->o->out);
 		return;
 	}
 	fprintf(b->o->out,
-		"\n BPF program statistics for %d program%s (run count and run time):\n\n", b->nr,
-		b->nr == 1 ? "" : "s");
+		"\n BPF program statistics for %d program%s (run count and run time%s):\n\n", b->nr,
+		b->nr == 1 ? "" : "s",
+		b->prof ? "; events counted inside them by fentry/fexit" : "");
 	fprintf(b->o->out, "%s%8s  %-16s %-16s %14s %14s %9s %8s\n",
 		b->o->interval_ms ? "          time " : "", "id", "name", "type", "runs",
 		"run time ms", "ns/run", "% CPU");
 }
 
+/* What the target's events counted inside it since its previous line. */
+static void prof_delta(struct target *tg, const struct prof_counts *now, int nr_events,
+		       struct prof_counts *ret)
+{
+	ret->entries = now->entries - tg->prof_last.entries;
+	ret->runs = now->runs - tg->prof_last.runs;
+	for (int e = 0; e < nr_events; e++)
+		reading_delta(&now->ev[e], &tg->prof_last.ev[e], &ret->ev[e]);
+	tg->prof_last = *now;
+}
+
+/* -x: counted_runs, then each event's count (multiplex-scaled) and percent
+ * running; empty cells for a target without event counts. */
+static void print_prof_cells(const struct bpf_run *b, const struct prof_counts *d)
+{
+	const char *sep = b->o->sep;
+
+	if (!b->prof)
+		return;
+	if (!d) {
+		for (int e = 0; e < 2 * b->nr_events + 1; e++)
+			fputs(sep, b->o->out);
+		return;
+	}
+	fprintf(b->o->out, "%s%" PRIu64, sep, d->runs);
+	for (int e = 0; e < b->nr_events; e++) {
+		uint64_t v, pct;
+
+		reading_scale(&d->ev[e], &v, &pct);
+		fprintf(b->o->out, "%s%" PRIu64 "%s%.2f", sep, v, sep, pct / 100.0);
+	}
+}
+
+/* Table: one line per event below the target's line. */
+static void print_prof_lines(const struct bpf_run *b, const struct prof_counts *d)
+{
+	fprintf(b->o->out, "%s%26" PRIu64 "  runs counted by fentry/fexit\n",
+		b->o->interval_ms ? "               " : "", d->runs);
+	for (int e = 0; e < b->nr_events; e++) {
+		uint64_t v, pct;
+		double per_run;
+
+		reading_scale(&d->ev[e], &v, &pct);
+		per_run = d->runs ? (double)v / d->runs : 0;
+		fprintf(b->o->out, "%s%26" PRIu64 "  %-20s %14.2f /run  (%.2f%%)\n",
+			b->o->interval_ms ? "               " : "", v, b->events[e].name, per_run,
+			pct / 100.0);
+	}
+}
+
 static void print_line(const struct bpf_run *b, const struct prog_sample *now,
-		       const struct prog_sample *before, double elapsed_s, bool gone)
+		       const struct prog_sample *before, double elapsed_s, bool gone,
+		       const struct prof_counts *d)
 {
 	uint64_t runs = now->run_cnt - before->run_cnt, ns = now->run_time_ns - before->run_time_ns;
 	double per_run = runs ? (double)ns / runs : 0,
@@ -137,15 +206,19 @@ static void print_line(const struct bpf_run *b, const struct prog_sample *now,
 		if (b->o->interval_ms)
 			fprintf(b->o->out, "%.9f%s", now_s() - b->start_s, sep);
 		fprintf(b->o->out,
-			"%" PRIu32 "%s%s%s%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%.0f%s%.4f%s%s\n",
+			"%" PRIu32 "%s%s%s%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%.0f%s%.4f%s%s",
 			now->id, sep, now->name, sep, now->tag, sep, tn, sep, runs, sep, ns, sep,
 			per_run, sep, cpu, sep, gone ? "gone" : "");
+		print_prof_cells(b, d);
+		fputc('\n', b->o->out);
 		return;
 	}
 	if (b->o->interval_ms)
 		fprintf(b->o->out, "%14.9f ", now_s() - b->start_s);
 	fprintf(b->o->out, "%8" PRIu32 "  %-16s %-16s %14" PRIu64 " %14.3f %9.0f %7.3f%%%s\n",
 		now->id, now->name, tn, runs, ns / 1e6, per_run, cpu, gone ? "  (gone)" : "");
+	if (d)
+		print_prof_lines(b, d);
 }
 
 /* One line per program: the change since its previous line (the start,
@@ -156,15 +229,19 @@ static void print_counts(struct bpf_run *b)
 
 	for (int i = 0; i < b->nr; i++) {
 		struct target *tg = &b->t[i];
+		struct prof_counts pnow, d;
 		struct prog_sample now;
-		bool gone;
+		bool gone, counted;
 
 		if (tg->gone)
 			continue;
 		gone = prog_stats_sample(tg->last.id, &now) == -ENOENT;
 		if (gone)
 			now = tg->last; /* all that is known of it */
-		print_line(b, &now, &tg->last, elapsed, gone);
+		counted = tg->prof >= 0 && prog_profiler_read(b->prof, tg->prof, &pnow) == 0;
+		if (counted)
+			prof_delta(tg, &pnow, b->nr_events, &d);
+		print_line(b, &now, &tg->last, elapsed, gone, counted ? &d : NULL);
 		tg->gone = gone;
 		tg->last = now;
 	}
@@ -182,20 +259,92 @@ static bool on_signal(void *ctx, const struct signalfd_siginfo *si)
 	return si->ssi_signo != SIGCHLD;
 }
 
-static void say_what_is_counted(const struct stat_bpf_opts *o)
-{
-	char reason[256];
-	int r = probe_trampolines(reason, sizeof(reason));
+/* ---- events inside the programs ---- */
 
+static void say_not_counted(const char *why)
+{
+	log_warn("event counts inside BPF programs need BPF trampolines (fentry/fexit), and %s; "
+		 "counting run counts and run time from the kernel's BPF statistics",
+		 why);
+}
+
+/* fentry/fexit on one target, or a line saying why it gets no event counts.
+ * Returns the kernel's refusal of trampolines (-errno, refusal set): no
+ * other target will fare better. */
+static int profile_target(struct bpf_run *b, struct target *tg, char *refusal, size_t len)
+{
+	enum prof_failure why;
+	char reason[256];
+	int r = prog_profiler_attach(b->prof, tg->last.id, &tg->prof, &why, reason, sizeof(reason));
+
+	if (r == 0 || why == PROF_REFUSED) {
+		snprintf(refusal, len, "%s", r ? reason : "");
+		return r;
+	}
+	if (why == PROF_TARGET)
+		log_warn("BPF program %" PRIu32 " (%s): no event counts inside it: %s", tg->last.id,
+			 tg->last.name, reason);
+	else
+		log_error("BPF program %" PRIu32 " (%s): no event counts inside it: %s",
+			  tg->last.id, tg->last.name, reason);
+	return 0;
+}
+
+static int attach_targets(struct bpf_run *b, int probed)
+{
+	char refusal[256];
+	int attached = 0;
+
+	for (int i = 0; i < b->nr; i++) {
+		struct target *tg = &b->t[i];
+
+		if (profile_target(b, tg, refusal, sizeof(refusal)) == 0) {
+			attached += tg->prof >= 0;
+			continue;
+		}
+		if (probed == 0) { /* the probe's fexit attached: not the host's refusal */
+			log_warn("BPF program %" PRIu32 " (%s): no event counts inside it: %s",
+				 tg->last.id, tg->last.name, refusal);
+			continue;
+		}
+		say_not_counted(refusal);
+		break;
+	}
+	return attached;
+}
+
+/* Where the probe says trampolines work, or -e asks for events (then the
+ * refusal named is the kernel's answer to cgperf's own profiler, not only
+ * to the probe), the events are counted inside every target that can take
+ * fentry. Returns 0 or minus an exit code. */
+static int start_profiling(struct bpf_run *b)
+{
+	char probe[256];
+	int probed = probe_trampolines(probe, sizeof(probe)), r;
+
+	log_info("fexit probe: %s", probe);
+	if (probe_refused(probed) && !b->o->events_given) {
+		say_not_counted(probe);
+		return 0;
+	}
+	r = cli_resolve_events(&(struct cli_events){ .cmd = "cgperf stat",
+						     .list = b->o->events,
+						     .strict = b->o->strict,
+						     .ret_events = b->events,
+						     .max = CGPERF_MAX_EVENTS });
 	if (r < 0)
-		log_warn(
-			"event counts inside BPF programs need BPF trampolines (fentry/fexit), and "
-			"%s; counting run counts and run time from the kernel's BPF statistics",
-			reason);
-	else if (o->events_given)
-		log_warn(
-			"event counts inside BPF programs (fentry/fexit on them) are not built yet; "
-			"counting run counts and run time from the kernel's BPF statistics");
+		return r;
+	b->nr_events = r;
+	r = prog_profiler_open(b->events, b->nr_events, &b->prof);
+	if (r < 0) {
+		log_error("cannot open the events to count inside BPF programs: %s", strerror(-r));
+		return -EXIT_RUNTIME;
+	}
+	if (attach_targets(b, probed) == 0) {
+		prog_profiler_close(b->prof);
+		b->prof = NULL;
+	}
+	return 0;
 }
 
 int stat_bpf_run(const struct stat_bpf_opts *o, int sig_fd)
@@ -214,18 +363,30 @@ int stat_bpf_run(const struct stat_bpf_opts *o, int sig_fd)
 		free(b);
 		return r == -ENOENT || r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
 	}
-	say_what_is_counted(o);
-	r = prog_stats_enable(&stats_fd, &already);
+	r = start_profiling(b);
+	if (r == 0)
+		r = prog_stats_enable(&stats_fd, &already);
+	else
+		rc = -r;
 	if (r < 0) {
-		log_error("cannot enable the kernel's BPF statistics: %s", strerror(-r));
+		if (rc == EXIT_OK) {
+			log_error("cannot enable the kernel's BPF statistics: %s", strerror(-r));
+			rc = EXIT_RUNTIME;
+		}
+		prog_profiler_close(b->prof);
 		free(b);
-		return EXIT_RUNTIME;
+		return rc;
 	}
 	if (already)
 		log_info("kernel.bpf_stats_enabled is on already; it is left as it is");
 	/* The baseline after enabling: counts before it are not this run's. */
-	for (int i = 0; i < b->nr; i++)
-		b->t[i].gone = prog_stats_sample(b->t[i].last.id, &b->t[i].last) < 0;
+	for (int i = 0; i < b->nr; i++) {
+		struct target *tg = &b->t[i];
+
+		tg->gone = prog_stats_sample(tg->last.id, &tg->last) < 0;
+		if (tg->prof >= 0 && prog_profiler_read(b->prof, tg->prof, &tg->prof_last) < 0)
+			tg->prof = -1;
+	}
 	b->start_s = b->last_s = now_s();
 	log_info("counting started (BPF statistics of %d programs)", b->nr);
 	print_header(b);
@@ -234,6 +395,7 @@ int stat_bpf_run(const struct stat_bpf_opts *o, int sig_fd)
 	print_counts(b);
 	if (stats_fd >= 0)
 		close(stats_fd); /* collection stops with the last holder */
+	prog_profiler_close(b->prof);
 	free(b);
 	return rc;
 }

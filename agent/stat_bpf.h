@@ -1,6 +1,7 @@
 /* `cgperf stat -b ID,... / --bpf-prog GLOB`: what given BPF programs cost,
- * from the kernel's BPF statistics (run count, run time), per interval. See
- * docs/STAT.md "BPF programs". */
+ * from the kernel's BPF statistics (run count, run time), per interval, and
+ * where BPF trampolines work the events counted inside them (fentry/fexit
+ * on each, bpf/prog_profiler.h). See docs/STAT.md "BPF programs". */
 #pragma once
 #include <stdbool.h>
 #include <stdint.h>
@@ -9,7 +10,9 @@
 struct stat_bpf_opts {
 	const char *ids; /* -b: "12,34" */
 	const char *glob; /* --bpf-prog: program name glob, expanded at start */
-	bool events_given; /* -e: events inside programs need trampolines */
+	const char *events; /* -e, or stat's default events */
+	bool events_given; /* -e: then its events are tried even without trampolines */
+	bool strict; /* --strict: an unsupported event is an error */
 	uint64_t interval_ms; /* -I */
 	double duration_s;
 	const char *sep; /* -x */

@@ -465,7 +465,9 @@ static int run_bpf(const struct stat_opts *o)
 	struct stat_bpf_opts bo = {
 		.ids = o->bpf_ids,
 		.glob = o->bpf_glob,
+		.events = o->events_arg[0] ? o->events_arg : DEFAULT_EVENTS,
 		.events_given = o->events_arg[0] != '\0',
+		.strict = o->strict,
 		.interval_ms = o->interval_ms,
 		.duration_s = o->duration_s,
 		.sep = o->sep,

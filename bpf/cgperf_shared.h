@@ -48,3 +48,12 @@ struct cgperf_leader_entry {
 	__u32 cpus_sig; /* signature of the online CPU list the perf_events were
 	                      * opened for; a session that sees another list reopens them */
 };
+
+/* prog_profiler.bpf.c's per-CPU sums for one target program (cgperf stat
+ * -b with trampolines): what each event counted between the target's entry
+ * and its exit, over the runs whose entry and exit were both seen. */
+struct cgperf_prof_accum {
+	__u64 entries; /* fentry runs */
+	__u64 runs; /* fexit runs that found their entry's readings */
+	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
+};

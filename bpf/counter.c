@@ -1,5 +1,4 @@
 #include "bpf/counter.h"
-#include "bpf/bpffs.h"
 #include "bpf/leader.h"
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
@@ -89,29 +88,11 @@ static int choose_mode(enum follower_request req, enum follower_mode *ret)
 
 static int acquire_leaders(struct counter *c, const struct counter_opts *o)
 {
-	char dir[256];
-	int map_fd, lock_fd = -1, r = 0;
+	int r = leaders_acquire(o->events, o->nr_events, c->mode, c->leaders, c->bpffs_dir,
+				sizeof(c->bpffs_dir));
 
-	r = bpffs_prepare(dir, sizeof(dir));
-	if (r < 0)
-		return r;
-	snprintf(c->bpffs_dir, sizeof(c->bpffs_dir), "%s", dir);
-	map_fd = attr_map_lock(dir, &lock_fd);
-	if (map_fd < 0)
-		return map_fd;
-	for (int i = 0; i < o->nr_events; i++) {
-		r = leader_acquire(map_fd, &o->events[i].attr, o->events[i].name, c->mode,
-				   &c->leaders[i]);
-		if (r < 0)
-			break;
-		c->nr_leaders++;
-		log_info("event '%s': %s leader (perf_event array id %u)", o->events[i].name,
-			 c->leaders[i].created ? "created the" : "sharing the",
-			 c->leaders[i].events_map_id);
-	}
-	/* Hold the lock until our followers reference the leaders? Not needed:
-	 * our fds keep them alive; the lock only serialises find-or-create. */
-	attr_map_unlock(map_fd, lock_fd);
+	if (r == 0)
+		c->nr_leaders = o->nr_events;
 	return r;
 }
 
@@ -147,23 +128,9 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 		    o->events[i].attr.config == PERF_COUNT_SW_TASK_CLOCK)
 			skel->rodata->clock_mask |= 1u << i;
 	}
-	for (int i = 0; i < CGPERF_MAX_EVENTS; i++) {
-		char name[16];
-		struct bpf_map *m;
-
-		snprintf(name, sizeof(name), "events%d", i);
-		m = bpf_object__find_map_by_name(skel->obj, name);
-		if (!m) {
-			r = -ENOENT;
-			goto fail;
-		}
-		bpf_map__set_max_entries(m, c->nr_possible);
-		/* Slots past nr_events are never read (the verifier drops that
-		 * code); point them at event 0's array instead of making maps. */
-		r = bpf_map__reuse_fd(m, c->leaders[i < o->nr_events ? i : 0].events_map_fd);
-		if (r < 0)
-			goto fail;
-	}
+	r = leaders_share_events(skel->obj, c->leaders, o->nr_events, c->nr_possible);
+	if (r < 0)
+		goto fail;
 	size_maps(skel->maps.filter, skel->maps.accum_readings, o);
 	if (!o->inherit)
 		bpf_program__set_autoload(skel->progs.on_fork, false);

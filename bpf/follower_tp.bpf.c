@@ -11,23 +11,7 @@
  * BPF_F_TEST_RUN_ON_CPU runs raw_tp programs only), which a sync runs on
  * every CPU. */
 #include "follower_common.bpf.h"
-
-#define SHARED_EVENTS_MAP(n)                                 \
-	struct {                                             \
-		__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY); \
-		__uint(key_size, sizeof(__u32));             \
-		__uint(value_size, sizeof(int));             \
-		__uint(map_flags, BPF_F_PRESERVE_ELEMS);     \
-	} events##n SEC(".maps")
-
-SHARED_EVENTS_MAP(0);
-SHARED_EVENTS_MAP(1);
-SHARED_EVENTS_MAP(2);
-SHARED_EVENTS_MAP(3);
-SHARED_EVENTS_MAP(4);
-SHARED_EVENTS_MAP(5);
-SHARED_EVENTS_MAP(6);
-SHARED_EVENTS_MAP(7);
+#include "shared_events.bpf.h"
 
 /* Events that never multiplex (software events): bit n set for event n.
  * Their enabled and running times both equal the time this CPU ran the task,

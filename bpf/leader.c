@@ -1,6 +1,7 @@
 #include "bpf/leader.h"
 #include "bpf/bpffs.h"
 #include "bpf/cgperf_shared.h"
+#include "events/event_parse.h"
 #include "events/perf_open.h"
 #include "leader.skel.h"
 #include "util/cpus.h"
@@ -407,4 +408,56 @@ void leader_release(struct leader *l)
 	*l = (struct leader){
 		.events_map_fd = -1, .link_fd = -1, .prog_fd = -1, .diff_map_fd = -1
 	};
+}
+
+int leaders_acquire(const struct event_spec *events, int nr, enum follower_mode mode,
+		    struct leader *ret, char *ret_dir, size_t dir_len)
+{
+	char dir[256];
+	int map_fd, lock_fd = -1, r = 0, i;
+
+	r = bpffs_prepare(dir, sizeof(dir));
+	if (r < 0)
+		return r;
+	map_fd = attr_map_lock(dir, &lock_fd);
+	if (map_fd < 0)
+		return map_fd;
+	for (i = 0; i < nr; i++) {
+		r = leader_acquire(map_fd, &events[i].attr, events[i].name, mode, &ret[i]);
+		if (r < 0)
+			break;
+		log_info("event '%s': %s leader (perf_event array id %u)", events[i].name,
+			 ret[i].created ? "created the" : "sharing the", ret[i].events_map_id);
+	}
+	/* Only find-or-create needs the lock: the fds keep the leaders alive. */
+	attr_map_unlock(map_fd, lock_fd);
+	if (r < 0) {
+		while (i-- > 0)
+			leader_release(&ret[i]);
+		return r;
+	}
+	if (ret_dir)
+		snprintf(ret_dir, dir_len, "%s", dir);
+	return 0;
+}
+
+int leaders_share_events(struct bpf_object *obj, const struct leader *l, int nr, int nr_possible)
+{
+	for (int i = 0; i < CGPERF_MAX_EVENTS; i++) {
+		char name[16];
+		struct bpf_map *m;
+		int r;
+
+		snprintf(name, sizeof(name), "events%d", i);
+		m = bpf_object__find_map_by_name(obj, name);
+		if (!m)
+			return -ENOENT;
+		bpf_map__set_max_entries(m, nr_possible);
+		/* Slots past nr are never read (the verifier drops that code);
+		 * point them at event 0's array instead of making maps. */
+		r = bpf_map__reuse_fd(m, l[i < nr ? i : 0].events_map_fd);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }

@@ -44,5 +44,17 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 int leader_refresh_cpus(int attr_map_fd, const struct perf_event_attr *attr, const char *event_name,
 			const struct leader *l, uint32_t cpus_sig, const int *new_cpus, int nr_new);
 
+/* The leaders of nr events: cgperf's bpffs directory prepared (its path in
+ * ret_dir), the lock taken, leader_acquire() for each, the lock released.
+ * On failure those acquired are released again. */
+struct event_spec;
+int leaders_acquire(const struct event_spec *events, int nr, enum follower_mode mode,
+		    struct leader *ret, char *ret_dir, size_t dir_len);
+
+/* Before load: the object's maps events0..events7 (bpf/shared_events.bpf.h)
+ * become the nr leaders' perf_event arrays. */
+struct bpf_object;
+int leaders_share_events(struct bpf_object *obj, const struct leader *l, int nr, int nr_possible);
+
 /* Drop this process's references; the kernel frees the leader once nobody holds it. */
 void leader_release(struct leader *l);

@@ -4,8 +4,13 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#ifndef ENOTSUPP
+#define ENOTSUPP 524 /* the kernel's internal "not supported", leaked to user space */
+#endif
 
 const char *follower_mode_key(enum follower_mode m)
 {
@@ -30,6 +35,20 @@ int bpf_run_on_cpu(int prog_fd, int cpu)
 	if (bpf_prog_test_run_opts(prog_fd, &opts) < 0)
 		return -errno;
 	return 0;
+}
+
+bool probe_refused(int err)
+{
+	return err == -EPERM || err == -ENOTSUPP || err == -EOPNOTSUPP;
+}
+
+/* Only the kernel's refusal says "trampolines unavailable": anything else
+ * (a verifier rejection, say) is this probe failing, and says so. */
+static void say_failed(char *reason, size_t len, const char *stage, int err)
+{
+	snprintf(reason, len, "%s: %s an fexit program failed: %s",
+		 probe_refused(err) ? "trampolines unavailable" : "the fexit probe failed", stage,
+		 strerror(-err));
 }
 
 static int probe_trampolines_uncached(char *reason, size_t len)
@@ -60,16 +79,12 @@ static int probe_trampolines_uncached(char *reason, size_t len)
 	}
 	r = probe_fexit_bpf__load(fexit);
 	if (r < 0) {
-		snprintf(reason, len,
-			 "trampolines unavailable: loading an fexit program failed: %s",
-			 strerror(-r));
+		say_failed(reason, len, "loading", r);
 		goto out;
 	}
 	r = probe_fexit_bpf__attach(fexit);
 	if (r < 0) {
-		snprintf(reason, len,
-			 "trampolines unavailable: attaching an fexit program failed: %s",
-			 strerror(-r));
+		say_failed(reason, len, "attaching", r);
 		goto out;
 	}
 	snprintf(reason, len, "trampolines available");

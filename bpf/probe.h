@@ -15,8 +15,13 @@ const char *follower_mode_key(enum follower_mode m);
 /* Load a raw_tp program and load+attach an fexit program to it. Returns 0 if
  * trampolines work, otherwise a negative errno and a reason such as
  * "trampolines unavailable: loading an fexit program failed: Operation not
- * permitted". The result is cached for the life of the process. */
+ * permitted" (the kernel's refusal: probe_refused()) or "the fexit probe
+ * failed: ..." (anything else). The result is cached for the life of the process. */
 int probe_trampolines(char *reason, size_t len);
+
+/* The errnos by which a kernel refuses BPF trampolines (EPERM, ENOTSUPP:
+ * 524, EOPNOTSUPP), at load or attach; err negative. */
+bool probe_refused(int err);
 
 /* Run prog_fd (a raw_tp program) once on `cpu` with BPF_PROG_TEST_RUN. */
 int bpf_run_on_cpu(int prog_fd, int cpu);

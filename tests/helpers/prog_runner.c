@@ -1,13 +1,36 @@
 /* A BPF program for tests to measure: loads a two-instruction socket filter
  * named cgperf_tprog (or argv[1]), prints its id, then obeys stdin: "run N" runs it N
  * times with BPF_PROG_TEST_RUN (prints "ran N"), "exit" (or EOF) unloads it
- * and exits. */
+ * and exits. With argv[2] "btf" the program has BTF function info (its
+ * main function is named like it), so fentry/fexit can attach to it. */
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* BTF for "int NAME(void)" and the func info naming it at instruction 0. */
+static int add_btf(const char *name, struct bpf_prog_load_opts *opts, struct bpf_func_info *fi)
+{
+	struct btf *btf = btf__new_empty();
+	int int_id, proto, fn;
+
+	if (!btf)
+		return -1;
+	int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	proto = int_id > 0 ? btf__add_func_proto(btf, int_id) : -1;
+	fn = proto > 0 ? btf__add_func(btf, name, BTF_FUNC_GLOBAL, proto) : -1;
+	if (fn < 0 || btf__load_into_kernel(btf) < 0)
+		return -1; /* the process exits: nothing to free */
+	*fi = (struct bpf_func_info){ .insn_off = 0, .type_id = fn };
+	opts->prog_btf_fd = btf__fd(btf);
+	opts->func_info = fi;
+	opts->func_info_cnt = 1;
+	opts->func_info_rec_size = sizeof(*fi);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -18,10 +41,17 @@ int main(int argc, char **argv)
 	struct bpf_prog_info info = { 0 };
 	unsigned int len = sizeof(info);
 	unsigned char packet[64] = { 0 };
+	const char *name = argc > 1 ? argv[1] : "cgperf_tprog";
+	LIBBPF_OPTS(bpf_prog_load_opts, load);
+	struct bpf_func_info fi;
 	char line[64];
-	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, argc > 1 ? argv[1] : "cgperf_tprog",
-			       "GPL", insns, 2, NULL);
+	int fd;
 
+	if (argc > 2 && strcmp(argv[2], "btf") == 0 && add_btf(name, &load, &fi) < 0) {
+		perror("prog_runner: loading BTF");
+		return 1;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, name, "GPL", insns, 2, &load);
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0) {
 		perror("prog_runner: loading the program");
 		return 1;

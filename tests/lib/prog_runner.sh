@@ -2,12 +2,13 @@
 # BPF_PROG_TEST_RUN), for the bpf_programs tests. Source after common.sh.
 RUNNER="$CGPERF_BUILD/tests/prog_runner"
 
-# runner_start NAME PROG_NAME: prog_runner as coprocess NAME; its id in ${NAME}_ID.
+# runner_start NAME PROG_NAME [btf]: prog_runner as coprocess NAME (btf: its
+# program has BTF function info); its id in ${NAME}_ID.
 declare -A RIN ROUT
 runner_start() {
 	local fifo_in="$TMP/$1.in" fifo_out="$TMP/$1.out" id
 	mkfifo "$fifo_in" "$fifo_out"
-	"$RUNNER" "$2" <"$fifo_in" >"$fifo_out" &
+	"$RUNNER" "${@:2}" <"$fifo_in" >"$fifo_out" &
 	STARTED_PIDS+=("$!"); eval "${1}_PID=$!"
 	exec {RIN[$1]}>"$fifo_in" {ROUT[$1]}<"$fifo_out"
 	read -r -u "${ROUT[$1]}" id || fail "prog_runner $2 did not start"
