@@ -463,23 +463,25 @@ static int cairo_svg(const struct plot_model *m, const struct plot_view *v, size
 static void copy_prefixed(struct plot_buf *out, const char *p, const char *end, const char *prefix)
 {
 	static const char *const refs[] = { " id=\"", "href=\"#", "url(#" };
+	const char *next[sizeof(refs) / sizeof(refs[0])] = { 0 };
 
 	while (p < end) {
-		const char *hit = NULL;
+		const char *hit = end;
 		size_t k = 0;
 
+		/* Each reference's next place, searched again only once passed:
+		 * one pass over the document, not one per reference found. */
 		for (size_t i = 0; i < sizeof(refs) / sizeof(refs[0]); i++) {
-			const char *h = memmem(p, (size_t)(end - p), refs[i], strlen(refs[i]));
-
-			if (h && (!hit || h < hit)) {
-				hit = h;
+			if (!next[i] || (next[i] != end && next[i] < p))
+				next[i] = memmem(p, (size_t)(end - p), refs[i], strlen(refs[i]));
+			if (!next[i])
+				next[i] = end;
+			if (next[i] < hit) {
+				hit = next[i];
 				k = strlen(refs[i]);
 			}
 		}
-		if (!hit)
-			hit = end;
-		else
-			hit += k;
+		hit += k;
 		plot_buf_add(out, p, (size_t)(hit - p));
 		if (hit < end)
 			plot_buf_puts(out, prefix);
