@@ -12,7 +12,8 @@
 # no console message, no error, no request but the page, a screenshot that
 # is not blank and shows the burner's colour, one inline SVG per metric, ids
 # not shared, the busiest first in the top table, the time range; the
-# hostile name escaped everywhere (no element, no forged series or row).
+# hostile name escaped everywhere (no element, no forged series or row);
+# local time: --since and the page's range in TZ=Asia/Kolkata (UTC+5:30).
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 sha() { printf '%s' "$1" | sha256sum | cut -c1-64; }
@@ -268,6 +269,29 @@ assert ink > w * h // 200, "the screenshot is blank: %d dark pixels" % ink
 blue = sum(1 for row in img for x in range(0, w * bpp, bpp) if png_decode.shows(row[x:x + 3], (0x1f, 0x77, 0xb4), 0.6))
 assert blue > 2000, "no line of the burner's colour in the screenshot: %d pixels" % blue
 print('ok: report in Chromium: %d sections, %dx%d, %d dark and %d burner pixels' % (len(metrics), w, h, ink, blue))
+PY
+
+# Local time (no --utc) in a zone off UTC by 5:30: the page's range and
+# --since are local times, the data attributes stay UTC ms.
+python3 - "$TMP" "$CGPERF" <<'PY' || fail "local time (TZ=Asia/Kolkata) (see above)"
+import csv, glob, os, re, subprocess, sys
+from datetime import datetime, timedelta, timezone
+tmp, cgperf = sys.argv[1:3]
+times = []
+for p in glob.glob(tmp + '/csv/*.csv*'):
+    with open(p, newline='') as f:
+        times += [row[0] for row in csv.reader(f) if row and row[0].endswith('Z') and len(row) > 12]
+first = datetime.strptime(min(times), '%Y-%m-%dT%H:%M:%S.%fZ').replace(tzinfo=timezone.utc)
+since = first.replace(microsecond=0) + timedelta(seconds=1)
+local = (since + timedelta(hours=5, minutes=30)).strftime('%Y-%m-%d %H:%M:%S')
+subprocess.run([cgperf, 'plot', tmp + '/csv', '-m', 'cpu-clock', '--since', local, '-o', tmp + '/tz.html'],
+               env=dict(os.environ, TZ='Asia/Kolkata'), check=True, stderr=subprocess.DEVNULL)
+page = open(tmp + '/tz.html').read()
+m = re.search(r'<p id="range" data-start-ms="(\d+)" data-end-ms="\d+">From <time>([^<]*)</time>', page)
+assert m, page[:2000]
+assert int(m.group(1)) == int(since.timestamp()) * 1000, (m.group(1), since)
+assert m.group(2) == local, (m.group(2), local)
+print('ok: --since %s (Asia/Kolkata) = %s' % (local, since.isoformat()))
 PY
 
 # Nothing plottable: an empty directory, a range without rows; usage errors.
