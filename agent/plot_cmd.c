@@ -45,6 +45,19 @@ static int usage_error(const char *fmt, const char *arg)
 	return cli_usage_error("plot", fmt, arg);
 }
 
+/* What the options must hold once parsed; -1 when they do. */
+static int check_opts(const struct plot_opts *o, int argc, int *ret_first)
+{
+	if (!o->out)
+		return usage_error("%s-o OUT.png|OUT.svg|OUT.html is needed", "");
+	if (!plot_output_kind(o->out))
+		return usage_error("-o '%s': the name must end in .png, .svg or .html", o->out);
+	if (optind >= argc)
+		return usage_error("%sno input: give the agent's CSV directory or files", "");
+	*ret_first = optind;
+	return -1;
+}
+
 /* Options into o; *ret_first is the first input argument. */
 static int parse_opts(int argc, char **argv, struct plot_opts *o, int *ret_first)
 {
@@ -105,14 +118,7 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o, int *ret_first
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (!o->out)
-		return usage_error("%s-o OUT.png|OUT.svg|OUT.html is needed", "");
-	if (!plot_output_kind(o->out))
-		return usage_error("-o '%s': the name must end in .png, .svg or .html", o->out);
-	if (optind >= argc)
-		return usage_error("%sno input: give the agent's CSV directory or files", "");
-	*ret_first = optind;
-	return -1;
+	return check_opts(o, argc, ret_first);
 }
 
 /* The metrics to draw: -m's names, each one the files have, else all. */
