@@ -473,6 +473,7 @@ enum {
 	FD_WATCH,
 	FD_SYSLOG,
 	FD_NAMES,
+	FD_CPUS,
 	NR_FDS
 };
 
@@ -483,9 +484,12 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 	 * cgroups.rescan_interval of the running configuration. */
 	int rescan_fd = timer_relative(a->cfg.cgroups.rescan_interval_ms / 1000.0, false);
 	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
+	/* A CPU that came online is counted within a second, not at the next
+	 * interval's sync (counter_follow_cpus). */
+	int cpus_fd = timer_relative(CPU_CHECK_MS / 1000.0, true);
 	int rc = EXIT_OK;
 
-	if (interval_fd < 0 || rescan_fd < 0 ||
+	if (interval_fd < 0 || rescan_fd < 0 || cpus_fd < 0 ||
 	    arm_interval_timer(interval_fd, a->cfg.interval_ms) < 0) {
 		log_error("cannot create timers: %s", strerror(errno));
 		rc = EXIT_RUNTIME;
@@ -500,6 +504,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			[FD_WATCH] = { a->watch ? cg_watch_fd(a->watch) : -1, POLLIN, 0 },
 			[FD_SYSLOG] = { -1, 0, 0 },
 			[FD_NAMES] = { a->names ? name_lookup_fd(a->names) : -1, POLLIN, 0 },
+			[FD_CPUS] = { cpus_fd, POLLIN, 0 },
 		};
 		if (a->syslog)
 			p[FD_SYSLOG] = (struct pollfd){ syslog_sink_fd(a->syslog), POLLIN, 0 };
@@ -515,6 +520,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			cg_watch_process(a->watch);
 		if (p[FD_NAMES].revents & POLLIN)
 			name_lookup_collect(a->names, agent_on_names, a);
+		if (p[FD_CPUS].revents & POLLIN && timer_drain(cpus_fd) && a->counter)
+			(void)counter_follow_cpus(a->counter); /* the next sync reports */
 		if (p[FD_INTERVAL].revents & POLLIN) {
 			uint64_t ticks;
 			if (read(interval_fd, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED)
@@ -559,6 +566,8 @@ out:
 		close(rescan_fd);
 	if (end_fd >= 0)
 		close(end_fd);
+	if (cpus_fd >= 0)
+		close(cpus_fd);
 	return rc;
 }
 

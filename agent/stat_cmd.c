@@ -425,6 +425,15 @@ static bool on_signal(void *ctx, const struct signalfd_siginfo *si)
 	return w->workload > 0 && waitpid(w->workload, &w->status, WNOHANG) == w->workload;
 }
 
+/* A CPU that came online is counted within CPU_CHECK_MS, also without -I.
+ * A failure is reported by the next sync (the interval's, or the last). */
+static void cpu_check(void *ctx)
+{
+	const struct waiting *w = ctx;
+
+	(void)counter_follow_cpus(w->s->counter);
+}
+
 /* Wait for the end (duration, signal, workload exit), printing intervals.
  * Returns the workload's exit status (or 0). */
 static int run_loop(struct stat_run *s, const struct stat_opts *o, int sig_fd, pid_t workload)
@@ -432,7 +441,9 @@ static int run_loop(struct stat_run *s, const struct stat_opts *o, int sig_fd, p
 	struct waiting w = { .s = s, .workload = workload };
 
 	cli_wait(sig_fd, o->interval_ms, o->duration_s,
-		 &(const struct cli_wait_ops){ .tick = tick, .on_signal = on_signal }, &w);
+		 &(const struct cli_wait_ops){
+			 .tick = tick, .on_signal = on_signal, .cpu_check = cpu_check },
+		 &w);
 	return w.status;
 }
 

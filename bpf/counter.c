@@ -109,6 +109,34 @@ static bool tracks_tasks(const struct counter_opts *o)
 	return o->filter == CGPERF_FILTER_PID || o->filter == CGPERF_FILTER_TGID;
 }
 
+/* What the tp follower may derive instead of reading (software events only;
+ * see follower_tp.bpf.c): clock and switch events from the switch itself,
+ * and whether a switch from idle needs any read (idle moves none of the
+ * events and the filter never counts it). */
+static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counter_opts *o)
+{
+	bool idle_quiet = o->filter == CGPERF_FILTER_CGROUP || tracks_tasks(o);
+
+	for (int i = 0; i < o->nr_events; i++) {
+		uint64_t config = o->events[i].attr.config;
+
+		if (o->events[i].attr.type != PERF_TYPE_SOFTWARE) {
+			idle_quiet = false;
+			continue;
+		}
+		skel->rodata->software_mask |= 1u << i;
+		if (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK)
+			skel->rodata->clock_mask |= 1u << i;
+		else if (config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+			skel->rodata->switch_mask |= 1u << i;
+		else if (config != PERF_COUNT_SW_PAGE_FAULTS &&
+			 config != PERF_COUNT_SW_PAGE_FAULTS_MIN &&
+			 config != PERF_COUNT_SW_PAGE_FAULTS_MAJ)
+			idle_quiet = false;
+	}
+	skel->rodata->idle_skips_reads = idle_quiet;
+}
+
 static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 {
 	struct follower_tp_bpf *skel;
@@ -120,14 +148,7 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	skel->rodata->filter_type = o->filter;
 	skel->rodata->nr_events = o->nr_events;
 	skel->rodata->inherit = o->inherit;
-	for (int i = 0; i < o->nr_events; i++) {
-		if (o->events[i].attr.type != PERF_TYPE_SOFTWARE)
-			continue;
-		skel->rodata->software_mask |= 1u << i;
-		if (o->events[i].attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		    o->events[i].attr.config == PERF_COUNT_SW_TASK_CLOCK)
-			skel->rodata->clock_mask |= 1u << i;
-	}
+	set_tp_event_masks(skel, o);
 	r = leaders_share_events(skel->obj, c->leaders, o->nr_events, c->nr_possible);
 	if (r < 0)
 		goto fail;
@@ -642,7 +663,7 @@ static int run_on_cpu_if_online(int prog_fd, int cpu)
 /* CPUs came or went since the last sync: make the shared perf_events cover
  * the CPUs online now (a CPU that was offlined and onlined again keeps a
  * perf_event that no longer counts) and sync over the new list. */
-static int follow_cpu_changes(struct counter *c)
+int counter_follow_cpus(struct counter *c)
 {
 	int *cpus = NULL, *fresh = NULL, nr = 0, nr_fresh = 0, map_fd, lock_fd = -1, r;
 	uint32_t sig;
@@ -691,7 +712,7 @@ static int follow_cpu_changes(struct counter *c)
 
 int counter_sync(struct counter *c)
 {
-	int r = follow_cpu_changes(c);
+	int r = counter_follow_cpus(c);
 
 	if (r < 0)
 		log_warn("cannot follow a change of online CPUs: %s", strerror(-r));

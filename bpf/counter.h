@@ -88,6 +88,13 @@ int counter_enable(struct counter *c);
 /* Run the programs that compute deltas on every CPU, so that running tasks
  * are accounted up to now. Call before reading. */
 int counter_sync(struct counter *c);
+/* Reopen the shared perf_events on CPUs that came online since the last
+ * look (a per-CPU perf_event does not come back by itself, and until then
+ * what runs there is not counted); counter_sync() does it too. One read of
+ * /sys/devices/system/cpu/online when nothing changed: callers that may go
+ * long without a sync run it every CPU_CHECK_MS. */
+int counter_follow_cpus(struct counter *c);
+#define CPU_CHECK_MS 1000
 /* Totals of one slot, summed over CPUs: nr_events readings. */
 int counter_read(struct counter *c, int slot, struct reading *ret_vals);
 /* One past the highest slot in use: what counter_read_all needs to cover. */

@@ -23,6 +23,21 @@ const volatile __u32 software_mask = 0;
  * between two switches is the time elapsed between them, which the one
  * clock read per switch already gives; no perf read needed at all. */
 const volatile __u32 clock_mask = 0;
+/* context-switches (bit n): counted by the switches themselves, as perf
+ * counts them, to the task switched out (perf_event_task_sched_out() counts
+ * the switch while the outgoing task's cgroup events are in). A flush at a
+ * switch owes the interval's skipped switches plus the one flushing; no perf
+ * read, and no read that lands on the wrong side of the kernel's increment
+ * (which comes after this tracepoint: a read here charged each switch to
+ * the interval of the task switched in). */
+const volatile __u32 switch_mask = 0;
+/* Set when a switch away from the idle task may skip its reads: the filter
+ * never counts idle (CGROUP, PID, TGID) and every event is one the idle task
+ * cannot move: clock and switch events (the switch tells them) and page
+ * faults (idle has no user memory). Then what runs from the switch to idle
+ * until the next flush is owed to nobody but the next task, and only the
+ * interval's start moves (see on_switch). */
+const volatile __u32 idle_skips_reads = 0;
 
 /* Everything that ran on this CPU since ktime (the last flush) is owed to
  * one target: the readings there, and (CGROUP filter) the cgroup the task
@@ -31,6 +46,8 @@ struct prev_state {
 	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
 	__u64 ktime;
 	__u64 owner;
+	/* Switches skipped since ktime, all by tasks of owner. */
+	__u64 switches;
 };
 
 struct {
@@ -53,6 +70,9 @@ struct {
 			break;                                                           \
 		if (clock_mask & (1u << n)) {                                            \
 			d[n].counter = d[n].enabled = d[n].running = dt;                 \
+		} else if (switch_mask & (1u << n)) {                                    \
+			d[n].counter = switches;                                         \
+			d[n].enabled = d[n].running = dt;                                \
 		} else if (software_mask & (1u << n)) {                                  \
 			__u64 v = bpf_perf_event_read(&events##n, BPF_F_CURRENT_CPU);    \
 			if (READ_FAILED(v))                                              \
@@ -80,15 +100,18 @@ struct {
 	} while (0)
 
 /* Charge what ran on this CPU since the last flush to the current task's
- * target, and start over from now. */
-static __always_inline void flush(struct prev_state *prev)
+ * target, and start over from now. at_switch: the current task is being
+ * switched out (its switch belongs to this interval), not synced. */
+static __always_inline void flush(struct prev_state *prev, int at_switch)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	const struct cgperf_slots *s;
 	__u64 now = bpf_ktime_get_ns(), dt = now - prev->ktime;
+	__u64 switches = prev->switches + at_switch;
 	int first = prev->ktime == 0;
 
 	prev->ktime = now;
+	prev->switches = 0;
 	/* Always advance prev, counting or not: otherwise the next counted
 	 * task would be charged for what ran before it. */
 	READ_DELTA(0);
@@ -120,9 +143,11 @@ static __always_inline __u64 cgroup_id_of(struct task_struct *t)
  * nothing anyone counts, so it needs no reads at all: the interval since the
  * last flush just goes on, owed to that cgroup, and is charged at the next
  * switch that leaves it, or at a sync (a read), whichever comes first.
- * Switches to and from the idle task (pid 0) always flush: idle is counted
- * by no cgroup target, so an interval that ends in idle is dropped whole,
- * which is right only if nothing else ran in it. */
+ * The interval's switches are counted (switch_mask events). Switches to and
+ * from the idle task (pid 0) are never skipped: idle is counted by no cgroup
+ * target, so an interval that ends in idle is dropped whole, which is right
+ * only if nothing else ran in it (a switch from idle may still read nothing:
+ * idle_skips_reads). */
 static __always_inline int same_owner(const struct prev_state *prev, struct task_struct *p,
 				      struct task_struct *n)
 {
@@ -141,9 +166,23 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	__u32 zero = 0;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
-	if (!prev || same_owner(prev, p, n))
+	if (!prev)
 		return 0;
-	flush(prev);
+	if (same_owner(prev, p, n)) {
+		prev->switches++;
+		return 0;
+	}
+	if (idle_skips_reads && !p->pid && prev->ktime) {
+		/* Idle (owed to nobody) ends: the switch to idle flushed, and
+		 * nothing read since moved (idle_skips_reads), so the previous
+		 * readings already stand where the next task's interval starts;
+		 * only the clock has run on, and idle's own switch is idle's. */
+		prev->ktime = bpf_ktime_get_ns();
+		prev->switches = 0;
+		prev->owner = cgroup_id_of(n);
+		return 0;
+	}
+	flush(prev, 1);
 	prev->owner = cgroup_id_of(n);
 	return 0;
 }
@@ -158,7 +197,7 @@ int BPF_PROG(on_sync)
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (prev)
-		flush(prev);
+		flush(prev, 0);
 	return 0;
 }
 

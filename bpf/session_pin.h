@@ -15,10 +15,13 @@
 /* Bumped by every change of a pinned map's layout or of the follower's
  * semantics: a session pinned by another layout is drained if it can be
  * read, replaced otherwise. 2: the tp follower skips switches within one
- * cgroup (prev_readings grew an owner; syncs run "on_sync"). Layouts from
+ * cgroup (prev_readings grew an owner; syncs run "on_sync"). 3: context
+ * switches counted by the switches (to the task switched out, as perf;
+ * prev_readings grew the skipped switches), no reads at a switch from idle.
+ * Layouts from
  * CGPERF_SESSION_LAYOUT_MIN on have the same session description and
  * accumulators, so they can still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 2
+#define CGPERF_SESSION_LAYOUT 3
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 

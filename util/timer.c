@@ -1,7 +1,9 @@
 #include "util/timer.h"
 #include <errno.h>
 #include <sys/timerfd.h>
+#include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 void timer_rearm(int fd, double seconds, bool periodic)
 {
@@ -43,4 +45,11 @@ void timer_disarm(int fd)
 	struct itimerspec its = { 0 };
 
 	timerfd_settime(fd, 0, &its, NULL);
+}
+
+bool timer_drain(int fd)
+{
+	uint64_t ticks;
+
+	return read(fd, &ticks, sizeof(ticks)) == sizeof(ticks) && ticks > 0;
 }

@@ -14,3 +14,5 @@ void timer_rearm(int fd, double seconds, bool periodic);
 void timer_arm_ms(int fd, long long ms);
 /* Stop it (and clear expirations not read yet). */
 void timer_disarm(int fd);
+/* Read the expirations of a (non-blocking) timerfd: true if it fired. */
+bool timer_drain(int fd);

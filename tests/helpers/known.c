@@ -5,6 +5,9 @@
  *                      (voluntary context switches; pin both to one CPU so
  *                      every read has to wait)
  *   known faults N     touches N fresh anonymous pages (N minor page faults)
+ *   known sleeps N     N times: touch a fresh page, sleep 100 us (N faults, N
+ *                      voluntary switches, each one to idle on a CPU that has
+ *                      nothing else to run)
  * When done the process stops itself (SIGSTOP): the test reads the per-task
  * counts in /proc (voluntary_ctxt_switches, minflt) while nothing changes,
  * then sends SIGCONT and the workload exits. --no-stop: exit at once. */
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int stop_when_done = 1;
@@ -67,6 +71,22 @@ static int touch_pages(long n)
 	return 0;
 }
 
+static int touch_and_sleep(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct timespec nap = { .tv_nsec = 100 * 1000 };
+	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	for (long i = 0; i < n; i++) {
+		p[i * page] = 1;
+		nanosleep(&nap, NULL);
+	}
+	done();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc >= 3 ? atol(argv[2]) : 0;
@@ -76,13 +96,15 @@ int main(int argc, char **argv)
 	else if (argc != 3)
 		n = 0;
 	if (n <= 0) {
-		fprintf(stderr, "usage: known switches|faults N [--no-stop]\n");
+		fprintf(stderr, "usage: known switches|faults|sleeps N [--no-stop]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "switches"))
 		return ping_pong(n);
 	if (!strcmp(argv[1], "faults"))
 		return touch_pages(n);
+	if (!strcmp(argv[1], "sleeps"))
+		return touch_and_sleep(n);
 	fprintf(stderr, "known: unknown mode '%s'\n", argv[1]);
 	return 2;
 }

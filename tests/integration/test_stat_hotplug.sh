@@ -1,8 +1,9 @@
 # CPU hotplug under running sessions: a CPU that goes offline is skipped, and
 # when it comes back the shared perf_events are reopened for it (a per-CPU
 # perf_event does not come back by itself): -a counts every CPU's time again,
-# and a task switching on the returned CPU has its context switches (read
-# from the reopened perf_event) counted for its cgroup.
+# and a task faulting on the returned CPU has its page faults (read from the
+# reopened perf_event) counted for its cgroup, and a task switching there its
+# context switches (counted by the follower running there).
 source "$CGPERF_SRC/tests/lib/common.sh"
 ONLINE=/sys/devices/system/cpu/cpu1/online
 [ -w "$ONLINE" ] || skip "CPU 1 cannot be taken offline on this machine ($ONLINE missing)"
@@ -13,23 +14,38 @@ cg=$(mkcg sw)
 
 start_cgperf hp -a -e cpu-clock,context-switches -I 1000 --duration 7
 hp_pid=$CGPERF_PID
-start_cgperf g -G "$cg" -e context-switches
+start_cgperf g -G "$cg" -e context-switches,page-faults
 g_pid=$CGPERF_PID
 sleep 1.3
 echo 0 >"$ONLINE"
 sleep 2
 echo 1 >"$ONLINE"
 wait_for_line "$TMP/hp.log" "came online; their perf_events were reopened" 5
-# A ping-pong pinned to the returned CPU: every one of its switches happens
-# there, counted by the reopened context-switches perf_event only.
-run_in_cg sw taskset -c 1 "$KNOWN" switches 10000; k=$LAST_PID
-wait_stopped "$k"
-oracle=$(task_switches $(cg_pids sw))
-kill -CONT "$k"; wait "$k" || fail "known switches failed"
+# g has no -I (no sync until its end): it reopens the page-faults
+# perf_event it alone uses by its own CPU check (within a second).
+wait_for_line "$TMP/g.log" "event 'page-faults': 1 CPU(s) came online; their perf_events were reopened" 5
+# known_on_cpu1 WHAT N: the known workload pinned to the returned CPU, in sw;
+# the kernel's counts of it in SWITCHES and FAULTS.
+SWITCHES=0 FAULTS=0
+known_on_cpu1() {
+	local k
+	run_in_cg sw taskset -c 1 "$KNOWN" "$@"; k=$LAST_PID
+	wait_stopped "$k"
+	SWITCHES=$((SWITCHES + $(task_switches $(cg_pids sw))))
+	FAULTS=$((FAULTS + $(proc_minflt $(cg_pids sw))))
+	kill -CONT "$k"; wait "$k" || fail "known $* failed"
+}
+# Page faults are read from the shared perf_event of the CPU they happen
+# on: only the reopened one sees these. Context switches are counted by the
+# follower's runs on that CPU.
+known_on_cpu1 faults 20000
+known_on_cpu1 switches 10000
 kill -INT "$g_pid"; wait "$g_pid" || fail "cgperf stat -G failed across hotplug: $(cat "$TMP/g.log")"
 wait "$hp_pid" || fail "cgperf stat -a failed across hotplug: $(cat "$TMP/hp.log")"
+assert_count "page-faults on the returned CPU vs the tasks' minflt" \
+	"$(stat_csv_value "$TMP/g.csv" page-faults "$cg")" "$FAULTS" 1 50
 assert_count "context-switches on the returned CPU vs the tasks' own counts" \
-	"$(stat_csv_value "$TMP/g.csv" context-switches "$cg")" "$oracle" 1 50
+	"$(stat_csv_value "$TMP/g.csv" context-switches "$cg")" "$SWITCHES" 1 50
 
 # -a per interval: cpu-clock over the interval's length is the number of
 # CPUs counted (a ratio of cgperf's own clocks, whatever the machine's speed).

@@ -18,7 +18,7 @@ held_progs() {
 }
 first_prog=$(bpftool prog show -j | python3 -c "import json, sys; print(max([p['id'] for p in json.load(sys.stdin)] + [0]))")
 
-start_cgperf a -e cpu-clock,context-switches -G "$cg"; pid_a=$CGPERF_PID
+start_cgperf a -e cpu-clock,page-faults -G "$cg"; pid_a=$CGPERF_PID
 start_cgperf b -e cpu-clock -G "$cg"; pid_b=$CGPERF_PID
 id_a=$(leader_id "$TMP/a.log" cpu-clock)
 id_b=$(leader_id "$TMP/b.log" cpu-clock)
@@ -39,7 +39,7 @@ print(sum(1 for p in json.load(sys.stdin) if p['id'] in ours and $id_a in p.get(
           and p.get('name') == 'on_switch'))")
 # (A tp follower is two programs, on_switch and on_sync; counted: the one on switches.)
 [ "$users" = 2 ] || fail "expected 2 follower programs of a and b on leader $id_a, found $users"
-ctx_id=$(leader_id "$TMP/a.log" context-switches)
+pf_id=$(leader_id "$TMP/a.log" page-faults)
 # The perf_event arrays a's and b's programs read: the two leaders, no more.
 arrays=$(bpftool prog show -j | python3 -c "
 import json, sys, subprocess
@@ -47,27 +47,27 @@ ours = {int(i) for i in '$ours'.split(',') if i}
 maps = {m for p in json.load(sys.stdin) if p['id'] in ours for m in p.get('map_ids', [])}
 kinds = json.loads(subprocess.run(['bpftool', 'map', 'show', '-j'], capture_output=True).stdout)
 print(sorted(m['id'] for m in kinds if m['id'] in maps and m.get('type') == 'perf_event_array'))")
-log "perf_event arrays a and b read: $arrays (cpu-clock $id_a, context-switches $ctx_id)"
-[ "$arrays" = "[$id_a, $ctx_id]" ] || [ "$arrays" = "[$ctx_id, $id_a]" ] ||
+log "perf_event arrays a and b read: $arrays (cpu-clock $id_a, page-faults $pf_id)"
+[ "$arrays" = "[$id_a, $pf_id]" ] || [ "$arrays" = "[$pf_id, $id_a]" ] ||
 	fail "expected exactly the two leaders' arrays, found $arrays"
 
-# Every slot of the shared context-switches array holds a live perf_event
+# Every slot of the shared page-faults array holds a live perf_event
 # (bpftool cannot read a perf_event array's values, so count through it): a
-# session sharing it counts a ping-pong pinned to each CPU, whose switches
+# session sharing it counts the faults of a task pinned to each CPU, which
 # only that CPU's perf_event sees.
 for cpu in $(seq 0 $((ncpu - 1))); do
-	start_cgperf cs$cpu -e context-switches -C "$cpu"; cs_pid=$CGPERF_PID
-	[ "$(leader_id "$TMP/cs$cpu.log" context-switches)" = "$ctx_id" ] ||
-		fail "a -C $cpu session did not share leader $ctx_id: $(cat "$TMP/cs$cpu.log")"
-	run_in_cg k taskset -c "$cpu" "$KNOWN" switches 5000; k=$LAST_PID
+	start_cgperf pf$cpu -e page-faults -C "$cpu"; pf_pid=$CGPERF_PID
+	[ "$(leader_id "$TMP/pf$cpu.log" page-faults)" = "$pf_id" ] ||
+		fail "a -C $cpu session did not share leader $pf_id: $(cat "$TMP/pf$cpu.log")"
+	run_in_cg k taskset -c "$cpu" "$KNOWN" faults 20000; k=$LAST_PID
 	wait_stopped "$k"
-	oracle=$(task_switches $(cg_pids k))
-	kill -CONT "$k"; wait "$k" || fail "known switches failed"
-	kill -INT "$cs_pid"; wait "$cs_pid" || fail "the -C $cpu session failed"
-	got=$(stat_csv_value "$TMP/cs$cpu.csv" context-switches)
+	oracle=$(proc_minflt $(cg_pids k))
+	kill -CONT "$k"; wait "$k" || fail "known faults failed"
+	kill -INT "$pf_pid"; wait "$pf_pid" || fail "the -C $cpu session failed"
+	got=$(stat_csv_value "$TMP/pf$cpu.csv" page-faults)
 	awk -v c="$got" -v k="$oracle" 'BEGIN { exit !(c >= k * 0.99 - 50) }' ||
-		fail "slot $cpu of leader $ctx_id: counted $got switches on CPU $cpu, the ping-pong there made $oracle"
-	log "ok: slot $cpu of leader $ctx_id counts (CPU $cpu: $got switches, ping-pong $oracle)"
+		fail "slot $cpu of leader $pf_id: counted $got faults on CPU $cpu, the task there made $oracle"
+	log "ok: slot $cpu of leader $pf_id counts (CPU $cpu: $got faults, the task's $oracle)"
 done
 
 # Kill a without warning; b keeps counting the burn correctly.
@@ -82,7 +82,7 @@ assert_cpu_clock "after SIGKILL of a, b's count of the burn" "$b_ms" "$(( (after
 
 # Both gone: the leaders are freed (and with them the perf_events).
 wait_map_gone "$id_a"
-wait_map_gone "$ctx_id"
+wait_map_gone "$pf_id"
 start_cgperf c -e cpu-clock -G "$cg"; pid_c=$CGPERF_PID
 grep -q "created the leader" "$TMP/c.log" || fail "a later session did not reload the leader: $(cat "$TMP/c.log")"
 id_c=$(leader_id "$TMP/c.log" cpu-clock)

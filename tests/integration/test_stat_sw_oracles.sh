@@ -2,12 +2,15 @@
 # page-faults), per cgroup, against two oracles: the kernel's own per-task
 # counts (/proc/PID/task/*/status context switches, /proc/PID/stat minflt) of
 # workloads whose counts are known, and `perf stat -a -G` over the same window.
+# Also a workload that sleeps between its faults (every switch one to idle,
+# the case where the follower's switch from idle reads nothing), with its
+# cpu-clock against perf's.
 source "$CGPERF_SRC/tests/lib/common.sh"
 cg=$(mkcg sw)
 
-start_cgperf cgperf -e context-switches,page-faults -G "$cg"
+start_cgperf cgperf -e context-switches,page-faults,cpu-clock -G "$cg"
 # perf takes one -G entry per event.
-start_bg perf stat -a -x, -o "$TMP/perf.csv" -e context-switches,page-faults -G "${cg#/},${cg#/}" -- sleep 60
+start_bg perf stat -a -x, -o "$TMP/perf.csv" -e context-switches,page-faults,cpu-clock -G "${cg#/},${cg#/},${cg#/}" -- sleep 60
 PERF_PID=$LAST_PID
 sleep 1 # perf has no readiness signal; give it time to open its events
 
@@ -28,6 +31,7 @@ known_in_cg() {
 }
 known_in_cg switches 20000
 known_in_cg faults 20000
+known_in_cg sleeps 3000
 sleep 0.2
 
 kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "$TMP/cgperf.log")"
@@ -40,11 +44,15 @@ perf_cs=$(stat_csv_value "$TMP/perf.csv" context-switches "${cg#/}")
 perf_flt=$(stat_csv_value "$TMP/perf.csv" page-faults "${cg#/}")
 log "context-switches: cgperf $cs, perf -G $perf_cs, kernel per task $ORACLE_CS"
 log "page-faults: cgperf $flt, perf -G $perf_flt, kernel per task (minflt) $ORACLE_FLT"
-# 40000 switches and 20000 faults known; the rest (start, exit, the shell
+ms=$(stat_csv_value "$TMP/cgperf.csv" cpu-clock "$cg")
+perf_ms=$(stat_csv_value "$TMP/perf.csv" cpu-clock "${cg#/}")
+log "cpu-clock: cgperf $ms ms, perf -G $perf_ms ms"
+# 43000 switches and 23000 faults known; the rest (start, exit, the shell
 # before exec) is a few dozen.
-[ "$ORACLE_CS" -ge 40000 ] || fail "the ping-pong made only $ORACLE_CS switches"
-[ "$ORACLE_FLT" -ge 20000 ] || fail "the workload made only $ORACLE_FLT faults"
+[ "$ORACLE_CS" -ge 43000 ] || fail "the workloads made only $ORACLE_CS switches"
+[ "$ORACLE_FLT" -ge 23000 ] || fail "the workloads made only $ORACLE_FLT faults"
 assert_count "context-switches vs the tasks' own counts" "$cs" "$ORACLE_CS" 1 50
 assert_count "page-faults vs the tasks' minflt" "$flt" "$ORACLE_FLT" 1 50
 assert_count "context-switches vs perf stat -G" "$cs" "$perf_cs" 1 50
 assert_count "page-faults vs perf stat -G" "$flt" "$perf_flt" 1 50
+assert_count "cpu-clock vs perf stat -G" "$ms" "$perf_ms" 2 5
