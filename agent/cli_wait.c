@@ -18,14 +18,13 @@ void cli_wait(int sig_fd, uint64_t interval_ms, double duration_s, const struct 
 				       { end_fd, POLLIN, 0 },
 				       { cpu_fd, POLLIN, 0 } };
 		struct signalfd_siginfo si;
-		uint64_t ticks;
 
 		if (poll(p, 4, -1) < 0 && errno != EINTR)
 			break;
 		if (p[0].revents & POLLIN && read(sig_fd, &si, sizeof(si)) == sizeof(si) &&
 		    ops->on_signal(ctx, &si))
 			break;
-		if (p[1].revents & POLLIN && read(interval_fd, &ticks, sizeof(ticks)) > 0)
+		if (p[1].revents & POLLIN && timer_drain(interval_fd))
 			ops->tick(ctx);
 		if (p[3].revents & POLLIN && timer_drain(cpu_fd))
 			ops->cpu_check(ctx);

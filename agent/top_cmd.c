@@ -89,9 +89,7 @@ static void usage(FILE *f)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("cgperf top: ", stderr);
-	fprintf(stderr, fmt, log_name(arg));
-	fputs(" (see 'cgperf top --help')\n", stderr);
+	cli_usage_error("top", fmt, arg);
 	return -EINVAL;
 }
 
