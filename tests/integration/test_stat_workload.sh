@@ -72,6 +72,10 @@ start_cgperf a -e cpu-clock -a -I 300; a_pid=$CGPERF_PID
 before=$(usage_usec w)
 burn_pinned w 0.5 g
 after=$(usage_usec w)
+# At least three full -I rows before the end (a burn on an idle host can
+# end within one or two intervals).
+interval_rows() { [ "$(grep -c ',cpu-clock,' "$TMP/a.csv" 2>/dev/null)" -ge 3 ]; }
+poll 100 0.05 interval_rows || fail "-a -I 300 printed fewer than 3 rows in 5 s: $(cat "$TMP/a.csv")"
 kill -INT "$a_pid" "$g_pid"
 wait "$a_pid" && wait "$g_pid" || fail "the -a/-G sessions failed"
 assert_cpu_clock "-G next to -a" "$(stat_csv_value "$TMP/g.csv" cpu-clock)" \
