@@ -588,7 +588,11 @@ static void raise_nofile_limit(void)
 int agent_run(const struct agent_opts *o)
 {
 	struct agent a = {
-		.lock_fd = -1, .state_fd = -1, .prog_stats_fd = -1, .release = o->release
+		.lock_fd = -1,
+		.state_fd = -1,
+		.prog_stats_fd = -1,
+		.release = o->release,
+		.accum = o->accum,
 	};
 	sigset_t mask;
 	int sig_fd, rc, r;

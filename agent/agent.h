@@ -1,6 +1,7 @@
 /* cgperf agent: count every selected cgroup, log per-cgroup rows every
  * interval to the configured sinks, follow the cgroup tree live. */
 #pragma once
+#include "bpf/accum.h"
 #include "config/config.h"
 
 struct agent_opts {
@@ -14,6 +15,7 @@ struct agent_opts {
 	double duration_s; /* run this long, flush, exit 0 */
 	const char *instance; /* --instance NAME (checked by the caller) */
 	bool no_persist; /* --no-persist: the session ends with the process */
+	enum accum_request accum; /* --accumulators: a new session's (bpf/accum.h) */
 	bool release; /* `cgperf release`: last rows, remove the pins, exit */
 	bool release_all; /* --all: the other instances too (without their rows) */
 };

@@ -11,7 +11,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: cgperf agent [-c FILE] [--interval DUR] [--csv-dir DIR] [--syslog TARGET]\n"
 	      "                    [--prometheus ADDR] [-e EV,...] [--duration SEC] [--instance NAME]\n"
-	      "                    [--no-persist] [-v]\n"
+	      "                    [--no-persist] [--accumulators KIND] [-v]\n"
 	      "\n"
 	      "  -c, --config FILE     YAML configuration (default: the embedded one,\n"
 	      "                        see 'cgperf check-config --default')\n"
@@ -24,6 +24,7 @@ static void usage(FILE *f)
 	      "      --duration SEC    run SEC seconds, write the last rows, exit 0\n"
 	      "      --instance NAME   the persistent session's name (config 'instance:')\n"
 	      "      --no-persist      counting ends with the process (config 'persist: false')\n"
+	      "      --accumulators KIND  a new session's: auto (default), hash or array\n"
 	      "  -v, --verbose         debug log lines\n"
 	      "\n"
 	      "Counting outlives the process: SIGTERM and SIGINT write the last rows and\n"
@@ -67,6 +68,7 @@ enum {
 	OPT_DURATION,
 	OPT_INSTANCE,
 	OPT_NO_PERSIST,
+	OPT_ACCUM,
 	OPT_ALL
 };
 
@@ -119,6 +121,11 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 	case OPT_NO_PERSIST:
 		o->no_persist = true;
 		break;
+	case OPT_ACCUM:
+		if (parse_accum_request(optarg, &o->accum) < 0)
+			return usage_error(cmd, "invalid accumulators (auto, hash or array)",
+					   optarg);
+		break;
 	case OPT_ALL:
 		o->release_all = true;
 		break;
@@ -148,6 +155,7 @@ static int run(int argc, char **argv, bool release)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "no-persist", no_argument, NULL, OPT_NO_PERSIST },
+		{ "accumulators", required_argument, NULL, OPT_ACCUM },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

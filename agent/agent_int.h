@@ -58,6 +58,7 @@ struct agent {
 	unsigned char *blobs;
 	int blobs_cap;
 	bool release; /* `cgperf release`: last rows, then remove the pins */
+	enum accum_request accum; /* a new session's accumulators (--accumulators) */
 	/* bpf_programs (agent_progs.c). */
 	struct prog_set progs;
 	bool progs_on;

@@ -21,6 +21,19 @@ int parse_u64(const char *s, uint64_t max, uint64_t *ret)
 	return 0;
 }
 
+int parse_accum_request(const char *s, enum accum_request *ret)
+{
+	if (!strcmp(s, "auto"))
+		*ret = ACCUM_AUTO;
+	else if (!strcmp(s, "hash"))
+		*ret = ACCUM_FORCE_HASH;
+	else if (!strcmp(s, "array"))
+		*ret = ACCUM_FORCE_ARRAY;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int parse_seconds(const char *s, double *ret)
 {
 	char *end;

@@ -1,11 +1,14 @@
 /* Small parsers shared by the subcommands. All return 0 or -EINVAL. */
 #pragma once
+#include "bpf/accum.h"
 #include <stdbool.h>
 #include <stdint.h>
 
 int parse_u64(const char *s, uint64_t max, uint64_t *ret);
 /* "2", "2.5", "2s", "500ms", "1m": seconds as a positive double. */
 int parse_seconds(const char *s, double *ret);
+/* --accumulators: "auto", "hash" or "array". */
+int parse_accum_request(const char *s, enum accum_request *ret);
 /* Exit codes of every subcommand. */
 enum {
 	EXIT_OK = 0,

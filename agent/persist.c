@@ -22,6 +22,7 @@ static void counter_opts_of(const struct agent *a, struct counter_opts *co)
 		.max_slots = a->cfg.cgroups.max,
 		.max_keys = a->cfg.cgroups.max,
 		.pin_dir = a->cfg.persist ? a->pin_dir : NULL,
+		.accum = a->accum,
 	};
 }
 

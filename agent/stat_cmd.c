@@ -39,6 +39,7 @@ struct stat_opts {
 	double duration_s;
 	const char *sep, *output_path;
 	enum follower_request follower;
+	enum accum_request accum;
 	char **cmd; /* after "--" */
 };
 
@@ -66,6 +67,7 @@ static void usage(FILE *f)
 	      "      --duration SEC        stop after SEC seconds\n"
 	      "      --strict              an unsupported event is an error, not skipped\n"
 	      "      --follower MODE       auto (default), fexit or tp\n"
+	      "      --accumulators KIND   auto (default), hash or array\n"
 	      "  -v, --verbose             say what is loaded and shared (-vv: more)\n",
 	      f);
 }
@@ -98,6 +100,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		OPT_DURATION,
 		OPT_STRICT,
 		OPT_FOLLOWER,
+		OPT_ACCUM,
 		OPT_BPF_PROG
 	};
 	static const struct option longopts[] = {
@@ -116,6 +119,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "follower", required_argument, NULL, OPT_FOLLOWER },
+		{ "accumulators", required_argument, NULL, OPT_ACCUM },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -195,6 +199,11 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			else
 				return usage_error("invalid follower mode '%s' (auto, fexit or tp)",
 						   optarg);
+			break;
+		case OPT_ACCUM:
+			if (parse_accum_request(optarg, &o->accum) < 0)
+				return usage_error(
+					"invalid accumulators '%s' (auto, hash or array)", optarg);
 			break;
 		case 'v':
 			verbose++;
@@ -359,6 +368,7 @@ static int open_counter(struct stat_run *s, const struct stat_opts *o, pid_t wor
 		.nr_events = s->nr_events,
 		.filter = s->targets.filter,
 		.follower = o->follower,
+		.accum = o->accum,
 		.inherit = s->targets.filter == CGPERF_FILTER_TGID,
 	};
 	int r;
@@ -563,7 +573,9 @@ int do_stat(int argc, char **argv)
 	}
 	counter_enable(s.counter);
 	clock_gettime(CLOCK_MONOTONIC, &s.start);
-	log_info("counting started (%s)", follower_mode_name(counter_mode(s.counter)));
+	log_info("counting started (%s, %s accumulators)",
+		 follower_mode_name(counter_mode(s.counter)),
+		 accum_kind_name(counter_accum_kind(s.counter)));
 	stat_print_header(s.out, &s.fmt, s.targets.desc);
 	if (w.pid > 0)
 		workload_start(&w);

@@ -1,4 +1,5 @@
 #include "bpf/counter.h"
+#include "bpf/accum.h"
 #include "bpf/leader.h"
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
@@ -31,13 +32,13 @@ struct counter {
 	/* FOLLOWER_FEXIT: one program per event; [0] owns filter and accum maps */
 	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
 	int filter_fd, accum_fd;
+	enum accum_kind accum_kind; /* of a session being loaded */
+	struct accum acc; /* bound to accum_fd once loaded or opened */
 	int *cpus, nr_cpus; /* online CPUs, for syncing */
 	uint32_t cpus_sig; /* signature of that list */
 	char bpffs_dir[256];
 	struct event_spec events[CGPERF_MAX_EVENTS];
 	int nr_possible; /* per-CPU map values come for every possible CPU */
-	size_t value_size; /* one slot's value on one CPU */
-	void *percpu_buf; /* nr_possible * value_size */
 	struct slot_table *slots;
 	int sync_fd; /* the program test_run syncs run (tp mode) */
 	bool adopted; /* opened from pins */
@@ -96,11 +97,17 @@ static int acquire_leaders(struct counter *c, const struct counter_opts *o)
 	return r;
 }
 
-static void size_maps(struct bpf_map *filter, struct bpf_map *accum, const struct counter_opts *o)
+static void size_maps(const struct counter *c, struct bpf_map *filter, struct bpf_map *accum,
+		      const struct counter_opts *o)
 {
 	bpf_map__set_max_entries(filter, o->max_keys > 0 ? o->max_keys : 1);
-	bpf_map__set_max_entries(accum, o->max_slots);
-	bpf_map__set_value_size(accum, o->nr_events * sizeof(struct cgperf_reading));
+	/* Where the accumulators follow the live slots, so does a cgroup
+	 * filter (user space alone adds and removes its keys; PID/TGID
+	 * filters gain keys from on_fork, in the hot path, and stay
+	 * preallocated). */
+	if (c->accum_kind == ACCUM_HASH && o->filter == CGPERF_FILTER_CGROUP)
+		bpf_map__set_map_flags(filter, BPF_F_NO_PREALLOC);
+	accum_configure(accum, c->accum_kind, o->max_slots, o->nr_events);
 }
 
 /* PID/TGID filters forget tasks as they are freed (pids get reused). */
@@ -152,7 +159,7 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	r = leaders_share_events(skel->obj, c->leaders, o->nr_events, c->nr_possible);
 	if (r < 0)
 		goto fail;
-	size_maps(skel->maps.filter, skel->maps.accum_readings, o);
+	size_maps(c, skel->maps.filter, skel->maps.accum_readings, o);
 	if (!o->inherit)
 		bpf_program__set_autoload(skel->progs.on_fork, false);
 	if (!tracks_tasks(o))
@@ -169,7 +176,7 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
 	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
-	return 0;
+	return accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 fail:
 	follower_tp_bpf__destroy(skel);
 	return r;
@@ -188,7 +195,7 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 		skel->rodata->nr_events = o->nr_events;
 		skel->rodata->inherit = o->inherit;
 		skel->rodata->event_index = i;
-		size_maps(skel->maps.filter, skel->maps.accum_readings, o);
+		size_maps(c, skel->maps.filter, skel->maps.accum_readings, o);
 		r = bpf_map__reuse_fd(skel->maps.diff_readings, c->leaders[i].diff_map_fd);
 		if (r < 0)
 			return r;
@@ -216,6 +223,9 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 		if (i == 0) {
 			c->filter_fd = bpf_map__fd(skel->maps.filter);
 			c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
+			r = accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
+			if (r < 0)
+				return r;
 		}
 	}
 	return 0;
@@ -242,6 +252,7 @@ static void unload_programs(struct counter *c)
 	for (int i = 0; i < c->nr_leaders; i++)
 		leader_release(&c->leaders[i]);
 	c->nr_leaders = 0;
+	accum_free(&c->acc);
 	if (c->adopted) {
 		/* Opened from pins (the skeletons own theirs otherwise). */
 		close(c->filter_fd);
@@ -256,17 +267,16 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 	struct counter *c = ctx;
 	__u64 k = key;
 
+	int r;
+
 	if (!v)
 		return bpf_map_delete_elem(c->filter_fd, &k) < 0 ? -errno : 0;
+	/* The key's own slot needs its value before the followers can find
+	 * the key (the others are its ancestors', which have theirs). */
+	r = accum_make(&c->acc, v->slot[0]);
+	if (r < 0)
+		return r;
 	return bpf_map_update_elem(c->filter_fd, &k, v, BPF_ANY) < 0 ? -errno : 0;
-}
-
-static int zero_slot(struct counter *c, int slot)
-{
-	__u32 k = slot;
-
-	memset(c->percpu_buf, 0, c->nr_possible * c->value_size);
-	return bpf_map_update_elem(c->accum_fd, &k, c->percpu_buf, BPF_ANY) < 0 ? -errno : 0;
 }
 
 /* An add that was rolled back after its key went live: wait out running
@@ -276,7 +286,7 @@ static void reset_slot(void *ctx, int slot)
 	struct counter *c = ctx;
 
 	counter_sync(c);
-	zero_slot(c, slot);
+	accum_clear(&c->acc, slot);
 }
 
 /* Everything a session has before its programs: CPU lists, buffers, slots. */
@@ -301,9 +311,7 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	c->max_slots = max_slots;
 	c->filter_fd = c->accum_fd = c->sync_fd = -1;
 	c->nr_possible = libbpf_num_possible_cpus();
-	c->value_size = nr_events * sizeof(struct cgperf_reading);
-	c->percpu_buf = calloc(c->nr_possible, c->value_size);
-	r = c->percpu_buf ? cpus_online(&c->cpus, &c->nr_cpus) : -ENOMEM;
+	r = cpus_online(&c->cpus, &c->nr_cpus);
 	if (r == 0)
 		r = slot_table_new(max_slots, publish_slots, c, &c->slots);
 	if (r < 0) {
@@ -326,7 +334,7 @@ static void describe(const struct counter *c, const struct counter_opts *o, stru
 		.mode = c->mode,
 		.nr_events = o->nr_events,
 		.max_slots = o->max_slots,
-		.value_size = c->value_size,
+		.value_size = o->nr_events * sizeof(struct cgperf_reading),
 		.created_real_ns = (uint64_t)now.tv_sec * 1000000000u + now.tv_nsec,
 	};
 	for (int i = 0; i < o->nr_events; i++) {
@@ -355,8 +363,6 @@ static bool same_session(const struct counter *c, const struct counter_opts *o,
 /* fds of the pinned session's programs and maps. */
 static int open_pins(struct counter *c, const char *dir)
 {
-	struct bpf_map_info info = { 0 };
-	uint32_t len = sizeof(info);
 	int r = session_pin_get(dir, "prog_" TP_SYNC_PROG, &c->sync_fd);
 
 	if (r == -ENOENT)
@@ -365,10 +371,8 @@ static int open_pins(struct counter *c, const char *dir)
 		r = session_pin_get(dir, "map_filter", &c->filter_fd);
 	if (r == 0)
 		r = session_pin_get(dir, "map_accum_readings", &c->accum_fd);
-	if (r == 0 && bpf_obj_get_info_by_fd(c->accum_fd, &info, &len) < 0)
-		r = -errno;
-	if (r == 0 && (info.value_size != c->value_size || (int)info.max_entries != c->max_slots))
-		r = -EPROTO;
+	if (r == 0)
+		r = accum_init(&c->acc, c->accum_fd, c->nr_events, c->max_slots);
 	if (r == 0) {
 		c->adopted = true;
 		c->mode = FOLLOWER_TP;
@@ -411,10 +415,15 @@ static int load_and_pin(struct counter *c, const struct counter_opts *o)
 
 static int load_session(struct counter *c, const struct counter_opts *o)
 {
-	int r;
+	/* An adopted session's accumulators are whatever kind it was pinned
+	 * with (accum_init reads it from the map). */
+	bool adopting = o->pin_dir && session_pinned(o->pin_dir);
+	int r = adopting ? 0 : accum_choose(o->accum, &c->accum_kind);
 
+	if (r < 0)
+		return r;
 	if (o->pin_dir) {
-		r = session_pinned(o->pin_dir) ? adopt(c, o) : load_and_pin(c, o);
+		r = adopting ? adopt(c, o) : load_and_pin(c, o);
 		if (r < 0 && r != -ESTALE)
 			log_error("cannot %s the counting session in %s: %s",
 				  c->adopted ? "adopt" : "pin", o->pin_dir, strerror(-r));
@@ -568,14 +577,16 @@ int counter_prune_keys(struct counter *c, bool (*keep)(void *ctx, uint64_t key),
 	return r;
 }
 
+static bool slot_in_use(void *ctx, int slot)
+{
+	const struct counter *c = ctx;
+
+	return !slot_table_is_free(c->slots, slot);
+}
+
 int counter_zero_free_slots(struct counter *c)
 {
-	int r = 0;
-
-	for (int slot = 0; slot < c->max_slots; slot++)
-		if (slot_table_is_free(c->slots, slot) && zero_slot(c, slot) < 0 && !r)
-			r = -errno;
-	return r;
+	return accum_clear_unused(&c->acc, slot_in_use, c);
 }
 
 void counter_close(struct counter *c)
@@ -585,7 +596,7 @@ void counter_close(struct counter *c)
 	unload_programs(c);
 	slot_table_free(c->slots);
 	free(c->cpus);
-	free(c->percpu_buf);
+	accum_free(&c->acc);
 	free(c);
 }
 
@@ -613,7 +624,7 @@ int counter_detach(struct counter *c, uint64_t key, int *ret_slot)
 
 int counter_release_slot(struct counter *c, int slot)
 {
-	int r = zero_slot(c, slot);
+	int r = accum_clear(&c->acc, slot);
 
 	/* A slot that cannot be zeroed would hand its counts to the next
 	 * owner: keep it out of use. */
@@ -735,71 +746,19 @@ int counter_sync(struct counter *c)
 	return 0;
 }
 
-static void sum_percpu(const struct counter *c, const void *percpu, struct reading *out)
-{
-	memset(out, 0, c->value_size);
-	for (int cpu = 0; cpu < c->nr_possible; cpu++) {
-		const struct cgperf_reading *v =
-			(const void *)((const char *)percpu + (size_t)cpu * c->value_size);
-		for (int e = 0; e < c->nr_events; e++) {
-			out[e].counter += v[e].counter;
-			out[e].enabled += v[e].enabled;
-			out[e].running += v[e].running;
-		}
-	}
-}
-
 int counter_read(struct counter *c, int slot, struct reading *ret_vals)
 {
-	__u32 k = slot;
-
-	if (slot < 0 || slot >= c->max_slots)
-		return -EINVAL;
-	if (bpf_map_lookup_elem(c->accum_fd, &k, c->percpu_buf) < 0)
-		return -errno;
-	sum_percpu(c, c->percpu_buf, ret_vals);
-	return 0;
+	return accum_read(&c->acc, slot, ret_vals);
 }
 
 int counter_read_all(struct counter *c, int nr_slots, struct reading *ret_vals)
 {
-	size_t per_slot = (size_t)c->nr_possible * c->value_size;
-	__u32 *keys = NULL, out_batch = 0;
-	void *values = NULL;
-	int done = 0, r = 0;
+	return accum_read_all(&c->acc, nr_slots, ret_vals);
+}
 
-	if (nr_slots < 0 || nr_slots > c->max_slots)
-		return -EINVAL;
-	memset(ret_vals, 0, (size_t)nr_slots * c->value_size);
-	keys = calloc(nr_slots ? nr_slots : 1, sizeof(*keys));
-	values = calloc(nr_slots ? nr_slots : 1, per_slot);
-	if (!keys || !values) {
-		r = -ENOMEM;
-		goto out;
-	}
-	/* One syscall per batch instead of one per slot. */
-	while (done < nr_slots) {
-		__u32 count = nr_slots - done;
-		LIBBPF_OPTS(bpf_map_batch_opts, opts);
-		int err = bpf_map_lookup_batch(c->accum_fd, done ? &out_batch : NULL, &out_batch,
-					       keys + done, (char *)values + done * per_slot,
-					       &count, &opts);
-		if (err < 0 && errno != ENOENT) {
-			r = -errno;
-			goto out;
-		}
-		done += count;
-		if (err < 0 || count == 0)
-			break;
-	}
-	for (int i = 0; i < done; i++)
-		if (keys[i] < (__u32)nr_slots)
-			sum_percpu(c, (char *)values + i * per_slot,
-				   ret_vals + (size_t)keys[i] * c->nr_events);
-out:
-	free(keys);
-	free(values);
-	return r;
+enum accum_kind counter_accum_kind(const struct counter *c)
+{
+	return c->acc.kind;
 }
 
 int counter_slot_bound(const struct counter *c)

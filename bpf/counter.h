@@ -2,6 +2,7 @@
  * follower that adds the deltas of matching tasks into per-slot accumulators.
  * This is the whole counting API the commands build on. */
 #pragma once
+#include "bpf/accum.h"
 #include "bpf/cgperf_shared.h"
 #include "bpf/probe.h"
 #include "events/event_parse.h"
@@ -23,6 +24,9 @@ struct counter_opts {
 	int max_keys; /* filter map entries (PID/TGID + inherit: room for children) */
 	bool inherit; /* PID/TGID: count what the counted tasks fork */
 	enum follower_request follower;
+	/* Accumulators: a per-CPU hash following the live slots where the
+	 * kernel allows it, else an array for max_slots (bpf/accum.h). */
+	enum accum_request accum;
 	/* A persistent session (the agent's): pinned in this directory (made
 	 * and locked by session_dir_open()), so counting goes on while no
 	 * process holds it; one pinned there already is adopted when it counts
@@ -52,6 +56,7 @@ int counter_unpin(struct counter *c);
 void counter_close(struct counter *c);
 
 enum follower_mode counter_mode(const struct counter *c);
+enum accum_kind counter_accum_kind(const struct counter *c);
 int counter_nr_events(const struct counter *c);
 /* How many of this session's leaders it created (vs found shared). */
 int counter_leaders_created(const struct counter *c);

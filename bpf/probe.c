@@ -1,4 +1,5 @@
 #include "bpf/probe.h"
+#include "probe_accum.skel.h"
 #include "probe_fexit.skel.h"
 #include "probe_target.skel.h"
 #include <bpf/bpf.h>
@@ -95,19 +96,53 @@ out:
 	return r;
 }
 
-int probe_trampolines(char *reason, size_t len)
-{
-	static int cached = 1; /* 1: not probed yet */
-	static char cached_reason[256];
+/* A probe's answer, found once per process. */
+struct probe_cache {
+	int result; /* 1: not probed yet */
+	char reason[256];
+};
 
-	if (cached == 1) {
-		/* libbpf prints load failures on its own; this probe's failure is
-		 * expected and explained by the reason, so keep it quiet. */
+static int probe_cached(struct probe_cache *c, int (*probe)(char *reason, size_t len), char *reason,
+			size_t len)
+{
+	if (c->result == 1) {
+		/* libbpf prints load failures on its own; a probe's failure is
+		 * expected and explained by its reason, so keep it quiet. */
 		libbpf_print_fn_t old = libbpf_set_print(NULL);
-		cached = probe_trampolines_uncached(cached_reason, sizeof(cached_reason));
+		c->result = probe(c->reason, sizeof(c->reason));
 		libbpf_set_print(old);
 	}
 	if (reason)
-		snprintf(reason, len, "%s", cached_reason);
-	return cached;
+		snprintf(reason, len, "%s", c->reason);
+	return c->result;
+}
+
+int probe_trampolines(char *reason, size_t len)
+{
+	static struct probe_cache cache = { .result = 1 };
+
+	return probe_cached(&cache, probe_trampolines_uncached, reason, len);
+}
+
+static int probe_accum_hash_uncached(char *reason, size_t len)
+{
+	struct probe_accum_bpf *skel = probe_accum_bpf__open_and_load();
+	int r = skel ? 0 : -errno;
+
+	if (r == 0)
+		snprintf(reason, len, "per-CPU hash (a value per live slot)");
+	else
+		snprintf(reason, len,
+			 "per-CPU array (sized for every slot): the kernel refuses "
+			 "non-preallocated hashes in tracing programs: %s",
+			 strerror(-r));
+	probe_accum_bpf__destroy(skel);
+	return r;
+}
+
+int probe_accum_hash(char *reason, size_t len)
+{
+	static struct probe_cache cache = { .result = 1 };
+
+	return probe_cached(&cache, probe_accum_hash_uncached, reason, len);
 }

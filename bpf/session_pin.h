@@ -18,10 +18,12 @@
  * cgroup (prev_readings grew an owner; syncs run "on_sync"). 3: context
  * switches counted by the switches (to the task switched out, as perf;
  * prev_readings grew the skipped switches), no reads at a switch from idle.
- * Layouts from
- * CGPERF_SESSION_LAYOUT_MIN on have the same session description and
- * accumulators, so they can still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 3
+ * 4: the accumulators may be a per-CPU hash with values only for live slots
+ * (bpf/accum.h; an older agent would read a missing value as an error).
+ * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
+ * description, and accumulators whose kind their map says, so they can
+ * still be read (drained). */
+#define CGPERF_SESSION_LAYOUT 4
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 

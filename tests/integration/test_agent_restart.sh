@@ -197,7 +197,7 @@ run_in_cg "$long" "$BURN" 0.2; wait "$LAST_PID"
 sleep 1.5
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
 "$CGPERF" release -c "$TMP/long.yaml" 2>/dev/null
-python3 - "$TMP/csv-long" "$lcg" "$(usage_ms "$long")" "$(($(steal_ms) - steal0))" <<'PY' ||
+python3 - "$TMP/csv-long" "$lcg" "$(usage_ms "$long")" "$(steal_ms)" <<'PY' ||
 import csv, glob, sys
 d, cg, usage, steal = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 got = sum(float(r['cpu-clock']) for p in glob.glob(d + '/*.csv*') for r in csv.DictReader(open(p))

@@ -138,8 +138,23 @@ static void assert_close_ms(double got_ns, double want_us, double steal_ms, cons
 	assert_true(ok);
 }
 
+/* Each kind of accumulators (bpf/accum.h): a hash where the kernel allows
+ * it (skipped with the probe's reason where it does not), and the array. */
+static enum accum_request accum_of(void **state)
+{
+	enum accum_request req = *(enum accum_request *)*state;
+	char reason[256];
+
+	if (req == ACCUM_FORCE_HASH && probe_accum_hash(reason, sizeof(reason)) < 0) {
+		print_message("SKIP hash accumulators: %s\n", reason);
+		skip();
+	}
+	return req;
+}
+
 static void test_add_remove_while_counting(void **state)
 {
+	enum accum_request accum = accum_of(state);
 	struct event_spec ev[2];
 	char err[256];
 	struct counter *c;
@@ -153,9 +168,12 @@ static void test_add_remove_while_counting(void **state)
 				  .nr_events = 2,
 				  .filter = CGPERF_FILTER_CGROUP,
 				  .max_slots = 2,
-				  .max_keys = 4 };
+				  .max_keys = 4,
+				  .accum = accum };
 	r = counter_open(&o, &c);
 	assert_int_equal(r, 0);
+	assert_int_equal(counter_accum_kind(c),
+			 accum == ACCUM_FORCE_HASH ? ACCUM_HASH : ACCUM_ARRAY);
 	assert_int_equal(counter_mode(c),
 			 probe_trampolines(NULL, 0) == 0 ? FOLLOWER_FEXIT : FOLLOWER_TP);
 
@@ -200,6 +218,7 @@ static void test_add_remove_while_counting(void **state)
  * before its final read. */
 static void test_same_cpu_siblings(void **state)
 {
+	enum accum_request accum = accum_of(state);
 	struct steal_snapshot s0, s1;
 	struct event_spec ev[1];
 	char err[256];
@@ -214,7 +233,8 @@ static void test_same_cpu_siblings(void **state)
 				  .nr_events = 1,
 				  .filter = CGPERF_FILTER_CGROUP,
 				  .max_slots = 1,
-				  .max_keys = 2 };
+				  .max_keys = 2,
+				  .accum = accum };
 	assert_int_equal(counter_open(&o, &c), 0);
 	assert_int_equal(add_cg(c, "s", &slot), 0);
 	counter_enable(c);
@@ -279,9 +299,12 @@ static int group_teardown(void **state)
 
 int main(void)
 {
+	static enum accum_request hash = ACCUM_FORCE_HASH, array = ACCUM_FORCE_ARRAY;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_add_remove_while_counting),
-		cmocka_unit_test(test_same_cpu_siblings),
+		cmocka_unit_test_prestate(test_add_remove_while_counting, &hash),
+		cmocka_unit_test_prestate(test_add_remove_while_counting, &array),
+		cmocka_unit_test_prestate(test_same_cpu_siblings, &hash),
+		cmocka_unit_test_prestate(test_same_cpu_siblings, &array),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,0 +1,213 @@
+#include "bpf/accum.h"
+#include "bpf/cgperf_shared.h"
+#include "bpf/probe.h"
+#include "util/log.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Slots read per batch lookup: bounded buffers whatever the session's size
+ * (a hash returns its live values in bucket order, an array in slot order). */
+#define READ_CHUNK 1024
+
+const char *accum_kind_name(enum accum_kind k)
+{
+	return k == ACCUM_HASH ? "per-CPU hash" : "per-CPU array";
+}
+
+int accum_choose(enum accum_request req, enum accum_kind *ret)
+{
+	char reason[256];
+	int r;
+
+	if (req == ACCUM_FORCE_ARRAY) {
+		*ret = ACCUM_ARRAY;
+		return 0;
+	}
+	r = probe_accum_hash(reason, sizeof(reason));
+	if (r < 0 && req == ACCUM_FORCE_HASH) {
+		log_error("hash accumulators requested but %s", reason);
+		return -EOPNOTSUPP;
+	}
+	log_info("accumulators: %s", reason);
+	*ret = r < 0 ? ACCUM_ARRAY : ACCUM_HASH;
+	return 0;
+}
+
+void accum_configure(struct bpf_map *m, enum accum_kind kind, int max_slots, int nr_events)
+{
+	if (kind == ACCUM_HASH) {
+		bpf_map__set_type(m, BPF_MAP_TYPE_PERCPU_HASH);
+		bpf_map__set_map_flags(m, BPF_F_NO_PREALLOC);
+	}
+	bpf_map__set_max_entries(m, max_slots);
+	bpf_map__set_value_size(m, nr_events * sizeof(struct cgperf_reading));
+}
+
+int accum_init(struct accum *a, int fd, int nr_events, int max_slots)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info);
+	size_t value_size = nr_events * sizeof(struct cgperf_reading);
+	int nr_possible = libbpf_num_possible_cpus();
+	void *buf;
+
+	if (nr_possible < 1)
+		return nr_possible < 0 ? nr_possible : -EINVAL;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -errno;
+	if ((info.type != BPF_MAP_TYPE_PERCPU_ARRAY && info.type != BPF_MAP_TYPE_PERCPU_HASH) ||
+	    info.key_size != sizeof(__u32) || info.value_size != value_size ||
+	    (int)info.max_entries != max_slots)
+		return -EPROTO;
+	buf = calloc(nr_possible, value_size);
+	if (!buf)
+		return -ENOMEM;
+	*a = (struct accum){
+		.fd = fd,
+		.kind = info.type == BPF_MAP_TYPE_PERCPU_HASH ? ACCUM_HASH : ACCUM_ARRAY,
+		.nr_events = nr_events,
+		.max_slots = max_slots,
+		.nr_possible = nr_possible,
+		.value_size = value_size,
+		.buf = buf,
+	};
+	return 0;
+}
+
+void accum_free(struct accum *a)
+{
+	if (!a)
+		return;
+	free(a->buf);
+	a->buf = NULL;
+}
+
+static int write_zero(struct accum *a, int slot, __u64 flags)
+{
+	__u32 k = slot;
+
+	memset(a->buf, 0, a->nr_possible * a->value_size);
+	return bpf_map_update_elem(a->fd, &k, a->buf, flags) < 0 ? -errno : 0;
+}
+
+int accum_make(struct accum *a, int slot)
+{
+	int r;
+
+	if (a->kind == ACCUM_ARRAY)
+		return 0;
+	r = write_zero(a, slot, BPF_NOEXIST);
+	return r == -EEXIST ? 0 : r;
+}
+
+int accum_clear(struct accum *a, int slot)
+{
+	__u32 k = slot;
+
+	if (a->kind == ACCUM_ARRAY)
+		return write_zero(a, slot, BPF_ANY);
+	if (bpf_map_delete_elem(a->fd, &k) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int accum_clear_unused(struct accum *a, bool (*in_use)(void *ctx, int slot), void *ctx)
+{
+	int r = 0;
+
+	/* Once per adoption: a syscall per slot (a hash's missing values are
+	 * ENOENT, no error) is cheaper to get right than a walk that deletes. */
+	for (int slot = 0; slot < a->max_slots; slot++) {
+		int err = in_use(ctx, slot) ? 0 : accum_clear(a, slot);
+
+		if (err < 0 && !r)
+			r = err;
+	}
+	return r;
+}
+
+static void sum_percpu(const struct accum *a, const void *percpu, struct reading *out)
+{
+	memset(out, 0, a->value_size);
+	for (int cpu = 0; cpu < a->nr_possible; cpu++) {
+		const struct cgperf_reading *v =
+			(const void *)((const char *)percpu + (size_t)cpu * a->value_size);
+		for (int e = 0; e < a->nr_events; e++) {
+			out[e].counter += v[e].counter;
+			out[e].enabled += v[e].enabled;
+			out[e].running += v[e].running;
+		}
+	}
+}
+
+int accum_read(struct accum *a, int slot, struct reading *ret_vals)
+{
+	__u32 k = slot;
+
+	if (slot < 0 || slot >= a->max_slots)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(a->fd, &k, a->buf) < 0) {
+		if (errno != ENOENT || a->kind != ACCUM_HASH)
+			return -errno;
+		memset(a->buf, 0, a->nr_possible * a->value_size);
+	}
+	sum_percpu(a, a->buf, ret_vals);
+	return 0;
+}
+
+/* One batch lookup from *token (NULL: the start); ret_done: no more after
+ * these. Returns how many came, or -errno. */
+static int read_chunk(struct accum *a, __u32 *token, bool first, __u32 want, __u32 *keys,
+		      void *values, bool *ret_done)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 count = want;
+	int err = bpf_map_lookup_batch(a->fd, first ? NULL : token, token, keys, values, &count,
+				       &opts);
+
+	if (err < 0 && errno != ENOENT)
+		return -errno;
+	*ret_done = err < 0 || count == 0;
+	return (int)count;
+}
+
+int accum_read_all(struct accum *a, int nr_slots, struct reading *ret_vals)
+{
+	size_t per_slot = (size_t)a->nr_possible * a->value_size;
+	__u32 *keys = calloc(READ_CHUNK, sizeof(*keys)), token = 0;
+	void *values = calloc(READ_CHUNK, per_slot);
+	bool done = false, first = true;
+	int seen = 0, r = 0;
+
+	if (nr_slots < 0 || nr_slots > a->max_slots)
+		r = -EINVAL;
+	else if (!keys || !values)
+		r = -ENOMEM;
+	else
+		memset(ret_vals, 0, (size_t)nr_slots * a->value_size);
+	/* An array's values past nr_slots are never read; a hash has values
+	 * only for live slots, all of them below nr_slots. */
+	while (r == 0 && !done && (a->kind == ACCUM_HASH || seen < nr_slots)) {
+		__u32 want = a->kind == ACCUM_HASH || nr_slots - seen > READ_CHUNK
+				     ? READ_CHUNK
+				     : (__u32)(nr_slots - seen);
+		int n = read_chunk(a, &token, first, want, keys, values, &done);
+
+		if (n < 0) {
+			r = n;
+			break;
+		}
+		first = false;
+		seen += n;
+		for (int i = 0; i < n; i++)
+			if (keys[i] < (__u32)nr_slots)
+				sum_percpu(a, (char *)values + i * per_slot,
+					   ret_vals + (size_t)keys[i] * a->nr_events);
+	}
+	free(keys);
+	free(values);
+	return r;
+}

@@ -1,0 +1,105 @@
+# The agent's accumulators follow the live cgroups, not cgroups.max
+# (bpf/accum.h): measured as the kernel's own memory accounting of the
+# agent's accumulator map (memlock, what `bpftool map show` prints), with
+# cgroups.max at its default of 4096:
+#  - hash (the default where the kernel allows it): a value per live cgroup;
+#    200 cgroups added grow the map by at least 200 values, removing them
+#    gives the memory back, and it stays far below the array's size;
+#  - array (--accumulators array, the fallback for kernels that refuse a
+#    non-preallocated hash in tracing programs): sized for all 4096 slots
+#    from the start, and still counts (a burner's cpu-clock vs cpu.stat).
+# Skipped (exit 77) where the kernel refuses hash accumulators, after the
+# array checks.
+source "$CGPERF_SRC/tests/lib/common.sh"
+
+NR_POSSIBLE=$(python3 -c 'import sys
+n = 0
+for part in open("/sys/devices/system/cpu/possible").read().strip().split(","):
+    a, _, b = part.partition("-")
+    n += int(b or a) - int(a) + 1
+print(n)')
+VALUE=48 # two events x 24 bytes (counter, enabled, running)
+ARRAY_BYTES=$((4096 * NR_POSSIBLE * VALUE))
+
+mkcg mem >/dev/null
+for i in $(seq 1 5); do mkcg "mem/base$i" >/dev/null; done
+cat >"$TMP/agent.yaml" <<YAML
+interval: 1s
+events: [cpu-clock, context-switches]
+cgroups:
+  include: ["$TEST_CG_REL/mem/*"]
+outputs:
+  csv:
+    directory: $TMP/csv
+YAML
+
+# accum_map PID: "TYPE MEMLOCK" of the accumulator map PID holds.
+accum_map() {
+	local f id
+	for f in /proc/"$1"/fdinfo/*; do
+		id=$(awk '$1 == "map_id:" { print $2 }' "$f" 2>/dev/null) || continue
+		[ -n "$id" ] || continue
+		bpftool -j map show id "$id" 2>/dev/null | python3 -c '
+import json, sys
+m = json.load(sys.stdin)
+if m.get("name") == "accum_readings":
+    print(m["type"], m["bytes_memlock"])' && true
+	done | head -n 1
+}
+memlock() { accum_map "$1" | awk '{ print $2 }'; }
+# counted N: the agent's log says it counts N cgroups under mem/ at least.
+counted_at_least() { [ "$(grep -c "counting $TEST_CG_REL/mem/" "$TMP/$2.log")" -ge "$1" ]; }
+
+# ---- array: sized for every slot, and it counts ------------------------------
+start_agent arr "$TMP/agent.yaml" --accumulators array --no-persist
+wait_counted "$TMP/arr.log" "$TEST_CG_REL/mem/base5"
+read -r type bytes < <(accum_map "$AGENT_PID")
+[ "$type" = percpu_array ] || fail "--accumulators array gave a $type map"
+[ "$bytes" -ge "$ARRAY_BYTES" ] ||
+	fail "array accumulators take $bytes bytes, less than 4096 slots x $NR_POSSIBLE CPUs x $VALUE"
+# burn_check CG NAME: burn 0.4 s in CG; after the agent's exit its rows'
+# cpu-clock must match cpu.stat (3 %, plus the steal on the burner's CPU).
+burn_check() {
+	local u0 u1 ms
+	u0=$(usage_usec "$1")
+	burn_pinned "$1" 0.4 "$2"
+	u1=$(usage_usec "$1")
+	sleep 1.5
+	kill -TERM "$AGENT_PID"; wait "$AGENT_PID"
+	ms=$(awk -v ns="$(csv_sum "$TMP/csv" "$TEST_CG_REL/$1" cpu-clock)" 'BEGIN { print ns / 1e6 }')
+	assert_cpu_clock "$2: $1" "$ms" "$(((u1 - u0) / 1000))" 3 "$2"
+}
+burn_check mem/base1 "array accumulators"
+log "ok: array accumulators: $type, $bytes bytes for 5 cgroups (>= $ARRAY_BYTES)"
+
+reason=$("$CGPERF" stat -v --accumulators hash -e cpu-clock -G / --duration 0.1 2>&1 >/dev/null) ||
+	skip "hash accumulators refused here: $(grep accumulators <<<"$reason")"
+
+# ---- hash: grows and shrinks with the live cgroups ---------------------------
+rm -rf "$TMP/csv"
+start_agent hash "$TMP/agent.yaml"
+grep -q "accumulators: per-CPU hash" "$TMP/hash.log" || fail "no line saying which accumulators: $(cat "$TMP/hash.log")"
+wait_counted "$TMP/hash.log" "$TEST_CG_REL/mem/base5"
+read -r type m5 < <(accum_map "$AGENT_PID")
+[ "$type" = percpu_hash ] || fail "default accumulators are a $type map on a kernel that allows a hash"
+for i in $(seq 1 200); do mkdir "$TEST_CG/mem/c$i"; done
+poll 300 0.1 counted_at_least 205 hash || fail "the agent did not count the 200 new cgroups"
+m_live=$(memlock "$AGENT_PID")
+grow=$((m_live - m5))
+[ "$grow" -ge $((200 * NR_POSSIBLE * VALUE)) ] ||
+	fail "200 cgroups grew the accumulators by $grow bytes, less than their values"
+[ "$m_live" -lt $((ARRAY_BYTES / 2)) ] ||
+	fail "205 live cgroups take $m_live bytes of accumulators, not far below the array's $ARRAY_BYTES"
+log "ok: hash accumulators: 5 cgroups $m5 bytes, 205 cgroups $m_live bytes (array: $ARRAY_BYTES)"
+
+# Removed: their final rows, then their values are freed.
+for i in $(seq 1 200); do rmdir "$TEST_CG/mem/c$i"; done
+gone() { [ "$(memlock "$AGENT_PID")" -le $((m5 + m5 / 4)) ]; }
+poll 100 0.1 gone || fail "accumulators still $(memlock "$AGENT_PID") bytes after 200 cgroups left (5 cgroups: $m5)"
+[ "$(ls "$TMP/csv" | grep -cE '_mem_c[0-9]+_[0-9a-f]{16}\.csv$' || true)" = 200 ] ||
+	fail "not every removed cgroup has its file: $(ls "$TMP/csv" | wc -l) files"
+log "ok: back to $(memlock "$AGENT_PID") bytes with the 5 cgroups left"
+
+# A burner still counts right after the churn (values were recycled).
+burn_check mem/base2 "hash accumulators"
+"$CGPERF" release -c "$TMP/agent.yaml" 2>/dev/null || fail "release failed"
