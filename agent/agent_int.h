@@ -2,8 +2,10 @@
  * agent_cgroups.c: cgroups coming and going, agent_admit.c: who gets a slot,
  * agent_count.c: counting a cgroup, agent_collect.c: collections and last
  * rows, agent_final.c: last rows that fail, agent_progs.c: BPF programs,
+ * agent_prof.c: events inside them,
  * persist.c: the persistent session's records). Internal to agent/.
- * Calls run one way: cgroups -> admit -> count, collect -> progs, final. */
+ * Calls run one way: cgroups -> admit -> count, collect -> progs -> prof,
+ * final. */
 #pragma once
 #include "agent/admission.h"
 #include "agent/agent.h"
@@ -20,6 +22,13 @@
 #include "util/log.h"
 
 #define AGENT_MAX_OUTPUTS 4
+/* bpf_programs: programs whose events are counted at once, and fentry/fexit
+ * attaches per collection (each loads two programs: milliseconds that must
+ * not stall the loop). */
+#define AGENT_PROF_MAX 64
+#define AGENT_PROF_ATTACHES 8
+
+struct prog_profiler;
 
 struct agent_output {
 	struct sink *sink;
@@ -62,6 +71,11 @@ struct agent {
 	/* bpf_programs (agent_progs.c). */
 	struct prog_set progs;
 	bool progs_on;
+	/* Events inside them (agent_prof.c): NULL where trampolines are refused. */
+	struct prog_profiler *prof;
+	int nr_profiled; /* programs attached now */
+	unsigned long long prof_skipped; /* collections a program ran unprofiled (bounds) */
+	struct log_ratelimit prof_target_rl, prof_fail_rl, prof_max_rl;
 	int prog_stats_fd; /* BPF_ENABLE_STATS, or -1 (off, or the sysctl was on) */
 	uint64_t progs_since_ns; /* CLOCK_BOOTTIME just before the statistics were on */
 	/* Selected cgroups without a slot (agent_admit.c); while starting every
@@ -157,6 +171,22 @@ void agent_publish_metrics(struct agent *a, double collection_s);
 int agent_progs_start(struct agent *a);
 void agent_progs_collect(struct agent *a, const struct collection *col);
 void agent_progs_stop(struct agent *a);
+
+/* agent_prof.c: events counted inside the programs logged, where the
+ * kernel allows trampolines (else one line says why, at start). */
+void agent_prof_start(struct agent *a);
+/* The event columns of program rows: the agent's events, or 0. */
+int agent_prof_events(const struct agent *a);
+/* After r's statistics were read: its event totals, and fentry/fexit on
+ * it while it runs (attached when its run count moved, or at first sight,
+ * using up one of *budget's attaches; detached when it did not move).
+ * True when it was detached now: it may be gone (ours were its last
+ * references). */
+bool agent_prof_update(struct agent *a, struct prog_record *r, int *budget);
+/* r is let go (removed): its trampolines closed. */
+void agent_prof_detach(struct agent *a, struct prog_record *r);
+/* Every target detached, the profiler closed. */
+void agent_prof_stop(struct agent *a);
 
 /* persist.c */
 /* Session dir, counter, state map; adopts. -ESTALE: a session that counts

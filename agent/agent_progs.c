@@ -2,7 +2,8 @@
  * statistics of BPF programs (run count, run time) are on through one
  * BPF_ENABLE_STATS fd for as long as the agent runs (bpf/prog_stats.h);
  * every collection walks the host's programs and writes one row per
- * program logged to every output that takes program rows. */
+ * program logged to every output that takes program rows (with the events
+ * counted inside it where trampolines allow: agent_prof.c). */
 #include "agent/agent_int.h"
 #include "bpf/prog_stats.h"
 #include <errno.h>
@@ -41,7 +42,7 @@ static struct prog_record *track(struct agent *a, const struct prog_sample *s, u
 				(unsigned)s->id, strerror(ENOMEM));
 		return NULL;
 	}
-	log_debug("logging BPF program %u (%s, %s)", (unsigned)s->id, s->name, r->type);
+	log_debug("logging BPF program %u (%s, %s)", (unsigned)s->id, log_name(s->name), r->type);
 	return r;
 }
 
@@ -71,6 +72,22 @@ static void walk(struct agent *a, uint64_t now_ns)
 	}
 }
 
+/* The events inside each program still running; one detached by the
+ * profiler may have been held by it alone: then it is gone now. */
+static void profile(struct agent *a)
+{
+	int budget = AGENT_PROF_ATTACHES;
+	struct prog_sample s;
+
+	for (int i = 0; i < a->progs.nr; i++) {
+		struct prog_record *r = a->progs.items[i];
+
+		if (!r->removed && r->seen && agent_prof_update(a, r, &budget) &&
+		    prog_stats_sample(r->id, &s) == -ENOENT)
+			r->seen = false;
+	}
+}
+
 static uint32_t prog_outputs_mask(const struct agent *a)
 {
 	uint32_t mask = 0;
@@ -88,11 +105,13 @@ static void emit(struct agent *a, struct prog_record *r, const struct collection
 	for (int i = 0; i < a->nr_outputs; i++) {
 		const struct agent_output *o = &a->outputs[i];
 		uint32_t bit = 1u << o->id;
+		struct reading delta[READINGS_MAX_EVENTS];
 		struct sink_prog_record rec;
 
 		if (!o->sink->ops->write_prog || (r->removed && (r->outputs_done & bit)))
 			continue;
-		record_prog_row(r, o->id, col->now_ns, &rec);
+		record_prog_row(r, o->id, col->now_ns, agent_prof_events(a), delta, &rec);
+		rec.event_names = a->event_names;
 		rec.time = col->now;
 		if (o->sink->ops->write_prog(o->sink, &rec) == 0) {
 			record_prog_commit(r, o->id, col->now_ns);
@@ -117,18 +136,21 @@ void agent_progs_collect(struct agent *a, const struct collection *col)
 	if (!a->progs_on)
 		return;
 	walk(a, col->now_ns);
+	profile(a);
 	for (int i = a->progs.nr - 1; i >= 0; i--) {
 		struct prog_record *r = a->progs.items[i];
 		enum collection_kind kind = last ? COLLECT_LAST : COLLECT_INTERVAL;
 
 		if (!r->removed && (!r->seen || last)) {
 			r->removed = true;
+			agent_prof_detach(a, r);
 			if (!last)
 				kind = COLLECT_REMOVAL;
 		}
 		emit(a, r, col, kind);
 		if (r->removed && (r->outputs_done & mask) == mask) {
-			log_debug("BPF program %u (%s) is gone", (unsigned)r->id, r->name);
+			log_debug("BPF program %u (%s) is gone", (unsigned)r->id,
+				  log_name(r->name));
 			record_prog_remove(&a->progs, r->id);
 		}
 	}
@@ -152,9 +174,12 @@ int agent_progs_start(struct agent *a)
 		log_info(
 			"bpf_programs: kernel.bpf_stats_enabled is on already; it is left as it is");
 	a->progs_on = true;
+	agent_prof_start(a);
 	/* The first read: the base of programs loaded before now. */
 	walk(a, readings_now_boot_ns());
-	log_info("logging %d BPF programs (run count and run time)", a->progs.nr);
+	profile(a);
+	log_info("logging %d BPF programs (run count and run time%s)", a->progs.nr,
+		 a->prof ? ", events inside them" : "");
 	return 0;
 }
 
@@ -164,5 +189,6 @@ void agent_progs_stop(struct agent *a)
 		close(a->prog_stats_fd); /* the statistics stop with the last holder */
 	a->prog_stats_fd = -1;
 	a->progs_on = false;
+	agent_prof_stop(a);
 	record_prog_clear(&a->progs);
 }

@@ -385,6 +385,7 @@ struct prog_record *record_prog_add(struct prog_set *set, uint32_t id, const cha
 	snprintf(r->type, sizeof(r->type), "%s", type);
 	r->runs = runs;
 	r->run_ns = run_ns;
+	r->prof = (struct prog_prof){ .idx = -1, .runs_seen = runs };
 	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++)
 		r->out[i] =
 			(struct prog_output){ .runs = runs, .run_ns = run_ns, .last_ns = from_ns };
@@ -421,7 +422,7 @@ void record_prog_clear(struct prog_set *set)
 }
 
 void record_prog_row(const struct prog_record *r, enum record_output_id out, uint64_t now_ns,
-		     struct sink_prog_record *ret)
+		     int nr_events, struct reading *ret_delta, struct sink_prog_record *ret)
 {
 	const struct prog_output *o = &r->out[out];
 
@@ -430,9 +431,15 @@ void record_prog_row(const struct prog_record *r, enum record_output_id out, uin
 		.interval_ms = readings_interval_ms(o->last_ns, now_ns),
 		.runs = r->runs - o->runs,
 		.run_ns = r->run_ns - o->run_ns,
+		.nr_events = nr_events,
+		.counted = r->prof.counted,
+		.counted_runs = r->counted_runs - o->counted_runs,
+		.delta = ret_delta,
 		.seq = o->seq + 1,
 		.final = r->removed,
 	};
+	for (int e = 0; e < nr_events; e++)
+		reading_delta(&r->ev[e], &o->ev[e], &ret_delta[e]);
 }
 
 void record_prog_commit(struct prog_record *r, enum record_output_id out, uint64_t now_ns)
@@ -441,6 +448,8 @@ void record_prog_commit(struct prog_record *r, enum record_output_id out, uint64
 
 	o->runs = r->runs;
 	o->run_ns = r->run_ns;
+	o->counted_runs = r->counted_runs;
+	memcpy(o->ev, r->ev, sizeof(o->ev));
 	o->last_ns = now_ns;
 	o->seq++;
 }

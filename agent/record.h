@@ -87,15 +87,33 @@ void record_commit(struct cg_record *r, enum record_output_id out, const struct 
  * them on. */
 struct prog_output {
 	uint64_t runs, run_ns; /* totals of the last row written (or the start) */
+	uint64_t counted_runs; /* ... and of the events counted inside it */
+	struct reading ev[READINGS_MAX_EVENTS];
 	uint64_t last_ns; /* CLOCK_BOOTTIME of that row's read (or the start) */
 	uint64_t seq;
 	unsigned final_tries;
+};
+
+/* The agent's fentry/fexit on one program (agent_prof.c). */
+struct prog_prof {
+	int idx; /* index in the agent's profiler while attached, else -1 */
+	bool never; /* cannot take fentry (said once): never tried again */
+	bool counted; /* attached at least once: its rows have event cells */
+	uint64_t runs_seen; /* the kernel's run count at the previous collection */
+	/* counted_runs / ev totals when the current attachment began */
+	uint64_t base_runs;
+	struct reading base[READINGS_MAX_EVENTS];
 };
 
 struct prog_record {
 	uint32_t id;
 	char name[16], tag[17], type[32];
 	uint64_t runs, run_ns; /* the kernel's totals at the latest read */
+	/* Events counted inside it (agent_prof.c): totals since the record
+	 * started, over every time fentry/fexit was attached. */
+	uint64_t counted_runs;
+	struct reading ev[READINGS_MAX_EVENTS];
+	struct prog_prof prof;
 	bool seen; /* found by the latest walk */
 	bool removed; /* gone (or the agent stops): last rows owed */
 	uint32_t outputs_done; /* removed: bit n set once output n wrote (or lost) it */
@@ -116,9 +134,11 @@ struct prog_record *record_prog_add(struct prog_set *set, uint32_t id, const cha
 struct prog_record *record_prog_find(const struct prog_set *set, uint32_t id);
 void record_prog_remove(struct prog_set *set, uint32_t id);
 void record_prog_clear(struct prog_set *set);
-/* The row an output gets now: the change since its last written row. */
+/* The row an output gets now: the change since its last written row; with
+ * nr_events > 0 (events counted inside programs) also counted_runs and the
+ * events' changes (into ret_delta, nr_events of them). */
 void record_prog_row(const struct prog_record *r, enum record_output_id out, uint64_t now_ns,
-		     struct sink_prog_record *ret);
+		     int nr_events, struct reading *ret_delta, struct sink_prog_record *ret);
 void record_prog_commit(struct prog_record *r, enum record_output_id out, uint64_t now_ns);
 
 /* Persisted form: a fixed-size blob (RECORD_BLOB_SIZE bytes) holding the

@@ -150,24 +150,36 @@ static int load_on(struct prog_profiler *p, int fd, const char *func, uint32_t t
 	return 0;
 }
 
+/* A detached target's index, else a new one (the array grown). */
+static int free_slot(struct prog_profiler *p)
+{
+	for (int i = 0; i < p->nr; i++)
+		if (!p->skels[i])
+			return i;
+	if (p->nr == p->cap) {
+		int cap = p->cap ? 2 * p->cap : 8;
+		void *n = realloc(p->skels, cap * sizeof(*p->skels));
+
+		if (!n)
+			return -ENOMEM;
+		p->skels = n;
+		p->cap = cap;
+	}
+	return p->nr;
+}
+
 int prog_profiler_attach(struct prog_profiler *p, uint32_t id, int *ret_idx,
 			 enum prof_failure *ret_why, char *reason, size_t len)
 {
 	struct prog_profiler_bpf *skel = NULL;
 	char func[128];
 	uint32_t type = 0;
-	int fd, r;
+	int fd, r, slot;
 
-	if (p->nr == p->cap) {
-		int cap = p->cap ? 2 * p->cap : 8;
-		void *n = realloc(p->skels, cap * sizeof(*p->skels));
-
-		if (!n) {
-			*ret_why = PROF_REJECTED;
-			return failed(-ENOMEM, "no memory", reason, len);
-		}
-		p->skels = n;
-		p->cap = cap;
+	slot = free_slot(p);
+	if (slot < 0) {
+		*ret_why = PROF_REJECTED;
+		return failed(slot, "no memory", reason, len);
 	}
 	fd = bpf_prog_get_fd_by_id(id);
 	if (fd < 0) {
@@ -187,9 +199,18 @@ int prog_profiler_attach(struct prog_profiler *p, uint32_t id, int *ret_idx,
 	if (r < 0)
 		return r;
 	log_info("BPF program %u: counting events inside it", (unsigned)id);
-	p->skels[p->nr] = skel;
-	*ret_idx = p->nr++;
+	p->skels[slot] = skel;
+	p->nr += slot == p->nr;
+	*ret_idx = slot;
 	return 0;
+}
+
+void prog_profiler_detach(struct prog_profiler *p, int idx)
+{
+	if (!p || idx < 0 || idx >= p->nr || !p->skels[idx])
+		return;
+	prog_profiler_bpf__destroy(p->skels[idx]);
+	p->skels[idx] = NULL;
 }
 
 int prog_profiler_read(const struct prog_profiler *p, int idx, struct prof_counts *ret)
@@ -197,7 +218,7 @@ int prog_profiler_read(const struct prog_profiler *p, int idx, struct prof_count
 	struct prof_counts sum = { 0 };
 	__u32 zero = 0;
 
-	if (idx < 0 || idx >= p->nr)
+	if (idx < 0 || idx >= p->nr || !p->skels[idx])
 		return -EINVAL;
 	if (bpf_map_lookup_elem(bpf_map__fd(p->skels[idx]->maps.accum), &zero, p->percpu) < 0)
 		return -errno;
@@ -218,7 +239,7 @@ void prog_profiler_close(struct prog_profiler *p)
 	if (!p)
 		return;
 	for (int i = 0; i < p->nr; i++)
-		prog_profiler_bpf__destroy(p->skels[i]);
+		prog_profiler_bpf__destroy(p->skels[i]); /* NULL: detached */
 	for (int i = 0; i < p->nr_events; i++)
 		leader_release(&p->leaders[i]);
 	free(p->skels);

@@ -4,7 +4,8 @@
  * reading the session's events from the shared per-CPU perf_events; what
  * each event counted between a run's entry and its exit is summed per CPU.
  * While profiled, a target is held by the kernel for its trampoline: a
- * program its owner drops stays loaded (and runs no more) until then. */
+ * program its owner drops stays loaded (and runs no more) until it is
+ * detached (prog_profiler_detach) or the profiler closed. */
 #pragma once
 #include "bpf/cgperf_shared.h"
 #include "util/readings.h"
@@ -37,4 +38,8 @@ int prog_profiler_open(const struct event_spec *events, int nr, struct prog_prof
 int prog_profiler_attach(struct prog_profiler *p, uint32_t id, int *ret_idx,
 			 enum prof_failure *ret_why, char *reason, size_t len);
 int prog_profiler_read(const struct prog_profiler *p, int idx, struct prof_counts *ret);
+/* Close idx's fentry/fexit (its links and programs): the kernel holds the
+ * target no more; idx may be given to a later attach. Detached or
+ * out-of-range idx: nothing. */
+void prog_profiler_detach(struct prog_profiler *p, int idx);
 void prog_profiler_close(struct prog_profiler *p);

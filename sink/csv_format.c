@@ -239,11 +239,21 @@ void csv_format_event(const struct reading *d, struct csv_event_cells *ret)
 	}
 }
 
-int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names,
-		      const struct derived_list *derived)
+int csv_row_add_events(struct csv_row *row, int nr, const struct reading *delta)
 {
-	for (int i = 0; i < CSV_NR_FIXED_COLUMNS; i++)
-		csv_row_add_field(row, csv_fixed_columns[i]);
+	for (int i = 0; i < nr; i++) {
+		struct csv_event_cells cells;
+
+		csv_format_event(&delta[i], &cells);
+		csv_row_add_plain(row, cells.value);
+		csv_row_add_plain(row, cells.running_pct);
+	}
+	return row->error;
+}
+
+/* "<event>,<event>_running_pct" per event. */
+static int add_event_columns(struct csv_row *row, int nr_events, const char *const *event_names)
+{
 	for (int i = 0; i < nr_events; i++) {
 		const char *name = event_names[i] ? event_names[i] : "";
 		size_t n = strlen(name) + sizeof("_running_pct");
@@ -256,14 +266,26 @@ int csv_format_header(struct csv_row *row, int nr_events, const char *const *eve
 		csv_row_add_field(row, pct);
 		free(pct);
 	}
+	return row->error;
+}
+
+int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names,
+		      const struct derived_list *derived)
+{
+	for (int i = 0; i < CSV_NR_FIXED_COLUMNS; i++)
+		csv_row_add_field(row, csv_fixed_columns[i]);
+	add_event_columns(row, nr_events, event_names);
 	for (int i = 0; derived && i < derived->nr; i++)
 		csv_row_add_plain(row, derived_name(derived->m[i]));
 	return csv_row_end(row);
 }
 
-int csv_format_prog_header(struct csv_row *row)
+int csv_format_prog_header(struct csv_row *row, int nr_events, const char *const *event_names)
 {
 	for (int i = 0; i < CSV_NR_PROG_COLUMNS; i++)
 		csv_row_add_field(row, csv_prog_columns[i]);
+	if (nr_events > 0)
+		csv_row_add_plain(row, "counted_runs");
+	add_event_columns(row, nr_events, event_names);
 	return csv_row_end(row);
 }

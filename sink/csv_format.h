@@ -69,15 +69,19 @@ struct csv_event_cells {
 	char running_pct[32];
 };
 void csv_format_event(const struct reading *delta, struct csv_event_cells *ret);
+/* Append the two cells of each of nr events (csv_format_event). */
+int csv_row_add_events(struct csv_row *row, int nr, const struct reading *delta);
 
 /* The fixed leading columns, in order. */
 extern const char *const csv_fixed_columns[];
 #define CSV_NR_FIXED_COLUMNS 10
 
-/* The columns of a BPF program's file (bpf_programs:), in order. */
+/* The columns of a BPF program's file (bpf_programs:), in order; with
+ * events counted inside programs (nr_events > 0) then "counted_runs" and
+ * "<event>,<event>_running_pct" per event. */
 extern const char *const csv_prog_columns[];
 #define CSV_NR_PROG_COLUMNS 8
-int csv_format_prog_header(struct csv_row *row);
+int csv_format_prog_header(struct csv_row *row, int nr_events, const char *const *event_names);
 
 /* Header line: the fixed columns, then "<event>,<event>_running_pct" per
  * event, then one column per derived metric (its name, "ipc", ...). */

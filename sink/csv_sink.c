@@ -275,7 +275,8 @@ static int cgroup_set_events(struct csv_sink *s, struct csv_cgroup *cg, int nr,
 			goto out;
 		}
 	}
-	r = csv_format_header(&header, nr, names, &s->cfg.derived);
+	r = cg->prog ? csv_format_prog_header(&header, nr, names)
+		     : csv_format_header(&header, nr, names, &s->cfg.derived);
 	if (r < 0)
 		goto out;
 	for (int i = 0; i < cg->nr_events; i++)
@@ -364,19 +365,20 @@ static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct 
 	return 0;
 }
 
-/* A program's file: its stem is unique (it holds the id), its header fixed. */
-static int prog_new(struct csv_sink *s, const struct sink_prog *p, struct csv_cgroup **ret)
+/* A program's file: its stem is unique (it holds the id); its header has
+ * the agent's event columns when it counts events inside programs. */
+static int prog_new(struct csv_sink *s, const struct sink_prog_record *rec, struct csv_cgroup **ret)
 {
 	char stem[CSV_STEM_MAX + 1];
 	struct csv_cgroup *cg;
 	int r;
 
-	r = csv_prog_file_stem(p, stem, sizeof(stem));
+	r = csv_prog_file_stem(rec->prog, stem, sizeof(stem));
 	if (r == 0)
-		r = entry_new(s, p->id, true, stem, stem, &cg);
+		r = entry_new(s, rec->prog->id, true, stem, stem, &cg);
 	if (r < 0)
 		return r;
-	r = csv_format_prog_header(&cg->header);
+	r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
@@ -917,13 +919,7 @@ static int build_row(struct csv_sink *s, const struct sink_record *rec)
 		csv_row_add_u64(row, rec->interval_ms);
 	else
 		csv_row_add_plain(row, ""); /* the start of the counts is unknown */
-	for (int i = 0; i < rec->nr_events; i++) {
-		struct csv_event_cells cells;
-
-		csv_format_event(&rec->delta[i], &cells);
-		csv_row_add_plain(row, cells.value);
-		csv_row_add_plain(row, cells.running_pct);
-	}
+	csv_row_add_events(row, rec->nr_events, rec->delta);
 	add_derived(row, &s->cfg.derived, rec);
 	return csv_row_end(row);
 }
@@ -1080,6 +1076,14 @@ static int build_prog_row(struct csv_sink *s, const struct sink_prog_record *rec
 	csv_row_add_u64(row, rec->interval_ms);
 	csv_row_add_u64(row, rec->runs);
 	csv_row_add_u64(row, rec->run_ns);
+	if (rec->nr_events > 0 && rec->counted) {
+		csv_row_add_u64(row, rec->counted_runs);
+		csv_row_add_events(row, rec->nr_events, rec->delta);
+	} else if (rec->nr_events > 0) {
+		/* No event counts for this program: empty cells, same columns. */
+		for (int i = 0; i < 2 * rec->nr_events + 1; i++)
+			csv_row_add_plain(row, "");
+	}
 	return csv_row_end(row);
 }
 
@@ -1089,13 +1093,17 @@ static int csv_sink_write_prog(struct sink *base, const struct sink_prog_record 
 	struct csv_cgroup *cg;
 	int r;
 
-	if (!rec || !rec->prog || !rec->prog->name || !rec->prog->tag || !rec->prog->type) {
+	if (!rec || !rec->prog || !rec->prog->name || !rec->prog->tag || !rec->prog->type ||
+	    rec->nr_events < 0 || rec->nr_events > READINGS_MAX_EVENTS ||
+	    (rec->nr_events && (!rec->event_names || (rec->counted && !rec->delta)))) {
 		report(s, FAIL_RECORD, "ignored a BPF program record without its names");
 		return -EINVAL;
 	}
 	watch_check(s, &rec->time);
 	cg = cgroup_find(s, rec->prog->id, true);
-	r = cg ? 0 : prog_new(s, rec->prog, &cg);
+	r = cg ? 0 : prog_new(s, rec, &cg);
+	if (r == 0 && !same_events(cg, rec->nr_events, rec->event_names))
+		r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 	if (r < 0) {
 		report(s, FAIL_RECORD, "cannot track BPF program id %" PRIu32 ": %s", rec->prog->id,
 		       strerror(-r));

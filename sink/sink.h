@@ -43,7 +43,9 @@ struct sink_record {
 };
 
 /* A BPF program the agent logs (bpf_programs:), and one row of it: the
- * kernel's run count and run time since that output's last written row. */
+ * kernel's run count and run time since that output's last written row,
+ * and where the agent counts events inside programs (fentry/fexit), the
+ * runs it counted and each event's change inside them. */
 struct sink_prog {
 	uint32_t id;
 	const char *name; /* the kernel's name, at most 15 bytes */
@@ -56,6 +58,13 @@ struct sink_prog_record {
 	const struct sink_prog *prog;
 	uint64_t interval_ms; /* length of the row's interval (CLOCK_BOOTTIME) */
 	uint64_t runs, run_ns; /* in that interval */
+	/* Events counted inside programs: the agent's events (the columns; 0:
+	 * the agent counts none, no columns). */
+	int nr_events;
+	const char *const *event_names;
+	bool counted; /* this program's events are counted (else empty cells) */
+	uint64_t counted_runs; /* runs whose entry and exit were both seen */
+	const struct reading *delta; /* nr_events changes inside those runs */
 	uint64_t seq; /* 1 for the first row this output writes for the program */
 	bool final; /* the program is gone (or the agent stops): its last row */
 };

@@ -29,6 +29,14 @@ const char *const syslog_reserved_names[] = {
 	"seq",
 	"part",
 	"truncated",
+	/* BPF programs' messages */
+	"prog_id",
+	"prog_name",
+	"prog_tag",
+	"prog_type",
+	"runs",
+	"run_ns",
+	"counted_runs",
 	/* derived metrics (events/derived.h) */
 	"ipc",
 	"cpi",

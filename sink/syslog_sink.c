@@ -37,10 +37,13 @@ static int emit_message(const char *msg, size_t len, void *userdata)
 	return syslog_conn_stage(k->conn, msg, len);
 }
 
+/* An event's two SD-NAMEs: value and running_pct. */
+typedef char param_names[2][SYSLOG_SD_NAME_MAX + 1];
+
 /* The strings of one message's params, kept together for the formatter. */
 struct record_text {
 	char cgroup_id[24], interval_ms[24], seq[24];
-	char names[READINGS_MAX_EVENTS][2][SYSLOG_SD_NAME_MAX + 1];
+	param_names names[READINGS_MAX_EVENTS];
 	struct csv_event_cells cells[READINGS_MAX_EVENTS];
 	char derived[NR_DERIVED][DERIVED_CELL_MAX];
 	struct syslog_param ids[10 + NR_DERIVED];
@@ -80,6 +83,21 @@ static int queue_record(struct syslog_sink *k, const struct syslog_header *h,
 	syslog_conn_commit(k->conn);
 	k->messages += (uint64_t)ret;
 	return 0;
+}
+
+/* Each event's value and running_pct params (names: their SD-NAMEs). */
+static void event_params(int nr, const char *const *event_names,
+			 const struct csv_event_cells *cells, param_names *names,
+			 struct syslog_param *ret)
+{
+	for (int i = 0; i < nr; i++) {
+		const char *name = event_names[i] ? event_names[i] : "";
+
+		syslog_param_name(name, "", names[i][0]);
+		syslog_param_name(name, "_running_pct", names[i][1]);
+		ret[2 * i] = (struct syslog_param){ names[i][0], cells[i].value };
+		ret[2 * i + 1] = (struct syslog_param){ names[i][1], cells[i].running_pct };
+	}
 }
 
 static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
@@ -124,15 +142,9 @@ static int format_and_queue(struct syslog_sink *k, const struct sink_record *r)
 	}
 #undef ID
 
-	for (int i = 0; i < r->nr_events; i++) {
-		const char *name = r->event_names[i] ? r->event_names[i] : "";
+	for (int i = 0; i < r->nr_events; i++)
 		csv_format_event(&r->delta[i], &t.cells[i]);
-		syslog_param_name(name, "", t.names[i][0]);
-		syslog_param_name(name, "_running_pct", t.names[i][1]);
-		t.counters[2 * i] = (struct syslog_param){ t.names[i][0], t.cells[i].value };
-		t.counters[2 * i + 1] =
-			(struct syslog_param){ t.names[i][1], t.cells[i].running_pct };
-	}
+	event_params(r->nr_events, r->event_names, t.cells, t.names, t.counters);
 	return queue_record(k, &h, &content);
 }
 
@@ -157,25 +169,52 @@ static int syslog_sink_write(struct sink *s, const struct sink_record *r)
 	return ret;
 }
 
-/* A BPF program's row: its identity, interval and seq as ids, runs and
- * run_ns as one counter group. */
+/* The strings of a BPF program's message. */
+struct prog_text {
+	char id[16], interval[24], seq[24], runs[24], ns[24], counted[24];
+	param_names names[READINGS_MAX_EVENTS];
+	struct csv_event_cells cells[READINGS_MAX_EVENTS];
+	struct syslog_param ids[9];
+	struct syslog_param counters[2 * READINGS_MAX_EVENTS];
+};
+
+/* A BPF program's row: its identity, interval, seq, runs, run_ns (and
+ * counted_runs) as ids: they describe the whole row, every part of a split
+ * message carries them; each event's value and running_pct as a group. */
 static int format_prog(struct syslog_sink *k, const struct sink_prog_record *r)
 {
 	const struct sink_prog *p = r->prog;
-	char id[16], interval[24], seq[24], runs[24], ns[24];
-	const struct syslog_param ids[] = {
-		{ "prog_id", id },	  { "prog_name", p->name },    { "prog_tag", p->tag },
-		{ "prog_type", p->type }, { "interval_ms", interval }, { "seq", seq },
-	};
-	const struct syslog_param counters[] = { { "runs", runs }, { "run_ns", ns } };
+	struct prog_text t;
 	struct syslog_header h = header_for(k, &r->time, MSGID_PROG);
-	struct syslog_content content = { ids, sizeof(ids) / sizeof(ids[0]), counters, 2, 2 };
+	struct syslog_content content = { t.ids, 0, t.counters, 2 * (size_t)r->nr_events, 2 };
 
-	snprintf(id, sizeof(id), "%" PRIu32, p->id);
-	snprintf(interval, sizeof(interval), "%" PRIu64, r->interval_ms);
-	snprintf(seq, sizeof(seq), "%" PRIu64, r->seq);
-	snprintf(runs, sizeof(runs), "%" PRIu64, r->runs);
-	snprintf(ns, sizeof(ns), "%" PRIu64, r->run_ns);
+	snprintf(t.id, sizeof(t.id), "%" PRIu32, p->id);
+	snprintf(t.interval, sizeof(t.interval), "%" PRIu64, r->interval_ms);
+	snprintf(t.seq, sizeof(t.seq), "%" PRIu64, r->seq);
+	snprintf(t.runs, sizeof(t.runs), "%" PRIu64, r->runs);
+	snprintf(t.ns, sizeof(t.ns), "%" PRIu64, r->run_ns);
+	t.counted[0] = '\0';
+	if (r->counted)
+		snprintf(t.counted, sizeof(t.counted), "%" PRIu64, r->counted_runs);
+#define ID(n, v) (t.ids[content.nr_ids++] = (struct syslog_param){ .name = (n), .value = (v) })
+	ID("prog_id", t.id);
+	ID("prog_name", p->name);
+	ID("prog_tag", p->tag);
+	ID("prog_type", p->type);
+	ID("interval_ms", t.interval);
+	ID("seq", t.seq);
+	ID("runs", t.runs);
+	ID("run_ns", t.ns);
+	if (r->nr_events > 0)
+		ID("counted_runs", t.counted);
+#undef ID
+	/* The CSV's cells; "" for a program whose events are not counted. */
+	for (int i = 0; i < r->nr_events; i++) {
+		t.cells[i] = (struct csv_event_cells){ "", "" };
+		if (r->counted)
+			csv_format_event(&r->delta[i], &t.cells[i]);
+	}
+	event_params(r->nr_events, r->event_names, t.cells, t.names, t.counters);
 	return queue_record(k, &h, &content);
 }
 
@@ -184,7 +223,9 @@ static int syslog_sink_write_prog(struct sink *s, const struct sink_prog_record 
 	struct syslog_sink *k = to_syslog(s);
 	int ret;
 
-	if (!k || !r || !r->prog || !r->prog->name || !r->prog->tag || !r->prog->type)
+	if (!k || !r || !r->prog || !r->prog->name || !r->prog->tag || !r->prog->type ||
+	    r->nr_events < 0 || r->nr_events > READINGS_MAX_EVENTS ||
+	    (r->nr_events && (!r->event_names || (r->counted && !r->delta))))
 		return -EINVAL;
 	k->records++;
 	ret = format_prog(k, r);

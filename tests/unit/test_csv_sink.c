@@ -819,6 +819,69 @@ static void test_prog_rows(void **state)
 	free(dir);
 }
 
+/* Events counted inside programs: counted_runs and each event's cells after
+ * run_ns (empty for a program without event counts). An agent started
+ * again without them (trampolines refused now) writes another header: the
+ * file of the old one is rotated away, as for a cgroup's changed events. */
+static void test_prog_event_columns(void **state)
+{
+	static const char *const names[2] = { "cpu-clock", "cs" };
+	const struct reading delta[2] = { { 5000, 1000, 500 }, { 0, 0, 0 } };
+	char *dir = make_tmpdir(), *file = path_join(dir, "bpf-prog_cgperf_tprog_881.csv");
+	char *other = path_join(dir, "bpf-prog_7.csv"), *rot = rotated(file, 1), *text;
+	struct sink *s = new_sink(dir, 0, 3);
+	struct sink_prog p = { 881, "cgperf_tprog", "59f4a931744dcdc6", "socket_filter" };
+	struct sink_prog q = { 7, "", "0000000000000000", "xdp" };
+	struct sink_prog_record r = { .time = { 1764849385, 0 },
+				      .prog = &p,
+				      .interval_ms = 999,
+				      .runs = 500,
+				      .run_ns = 11313,
+				      .nr_events = 2,
+				      .event_names = names,
+				      .counted = true,
+				      .counted_runs = 499,
+				      .delta = delta,
+				      .seq = 1 };
+
+	assert_int_equal(s->ops->write_prog(s, &r), 0);
+	r.prog = &q;
+	r.counted = false;
+	r.delta = NULL;
+	assert_int_equal(s->ops->write_prog(s, &r), 0);
+	text = read_file(file, NULL);
+	assert_string_equal(text, "timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,"
+				  "run_ns,counted_runs,cpu-clock,cpu-clock_running_pct,cs,"
+				  "cs_running_pct\n"
+				  "2025-12-04T11:56:25.000Z,881,cgperf_tprog,59f4a931744dcdc6,"
+				  "socket_filter,999,500,11313,499,10000,50.00,0,\n");
+	free(text);
+	text = read_file(other, NULL);
+	assert_non_null(strstr(text, "\n2025-12-04T11:56:25.000Z,7,,0000000000000000,xdp,999,500,"
+				     "11313,,,,,\n"));
+	free(text);
+	s->ops->free(s);
+
+	s = new_sink(dir, 0, 3);
+	r = (struct sink_prog_record){ .time = { 1764849395, 0 }, .prog = &p, .runs = 1, .seq = 2 };
+	assert_int_equal(s->ops->write_prog(s, &r), 0);
+	text = read_file(file, NULL);
+	assert_string_equal(text, "timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,"
+				  "run_ns\n"
+				  "2025-12-04T11:56:35.000Z,881,cgperf_tprog,59f4a931744dcdc6,"
+				  "socket_filter,0,1,0\n");
+	free(text);
+	text = read_file(rot, NULL);
+	assert_non_null(strstr(text, ",counted_runs,cpu-clock,"));
+	free(text);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(other);
+	free(rot);
+	free(dir);
+}
+
 static void test_permissions(void **state)
 {
 	char *dir = make_tmpdir(), *nested = path_join(dir, "p/q/csv"), *file;
@@ -1561,6 +1624,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_deltas_and_intervals, teardown),
 		cmocka_unit_test_teardown(test_name_collision, teardown),
 		cmocka_unit_test_teardown(test_prog_rows, teardown),
+		cmocka_unit_test_teardown(test_prog_event_columns, teardown),
 		cmocka_unit_test_teardown(test_permissions, teardown),
 		cmocka_unit_test_teardown(test_directory_mode, teardown),
 		cmocka_unit_test_teardown(test_safe_cells, teardown),

@@ -1297,6 +1297,80 @@ static void test_no_receiver(void **state)
 /* The delays between failed attempts: 0.5 s doubling up to 30 s, then 30 s
  * for good (the order of attempts is checked against a real listener in
  * tests/integration/test_agent_syslog_reconnect.sh). */
+/* A message's params as "name=value name=value ...", in order. */
+static void params_text(json_object *m, char *buf, size_t len)
+{
+	json_object *params;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	assert_true(json_object_object_get_ex(m, "params", &params));
+	for (size_t i = 0; i < json_object_array_length(params) && n < len; i++) {
+		json_object *p = json_object_array_get_idx(params, i);
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", i ? " " : "",
+				      json_object_get_string(json_object_array_get_idx(p, 0)),
+				      json_object_get_string(json_object_array_get_idx(p, 1)));
+	}
+}
+
+/* BPF programs' messages (MSGID bpf-prog): runs and run_ns; with events
+ * counted inside programs counted_runs and each event's value and
+ * running_pct after them, as the CSV's cells ("" for a program without
+ * event counts). */
+static void test_prog_messages(void **state)
+{
+	static const char *const names[2] = { "cpu-clock", "cs" };
+	const struct reading delta[2] = { { 5000, 1000, 500 }, { 0, 0, 0 } };
+	struct sink_prog p = { 881, "cgperf_tprog", "59f4a931744dcdc6", "socket_filter" };
+	struct sink_prog_record r = {
+		.prog = &p, .interval_ms = 999, .runs = 500, .run_ns = 11313
+	};
+	const char *want[3] = {
+		"prog_id=881 prog_name=cgperf_tprog prog_tag=59f4a931744dcdc6 prog_type=socket_filter "
+		"interval_ms=999 seq=1 runs=500 run_ns=11313",
+		"prog_id=881 prog_name=cgperf_tprog prog_tag=59f4a931744dcdc6 prog_type=socket_filter "
+		"interval_ms=999 seq=2 runs=500 run_ns=11313 counted_runs=499 cpu-clock=10000 "
+		"cpu-clock_running_pct=50.00 cs=0 cs_running_pct=",
+		"prog_id=881 prog_name=cgperf_tprog prog_tag=59f4a931744dcdc6 prog_type=socket_filter "
+		"interval_ms=999 seq=3 runs=500 run_ns=11313 counted_runs= cpu-clock= "
+		"cpu-clock_running_pct= cs= cs_running_pct=",
+	};
+	struct sink *s;
+	json_object *all;
+	int found = 0;
+
+	rsyslog_ensure_running();
+	s = new_sink(SYSLOG_TCP, SYSLOG_RFC5424, "cgperf-p0", 3, 32473, 100);
+	for (int k = 1; k <= 3; k++) {
+		r.time = (struct timespec){ T0 + 10 * k, 0 };
+		r.seq = (uint64_t)k;
+		r.nr_events = k > 1 ? 2 : 0;
+		r.event_names = names;
+		r.counted = k == 2;
+		r.counted_runs = 499;
+		r.delta = delta;
+		assert_int_equal(s->ops->write_prog(s, &r), 0);
+	}
+	assert_int_equal(s->ops->flush(s), 0);
+	drive_until_empty(&s, 1);
+	wait_app_lines("cgperf-p0", SYSLOG_RFC5424, 3);
+	all = parse_received("cgperf-p0");
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		json_object *m = json_object_array_get_idx(all, i);
+		const char *seq = param(m, "seq");
+		char text[1024];
+
+		assert_string_equal(jstr(m, "msgid"), "bpf-prog");
+		params_text(m, text, sizeof(text));
+		assert_string_equal(text, want[atoi(seq) - 1]);
+		found++;
+	}
+	assert_int_equal(found, 3);
+	json_object_put(all);
+	s->ops->free(s);
+}
+
 static void test_backoff_schedule(void **state)
 {
 	const unsigned want[] = { 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000 };
@@ -1317,6 +1391,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_partial_writes_and_reconnect),
 		cmocka_unit_test(test_tcp_full_queue_keeps_partial_message),
 		cmocka_unit_test(test_split_record_failing_half_way),
+		cmocka_unit_test(test_prog_messages),
 		cmocka_unit_test(test_backoff_schedule),
 		cmocka_unit_test(test_no_receiver),
 	};
