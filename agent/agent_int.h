@@ -74,7 +74,7 @@ struct agent {
 	/* Events inside them (agent_prof.c): NULL where trampolines are refused. */
 	struct prog_profiler *prof;
 	int nr_profiled; /* programs attached now */
-	unsigned long long prof_skipped; /* collections a program ran unprofiled (bounds) */
+	unsigned long long prof_skipped; /* attaches refused: AGENT_PROF_MAX attached */
 	struct log_ratelimit prof_target_rl, prof_fail_rl, prof_max_rl;
 	int prog_stats_fd; /* BPF_ENABLE_STATS, or -1 (off, or the sysctl was on) */
 	uint64_t progs_since_ns; /* CLOCK_BOOTTIME just before the statistics were on */

@@ -1,18 +1,12 @@
 /* bpf_programs: events counted inside the programs logged, where the kernel
  * allows BPF trampolines (the fentry/fexit profiler of cgperf stat -b,
- * bpf/prog_profiler.h), with the agent's events.
- *
- * A profiled program is held by the kernel for our trampoline: its owner's
- * unload does not free it, so the agent's walk would find it forever. The
- * rule: a program is profiled only while it runs. Every program that can
- * run is held by someone else (an fd, a link, a hook, a prog array: each
- * holds a reference); one held only by our links cannot run at all. So a
- * collection that finds a profiled program's run count unchanged detaches
- * it (its counts read first); if that was the last reference the program is
- * gone at once and gets its final row. One that runs again is attached
- * again at the next collection (its runs before that are in `runs`, not in
- * `counted_runs`). */
+ * bpf/prog_profiler.h), with the agent's events; attached while a program
+ * runs (agent/prof_rule.h: why the agent then never keeps a program its
+ * owner dropped alive). A program detached is read first; one that runs
+ * again is attached again at the next collection (its runs before that are
+ * in `runs`, not in `counted_runs`). */
 #include "agent/agent_int.h"
+#include "agent/prof_rule.h"
 #include "bpf/probe.h"
 #include "bpf/prog_profiler.h"
 #include <errno.h>
@@ -86,24 +80,26 @@ static void not_profiled(struct agent *a, struct prog_record *r, enum prof_failu
 			log_name(r->name), reason);
 }
 
+/* Unless AGENT_PROF_MAX programs are profiled (counted, said once a minute)
+ * or this collection's attaches are used up (the next one tries again). */
 static void attach(struct agent *a, struct prog_record *r, int *budget)
 {
 	enum prof_failure why;
 	char reason[256];
 
-	if (a->nr_profiled >= AGENT_PROF_MAX || *budget <= 0) {
+	if (a->nr_profiled >= AGENT_PROF_MAX) {
 		a->prof_skipped++;
 		log_ratelimited(&a->prof_max_rl, 60, LOG_LVL_WARN,
-				"bpf_programs: BPF program %u (%s) ran without event counts: at "
-				"most %d programs are profiled at once, %d attached per "
-				"collection (%llu such runs so far)",
+				"bpf_programs: no event counts inside BPF program %u (%s) now: at "
+				"most %d programs are profiled at once (%llu times so far)",
 				(unsigned)r->id, log_name(r->name), AGENT_PROF_MAX,
-				AGENT_PROF_ATTACHES, a->prof_skipped);
+				a->prof_skipped);
 		return;
 	}
+	if (*budget <= 0)
+		return;
 	(*budget)--;
 	if (prog_profiler_attach(a->prof, r->id, &r->prof.idx, &why, reason, sizeof(reason)) < 0) {
-		r->prof.idx = -1;
 		not_profiled(a, r, why, reason);
 		return;
 	}
@@ -113,28 +109,27 @@ static void attach(struct agent *a, struct prog_record *r, int *budget)
 
 bool agent_prof_update(struct agent *a, struct prog_record *r, int *budget)
 {
-	bool ran = r->runs != r->prof.runs_seen, detached = false;
+	bool ran = r->runs != r->prof.runs_seen;
+	enum prof_step step;
 
 	r->prof.runs_seen = r->runs;
-	if (!a->prof || r->prof.never)
+	if (!a->prof)
 		return false;
 	if (r->prof.idx >= 0 && read_counts(a, r) < 0)
 		ran = false; /* unreadable: let it go, attach again if it runs */
-	if (r->prof.idx >= 0 && !ran) {
-		agent_prof_detach(a, r);
-		detached = true;
-	} else if (r->prof.idx < 0 && (ran || !r->prof.counted)) {
+	step = prof_rule_step(r->prof.idx >= 0, r->prof.never, r->prof.counted, ran);
+	if (step == PROF_ATTACH)
 		attach(a, r, budget);
-	}
-	return detached;
+	else if (step == PROF_DETACH)
+		agent_prof_detach(a, r);
+	return step == PROF_DETACH;
 }
 
 void agent_prof_stop(struct agent *a)
 {
-	if (a->prof && a->prof_skipped)
-		log_info("bpf_programs: %llu times a program ran without event counts (at most %d "
-			 "profiled at once, %d attached per collection)",
-			 a->prof_skipped, AGENT_PROF_MAX, AGENT_PROF_ATTACHES);
+	if (a->prof_skipped)
+		log_info("bpf_programs: %llu times a program was not profiled: at most %d at once",
+			 a->prof_skipped, AGENT_PROF_MAX);
 	prog_profiler_close(a->prof); /* every target detached */
 	a->prof = NULL;
 	a->nr_profiled = 0;
