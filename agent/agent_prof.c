@@ -9,7 +9,6 @@
 #include "agent/prof_rule.h"
 #include "bpf/probe.h"
 #include "bpf/prog_profiler.h"
-#include <errno.h>
 #include <string.h>
 
 int agent_prof_events(const struct agent *a)

@@ -200,7 +200,8 @@ int prog_profiler_attach(struct prog_profiler *p, uint32_t id, int *ret_idx,
 		return r;
 	log_info("BPF program %u: counting events inside it", (unsigned)id);
 	p->skels[slot] = skel;
-	p->nr += slot == p->nr;
+	if (slot == p->nr)
+		p->nr++;
 	*ret_idx = slot;
 	return 0;
 }
