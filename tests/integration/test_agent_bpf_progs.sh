@@ -127,4 +127,4 @@ if [ "$stats_before" = 0 ]; then
 	cnt=$(run_cnt "$A_ID"); runner A 100
 	[ "$(run_cnt "$A_ID")" = "$cnt" ] || fail "BPF statistics still on after the agent exited ($cnt -> $(run_cnt "$A_ID"))"
 fi
-log "ok: exact runs from the first read and from the load, exclude, final row, syslog, statistics off again"
+log "ok: exact runs from the first read and from the load, exclude, final row, syslog, statistics off again, events inside programs said once or in their columns"
