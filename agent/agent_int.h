@@ -24,9 +24,11 @@
 #define AGENT_MAX_OUTPUTS 4
 /* bpf_programs: programs whose events are counted at once, and fentry/fexit
  * attaches per collection (each loads two programs: milliseconds that must
- * not stall the loop). */
+ * not stall the loop); a program whose attach failed for a reason that may
+ * pass is tried again after this many collections. */
 #define AGENT_PROF_MAX 64
 #define AGENT_PROF_ATTACHES 8
+#define AGENT_PROF_RETRY 6
 
 struct prog_profiler;
 
@@ -71,8 +73,13 @@ struct agent {
 	/* bpf_programs (agent_progs.c). */
 	struct prog_set progs;
 	bool progs_on;
-	/* Events inside them (agent_prof.c): NULL where trampolines are refused. */
+	/* Events inside them (agent_prof.c, bpf_programs.events): NULL when
+	 * off or where trampolines are refused. */
 	struct prog_profiler *prof;
+	/* The counting session's programs: cgperf's own, never profiled. */
+	uint32_t own_ids[COUNTER_MAX_PROGS];
+	int nr_own;
+	uint64_t prof_round; /* collections since the start (for retries) */
 	int nr_profiled; /* programs attached now */
 	unsigned long long prof_skipped; /* attaches refused: AGENT_PROF_MAX attached */
 	struct log_ratelimit prof_target_rl, prof_fail_rl, prof_max_rl;
@@ -172,14 +179,19 @@ int agent_progs_start(struct agent *a);
 void agent_progs_collect(struct agent *a, const struct collection *col);
 void agent_progs_stop(struct agent *a);
 
-/* agent_prof.c: events counted inside the programs logged, where the
- * kernel allows trampolines (else one line says why, at start). */
+/* agent_prof.c: events counted inside the programs logged, with
+ * bpf_programs.events, where the kernel allows trampolines (else one line
+ * says why, at start). */
 void agent_prof_start(struct agent *a);
+/* A program seen first: true when it is cgperf's own (its counting
+ * session's, its profiler's), which is logged but never profiled. */
+bool agent_prof_track(struct agent *a, struct prog_record *r);
 /* The event columns of program rows: the agent's events, or 0. */
 int agent_prof_events(const struct agent *a);
 /* After r's statistics were read: its event totals, and fentry/fexit on
  * it while it runs (attached when its run count moved, or at first sight,
- * using up one of *budget's attaches; detached when it did not move).
+ * using up one of *budget's attaches, none when *budget is 0; detached
+ * when it did not move). Once per collection for each program.
  * True when it was detached now: it may be gone (ours were its last
  * references). */
 bool agent_prof_update(struct agent *a, struct prog_record *r, int *budget);

@@ -1,5 +1,6 @@
-/* bpf_programs: events counted inside the programs logged, where the kernel
- * allows BPF trampolines (the fentry/fexit profiler of cgperf stat -b,
+/* bpf_programs: events counted inside the programs logged, with
+ * bpf_programs.events (off by default), where the kernel allows BPF
+ * trampolines (the fentry/fexit profiler of cgperf stat -b,
  * bpf/prog_profiler.h), with the agent's events; attached while a program
  * runs (agent/prof_rule.h: why the agent then never keeps a program its
  * owner dropped alive). A program detached is read first; one that runs
@@ -16,13 +17,29 @@ int agent_prof_events(const struct agent *a)
 	return a->prof ? a->nr_events : 0;
 }
 
+/* The counting session's programs: cgperf's own. */
+static int read_own_ids(struct agent *a)
+{
+	int r = counter_prog_ids(a->counter, a->own_ids, &a->nr_own);
+
+	if (r < 0)
+		log_warn("bpf_programs: cannot tell cgperf's own BPF programs: %s; not counting "
+			 "events inside programs, logging run counts and run time only",
+			 strerror(-r));
+	return r;
+}
+
 void agent_prof_start(struct agent *a)
 {
 	char why[256];
-	int r = probe_trampolines(why, sizeof(why));
+	int r;
 
 	a->nr_profiled = 0;
 	a->prof_skipped = 0;
+	a->prof_round = 0;
+	if (!a->cfg.bpf_programs.events || read_own_ids(a) < 0)
+		return;
+	r = probe_trampolines(why, sizeof(why));
 	if (r < 0) {
 		log_warn("bpf_programs: event counts inside BPF programs need BPF trampolines "
 			 "(fentry/fexit), and %s; logging run counts and run time only",
@@ -39,6 +56,17 @@ void agent_prof_start(struct agent *a)
 	log_info("bpf_programs: counting %d events inside the programs logged (fentry/fexit, "
 		 "at most %d programs at once)",
 		 a->nr_events, AGENT_PROF_MAX);
+}
+
+bool agent_prof_track(struct agent *a, struct prog_record *r)
+{
+	bool own = prog_profiler_owns(a->prof, r->id);
+
+	for (int i = 0; !own && i < a->nr_own; i++)
+		own = a->own_ids[i] == r->id;
+	if (own)
+		r->prof.never = true;
+	return own;
 }
 
 /* Totals: what earlier attachments counted plus what this one did. */
@@ -68,55 +96,85 @@ void agent_prof_detach(struct agent *a, struct prog_record *r)
 	a->nr_profiled--;
 }
 
-/* Says (rate-limited) why r gets no event counts; never tried again. */
-static void not_profiled(struct agent *a, struct prog_record *r, enum prof_failure why,
-			 const char *reason)
+/* Says (rate-limited) why r gets no event counts: for good when the cause
+ * is the program itself, else until its retry is due. */
+static void not_profiled(struct agent *a, struct prog_record *r, const struct prof_error *err)
 {
-	r->prof.never = true;
-	log_ratelimited(why == PROF_TARGET ? &a->prof_target_rl : &a->prof_fail_rl, 60,
-			why == PROF_TARGET ? LOG_LVL_INFO : LOG_LVL_WARN,
-			"BPF program %u (%s): no event counts inside it: %s", (unsigned)r->id,
-			log_name(r->name), reason);
+	bool never = err->why == PROF_TARGET;
+
+	if (never)
+		r->prof.never = true;
+	else
+		r->prof.retry_at = a->prof_round + AGENT_PROF_RETRY;
+	log_ratelimited(never ? &a->prof_target_rl : &a->prof_fail_rl, 60,
+			never ? LOG_LVL_INFO : LOG_LVL_WARN,
+			"BPF program %u (%s): no event counts inside it%s: %s", (unsigned)r->id,
+			log_name(r->name), never ? "" : " now (tried again later)", err->reason);
 }
 
-/* Unless AGENT_PROF_MAX programs are profiled (counted, said once a minute)
- * or this collection's attaches are used up (the next one tries again). */
+/* One of AGENT_PROF_MAX programs profiled already: not this one now. */
+static void over_cap(struct agent *a, const struct prog_record *r)
+{
+	a->prof_skipped++;
+	log_ratelimited(&a->prof_max_rl, 60, LOG_LVL_WARN,
+			"bpf_programs: no event counts inside BPF program %u (%s) now: at most %d "
+			"programs are profiled at once (%llu times so far)",
+			(unsigned)r->id, log_name(r->name), AGENT_PROF_MAX, a->prof_skipped);
+}
+
+/* Unless this collection's attaches are used up (the next one tries
+ * again) or AGENT_PROF_MAX programs are profiled (counted, said once a
+ * minute). */
 static void attach(struct agent *a, struct prog_record *r, int *budget)
 {
-	enum prof_failure why;
-	char reason[256];
+	struct prof_target on;
+	struct prof_error err;
 
-	if (a->nr_profiled >= AGENT_PROF_MAX) {
-		a->prof_skipped++;
-		log_ratelimited(&a->prof_max_rl, 60, LOG_LVL_WARN,
-				"bpf_programs: no event counts inside BPF program %u (%s) now: at "
-				"most %d programs are profiled at once (%llu times so far)",
-				(unsigned)r->id, log_name(r->name), AGENT_PROF_MAX,
-				a->prof_skipped);
-		return;
-	}
 	if (*budget <= 0)
 		return;
-	(*budget)--;
-	if (prog_profiler_attach(a->prof, r->id, &r->prof.idx, &why, reason, sizeof(reason)) < 0) {
-		not_profiled(a, r, why, reason);
+	if (a->nr_profiled >= AGENT_PROF_MAX) {
+		over_cap(a, r);
 		return;
 	}
+	(*budget)--;
+	if (prog_profiler_attach(a->prof, r->id, &on, &err) < 0) {
+		not_profiled(a, r, &err);
+		return;
+	}
+	r->prof.idx = on.idx;
 	r->prof.counted = true;
 	a->nr_profiled++;
+	log_debug("BPF program %u (%s): counting events inside it (fentry/fexit on its function "
+		  "'%s')",
+		  (unsigned)r->id, log_name(r->name), log_name(on.func));
+}
+
+/* A failed read leaves the totals of the previous one. Still running: read
+ * again at the next collection (the counts stay in the profiler's map);
+ * else it is let go now and what was counted since that read is lost. */
+static void read_failed(struct agent *a, const struct prog_record *r, int err, bool ran)
+{
+	log_ratelimited(&a->prof_fail_rl, 60, LOG_LVL_WARN,
+			"BPF program %u (%s): cannot read the events counted inside it: %s%s",
+			(unsigned)r->id, log_name(r->name), strerror(-err),
+			ran ? "; read again at the next collection"
+			    : "; what was counted since the previous read is lost");
 }
 
 bool agent_prof_update(struct agent *a, struct prog_record *r, int *budget)
 {
 	bool ran = r->runs != r->prof.runs_seen;
+	bool attached = r->prof.idx >= 0;
 	enum prof_step step;
+	int err;
 
 	r->prof.runs_seen = r->runs;
 	if (!a->prof)
 		return false;
-	if (r->prof.idx >= 0 && read_counts(a, r) < 0)
-		ran = false; /* unreadable: let it go, attach again if it runs */
-	step = prof_rule_step(r->prof.idx >= 0, r->prof.never, r->prof.counted, ran);
+	if (attached && (err = read_counts(a, r)) < 0)
+		read_failed(a, r, err, ran);
+	step = prof_rule_step(attached, r->prof.never, a->prof_round < r->prof.retry_at,
+			      r->prof.counted, ran);
 	if (step == PROF_ATTACH)
 		attach(a, r, budget);
 	else if (step == PROF_DETACH)
@@ -132,4 +190,5 @@ void agent_prof_stop(struct agent *a)
 	prog_profiler_close(a->prof); /* every target detached */
 	a->prof = NULL;
 	a->nr_profiled = 0;
+	a->nr_own = 0;
 }

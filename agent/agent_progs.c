@@ -42,7 +42,8 @@ static struct prog_record *track(struct agent *a, const struct prog_sample *s, u
 				(unsigned)s->id, strerror(ENOMEM));
 		return NULL;
 	}
-	log_debug("logging BPF program %u (%s, %s)", (unsigned)s->id, log_name(s->name), r->type);
+	log_debug("logging BPF program %u (%s, %s%s)", (unsigned)s->id, log_name(s->name), r->type,
+		  agent_prof_track(a, r) ? ", cgperf's own: no events counted inside it" : "");
 	return r;
 }
 
@@ -73,12 +74,14 @@ static void walk(struct agent *a, uint64_t now_ns)
 }
 
 /* The events inside each program still running; one detached by the
- * profiler may have been held by it alone: then it is gone now. */
-static void profile(struct agent *a)
+ * profiler may have been held by it alone: then it is gone now. The last
+ * collection attaches nothing (all is detached right after it). */
+static void profile(struct agent *a, bool last)
 {
-	int budget = AGENT_PROF_ATTACHES;
+	int budget = last ? 0 : AGENT_PROF_ATTACHES;
 	struct prog_sample s;
 
+	a->prof_round++;
 	for (int i = 0; i < a->progs.nr; i++) {
 		struct prog_record *r = a->progs.items[i];
 
@@ -136,7 +139,7 @@ void agent_progs_collect(struct agent *a, const struct collection *col)
 	if (!a->progs_on)
 		return;
 	walk(a, col->now_ns);
-	profile(a);
+	profile(a, last);
 	for (int i = a->progs.nr - 1; i >= 0; i--) {
 		struct prog_record *r = a->progs.items[i];
 		enum collection_kind kind = last ? COLLECT_LAST : COLLECT_INTERVAL;
@@ -177,7 +180,7 @@ int agent_progs_start(struct agent *a)
 	agent_prof_start(a);
 	/* The first read: the base of programs loaded before now. */
 	walk(a, readings_now_boot_ns());
-	profile(a);
+	profile(a, false);
 	log_info("logging %d BPF programs (run count and run time%s)", a->progs.nr,
 		 a->prof ? ", events inside them" : "");
 	return 0;

@@ -1,10 +1,10 @@
 #include "agent/prof_rule.h"
 
-enum prof_step prof_rule_step(bool attached, bool never, bool ever, bool ran)
+enum prof_step prof_rule_step(bool attached, bool never, bool held_off, bool ever, bool ran)
 {
 	if (attached)
 		return ran ? PROF_STAY : PROF_DETACH;
-	if (never)
+	if (never || held_off)
 		return PROF_STAY;
 	return ran || !ever ? PROF_ATTACH : PROF_STAY;
 }

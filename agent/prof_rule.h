@@ -17,7 +17,9 @@ enum prof_step {
 	PROF_DETACH, /* attached, and its run count stood still */
 };
 
-/* attached: our fentry/fexit is on it; never: it cannot take fentry (or
- * our program failed on it: not tried again); ever: attached at some time
- * before; ran: its run count moved since the previous collection. */
-enum prof_step prof_rule_step(bool attached, bool never, bool ever, bool ran);
+/* attached: our fentry/fexit is on it; never: it cannot take fentry, or it
+ * is cgperf's own (not tried again); held_off: an attach failed for a
+ * reason that may pass, and its retry is not due yet; ever: attached at
+ * some time before; ran: its run count moved since the previous
+ * collection. */
+enum prof_step prof_rule_step(bool attached, bool never, bool held_off, bool ever, bool ran);

@@ -97,7 +97,9 @@ struct prog_output {
 /* The agent's fentry/fexit on one program (agent_prof.c). */
 struct prog_prof {
 	int idx; /* index in the agent's profiler while attached, else -1 */
-	bool never; /* cannot take fentry (said once): never tried again */
+	/* cannot take fentry (said once), or cgperf's own: never tried */
+	bool never;
+	uint64_t retry_at; /* an attach failed: not tried before this collection */
 	bool counted; /* attached at least once: its rows have event cells */
 	uint64_t runs_seen; /* the kernel's run count at the previous collection */
 	/* counted_runs / ev totals when the current attachment began */

@@ -273,26 +273,33 @@ static void say_not_counted(const char *why)
  * other target will fare better. */
 static int profile_target(struct bpf_run *b, struct target *tg, char *refusal, size_t len)
 {
-	enum prof_failure why;
-	char reason[256];
-	int r = prog_profiler_attach(b->prof, tg->last.id, &tg->prof, &why, reason, sizeof(reason));
+	struct prof_target on;
+	struct prof_error err;
+	int r = prog_profiler_attach(b->prof, tg->last.id, &on, &err);
 
-	if (r == 0 || why == PROF_REFUSED) {
-		snprintf(refusal, len, "%s", r ? reason : "");
+	if (r == 0) {
+		tg->prof = on.idx;
+		log_info("BPF program %" PRIu32 ": counting events inside it (fentry/fexit on its "
+			 "function '%s')",
+			 tg->last.id, log_name(on.func));
+		return 0;
+	}
+	if (err.why == PROF_REFUSED) {
+		snprintf(refusal, len, "%s", err.reason);
 		return r;
 	}
-	if (why == PROF_TARGET)
+	if (err.why == PROF_TARGET)
 		log_warn("BPF program %" PRIu32 " (%s): no event counts inside it: %s", tg->last.id,
-			 tg->last.name, reason);
+			 tg->last.name, err.reason);
 	else
 		log_error("BPF program %" PRIu32 " (%s): no event counts inside it: %s",
-			  tg->last.id, tg->last.name, reason);
+			  tg->last.id, tg->last.name, err.reason);
 	return 0;
 }
 
 static int attach_targets(struct bpf_run *b, int probed)
 {
-	char refusal[256];
+	char refusal[PROF_REASON_MAX];
 	int attached = 0;
 
 	for (int i = 0; i < b->nr; i++) {

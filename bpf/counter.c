@@ -1,6 +1,7 @@
 #include "bpf/counter.h"
 #include "bpf/accum.h"
 #include "bpf/leader.h"
+#include "bpf/prog_stats.h"
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
 #include "follower_fexit.skel.h"
@@ -511,6 +512,55 @@ int counter_open_pinned(const char *dir, struct counter **ret, struct session_me
 bool counter_adopted(const struct counter *c)
 {
 	return c->adopted;
+}
+
+/* Appends the id of the program fd holds (fd < 0: none). */
+static int add_prog_id(int fd, uint32_t *ids, int *nr)
+{
+	if (fd < 0)
+		return 0;
+	if (*nr == COUNTER_MAX_PROGS)
+		return -E2BIG;
+	return prog_stats_id_of(fd, &ids[(*nr)++]);
+}
+
+/* The loaded programs of obj (NULL: none); autoload off: not loaded. */
+static int add_obj_ids(struct bpf_object *obj, uint32_t *ids, int *nr)
+{
+	struct bpf_program *p;
+	int r = 0;
+
+	if (!obj)
+		return 0;
+	bpf_object__for_each_program (p, obj)
+		if (!r)
+			r = add_prog_id(bpf_program__fd(p), ids, nr);
+	return r;
+}
+
+static int loaded_prog_ids(const struct counter *c, uint32_t *ids, int *nr)
+{
+	int r = add_obj_ids(c->tp ? c->tp->obj : NULL, ids, nr);
+
+	for (int i = 0; !r && i < CGPERF_MAX_EVENTS; i++)
+		r = add_obj_ids(c->fexit[i] ? c->fexit[i]->obj : NULL, ids, nr);
+	for (int i = 0; !r && i < c->nr_leaders; i++)
+		r = add_prog_id(c->leaders[i].prog_fd, ids, nr);
+	return r;
+}
+
+int counter_prog_ids(const struct counter *c, uint32_t ret_ids[COUNTER_MAX_PROGS], int *ret_nr)
+{
+	uint32_t ids[COUNTER_MAX_PROGS];
+	int nr = 0;
+	int r = c->adopted ? session_prog_ids(c->pin_dir, ids, COUNTER_MAX_PROGS, &nr)
+			   : loaded_prog_ids(c, ids, &nr);
+
+	if (r < 0)
+		return r;
+	memcpy(ret_ids, ids, nr * sizeof(ids[0]));
+	*ret_nr = nr;
+	return 0;
 }
 
 int counter_unpin(struct counter *c)

@@ -50,6 +50,11 @@ int counter_open_pinned(const char *dir, struct counter **ret, struct session_me
 /* The session was pinned already: its slots hold counts since before this
  * process (see counter_reserve_slot). */
 bool counter_adopted(const struct counter *c);
+/* The ids of the BPF programs of this session (its followers', and in
+ * fexit mode the leader programs it holds), whether loaded here or adopted
+ * from pins: what this process must not profile (its own). */
+#define COUNTER_MAX_PROGS 32
+int counter_prog_ids(const struct counter *c, uint32_t ret_ids[COUNTER_MAX_PROGS], int *ret_nr);
 /* Remove the pins: the kernel stops counting for this session once the
  * process closes it. */
 int counter_unpin(struct counter *c);

@@ -1,9 +1,9 @@
 #include "bpf/prog_profiler.h"
 #include "bpf/leader.h"
 #include "bpf/probe.h"
+#include "bpf/prog_stats.h"
 #include "events/event_parse.h"
 #include "prog_profiler.skel.h"
-#include "util/log.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -13,11 +13,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* One target's fentry/fexit (NULL: detached) and their program ids. */
+struct prof_slot {
+	struct prog_profiler_bpf *skel;
+	uint32_t prog_ids[2];
+};
+
 struct prog_profiler {
 	struct leader leaders[CGPERF_MAX_EVENTS];
 	int nr_events;
 	int nr_possible;
-	struct prog_profiler_bpf **skels; /* one per target attached */
+	struct prof_slot *slots; /* one per target attached */
 	int nr, cap;
 	struct cgperf_prof_accum *percpu; /* nr_possible values: a read's buffer */
 };
@@ -45,16 +51,24 @@ int prog_profiler_open(const struct event_spec *events, int nr, struct prog_prof
 	return 0;
 }
 
-static int failed(int err, const char *what, char *reason, size_t len)
+static int failed(int err, enum prof_failure why, const char *what, struct prof_error *ret)
 {
-	snprintf(reason, len, "%s: %s", what, strerror(-err));
+	ret->why = why;
+	snprintf(ret->reason, sizeof(ret->reason), "%s: %s", what, strerror(-err));
 	return err;
+}
+
+/* A failure of the target itself, for good. */
+static int unfit(const char *why, struct prof_error *ret)
+{
+	ret->why = PROF_TARGET;
+	snprintf(ret->reason, sizeof(ret->reason), "%s", why);
+	return -EOPNOTSUPP;
 }
 
 /* The target's main function as its BTF names it (what fentry attaches
  * to), or why it has none. */
-static int target_function(int fd, char *ret_name, size_t len, uint32_t *ret_type, char *reason,
-			   size_t rlen)
+static int target_function(int fd, char *ret_name, uint32_t *ret_type, struct prof_error *err)
 {
 	struct bpf_prog_info info = { 0 };
 	struct bpf_func_info fi = { 0 };
@@ -63,69 +77,60 @@ static int target_function(int fd, char *ret_name, size_t len, uint32_t *ret_typ
 	struct btf *btf;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0)
-		return failed(-errno, "cannot read its info", reason, rlen);
+		return failed(-errno, PROF_REJECTED, "cannot read its info", err);
 	*ret_type = info.type;
-	if (!info.jited_prog_len) {
-		snprintf(reason, rlen, "not JIT-ed (a trampoline calls JIT-ed code only)");
-		return -EOPNOTSUPP;
-	}
-	if (!info.btf_id || !info.nr_func_info) {
-		snprintf(reason, rlen, "no BTF function info (loaded without BTF)");
-		return -EOPNOTSUPP;
-	}
+	if (!info.jited_prog_len)
+		return unfit("not JIT-ed (a trampoline calls JIT-ed code only)", err);
+	if (!info.btf_id || !info.nr_func_info)
+		return unfit("no BTF function info (loaded without BTF)", err);
 	info = (struct bpf_prog_info){ .nr_func_info = 1,
 				       .func_info_rec_size = sizeof(fi),
 				       .func_info = (__u64)(unsigned long)&fi };
 	info_len = sizeof(info);
 	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0)
-		return failed(-errno, "cannot read its BTF function info", reason, rlen);
+		return failed(-errno, PROF_REJECTED, "cannot read its BTF function info", err);
 	btf = btf__load_from_kernel_by_id(info.btf_id);
 	if (!btf)
-		return failed(-errno, "cannot read its BTF", reason, rlen);
+		return failed(-errno, PROF_REJECTED, "cannot read its BTF", err);
 	t = btf__type_by_id(btf, fi.type_id);
-	if (!t || !btf_is_func(t)) {
-		snprintf(reason, rlen, "its BTF function info names no function");
-		btf__free(btf);
-		return -EOPNOTSUPP;
-	}
-	snprintf(ret_name, len, "%s", btf__name_by_offset(btf, t->name_off));
+	if (t && btf_is_func(t))
+		snprintf(ret_name, PROF_FUNC_MAX, "%s", btf__name_by_offset(btf, t->name_off));
 	btf__free(btf);
-	return 0;
+	return t && btf_is_func(t) ? 0 : unfit("its BTF function info names no function", err);
 }
 
-/* A failed load or attach, by what the kernel said. */
-static enum prof_failure classify(int err, uint32_t type, const char *stage, char *reason,
-				  size_t len)
+/* A failed load or attach on the target's function func, by what the
+ * kernel said. */
+static int classify(int err, uint32_t type, const char *stage, const char *func,
+		    struct prof_error *ret)
 {
+	char what[PROF_FUNC_MAX + 96];
+
 	if (probe_refused(err)) {
-		snprintf(reason, len, "trampolines unavailable: %s fentry/fexit on it failed: %s",
-			 stage, strerror(-err));
-		return PROF_REFUSED;
+		snprintf(what, sizeof(what),
+			 "trampolines unavailable: %s fentry/fexit on its function '%s' failed",
+			 stage, func);
+		return failed(err, PROF_REFUSED, what, ret);
 	}
-	if (type == BPF_PROG_TYPE_TRACING && err == -EINVAL) {
-		snprintf(reason, len,
-			 "a tracing program, and this kernel refuses fentry on one (no nested "
-			 "tracing attach): %s",
-			 strerror(-err));
-		return PROF_TARGET;
-	}
-	snprintf(reason, len, "cgperf's profiler program failed %s it: %s", stage, strerror(-err));
-	return PROF_REJECTED;
+	if (type == BPF_PROG_TYPE_TRACING && err == -EINVAL)
+		return failed(err, PROF_TARGET,
+			      "a tracing program, and this kernel refuses fentry on one (no nested "
+			      "tracing attach)",
+			      ret);
+	snprintf(what, sizeof(what), "cgperf's profiler program failed %s its function '%s'", stage,
+		 func);
+	return failed(err, PROF_REJECTED, what, ret);
 }
 
 static int load_on(struct prog_profiler *p, int fd, const char *func, uint32_t type,
-		   struct prog_profiler_bpf **ret, enum prof_failure *ret_why, char *reason,
-		   size_t len)
+		   struct prog_profiler_bpf **ret, struct prof_error *err)
 {
 	struct prog_profiler_bpf *skel = prog_profiler_bpf__open();
 	const char *stage = "loading";
 	int r;
 
-	if (!skel) {
-		r = -errno;
-		*ret_why = classify(r, type, "opening", reason, len);
-		return r;
-	}
+	if (!skel)
+		return classify(-errno, type, "opening", func, err);
 	skel->rodata->nr_events = p->nr_events;
 	/* The raw_tp twins are for tests only. */
 	bpf_program__set_autoload(skel->progs.check_enter, false);
@@ -142,9 +147,8 @@ static int load_on(struct prog_profiler *p, int fd, const char *func, uint32_t t
 		r = prog_profiler_bpf__attach(skel);
 	}
 	if (r < 0) {
-		*ret_why = classify(r, type, stage, reason, len);
 		prog_profiler_bpf__destroy(skel);
-		return r;
+		return classify(r, type, stage, func, err);
 	}
 	*ret = skel;
 	return 0;
@@ -154,64 +158,86 @@ static int load_on(struct prog_profiler *p, int fd, const char *func, uint32_t t
 static int free_slot(struct prog_profiler *p)
 {
 	for (int i = 0; i < p->nr; i++)
-		if (!p->skels[i])
+		if (!p->slots[i].skel)
 			return i;
 	if (p->nr == p->cap) {
 		int cap = p->cap ? 2 * p->cap : 8;
-		void *n = realloc(p->skels, cap * sizeof(*p->skels));
+		void *n = realloc(p->slots, cap * sizeof(*p->slots));
 
 		if (!n)
 			return -ENOMEM;
-		p->skels = n;
+		p->slots = n;
 		p->cap = cap;
 	}
 	return p->nr;
 }
 
-int prog_profiler_attach(struct prog_profiler *p, uint32_t id, int *ret_idx,
-			 enum prof_failure *ret_why, char *reason, size_t len)
+/* The target with this id: its fd (closed by the caller), or why not. */
+static int open_target(uint32_t id, struct prof_error *err)
 {
-	struct prog_profiler_bpf *skel = NULL;
-	char func[128];
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	if (fd >= 0)
+		return fd;
+	return failed(-errno, errno == ENOENT ? PROF_TARGET : PROF_REJECTED, "cannot open it", err);
+}
+
+static int own_ids(struct prog_profiler_bpf *skel, uint32_t *ret_ids)
+{
+	int r = prog_stats_id_of(bpf_program__fd(skel->progs.prof_entry), &ret_ids[0]);
+
+	return r ? r : prog_stats_id_of(bpf_program__fd(skel->progs.prof_exit_prog), &ret_ids[1]);
+}
+
+int prog_profiler_attach(struct prog_profiler *p, uint32_t id, struct prof_target *ret,
+			 struct prof_error *err)
+{
+	struct prof_slot s = { 0 };
+	struct prof_target t;
 	uint32_t type = 0;
 	int fd, r, slot;
 
 	slot = free_slot(p);
-	if (slot < 0) {
-		*ret_why = PROF_REJECTED;
-		return failed(slot, "no memory", reason, len);
-	}
-	fd = bpf_prog_get_fd_by_id(id);
-	if (fd < 0) {
-		*ret_why = PROF_TARGET;
-		return failed(-errno, "cannot open it", reason, len);
-	}
-	r = target_function(fd, func, sizeof(func), &type, reason, len);
-	if (r < 0) {
-		*ret_why = PROF_TARGET;
-	} else {
-		log_info("BPF program %u: loading fentry/fexit on its function '%s'", (unsigned)id,
-			 func);
-		r = load_on(p, fd, func, type, &skel, ret_why, reason, len);
-	}
+	if (slot < 0)
+		return failed(slot, PROF_REJECTED, "no memory", err);
+	fd = open_target(id, err);
+	if (fd < 0)
+		return fd;
+	r = target_function(fd, t.func, &type, err);
+	if (r == 0)
+		r = load_on(p, fd, t.func, type, &s.skel, err);
 	/* The links hold the target from here on. */
 	close(fd);
+	if (r == 0 && (r = own_ids(s.skel, s.prog_ids)) < 0) {
+		prog_profiler_bpf__destroy(s.skel);
+		return failed(r, PROF_REJECTED, "cannot read the ids of cgperf's programs on it",
+			      err);
+	}
 	if (r < 0)
 		return r;
-	log_info("BPF program %u: counting events inside it", (unsigned)id);
-	p->skels[slot] = skel;
+	p->slots[slot] = s;
 	if (slot == p->nr)
 		p->nr++;
-	*ret_idx = slot;
+	t.idx = slot;
+	*ret = t;
 	return 0;
+}
+
+bool prog_profiler_owns(const struct prog_profiler *p, uint32_t id)
+{
+	for (int i = 0; p && i < p->nr; i++)
+		if (p->slots[i].skel &&
+		    (p->slots[i].prog_ids[0] == id || p->slots[i].prog_ids[1] == id))
+			return true;
+	return false;
 }
 
 void prog_profiler_detach(struct prog_profiler *p, int idx)
 {
-	if (!p || idx < 0 || idx >= p->nr || !p->skels[idx])
+	if (!p || idx < 0 || idx >= p->nr || !p->slots[idx].skel)
 		return;
-	prog_profiler_bpf__destroy(p->skels[idx]);
-	p->skels[idx] = NULL;
+	prog_profiler_bpf__destroy(p->slots[idx].skel);
+	p->slots[idx] = (struct prof_slot){ 0 };
 }
 
 int prog_profiler_read(const struct prog_profiler *p, int idx, struct prof_counts *ret)
@@ -219,9 +245,9 @@ int prog_profiler_read(const struct prog_profiler *p, int idx, struct prof_count
 	struct prof_counts sum = { 0 };
 	__u32 zero = 0;
 
-	if (idx < 0 || idx >= p->nr || !p->skels[idx])
+	if (idx < 0 || idx >= p->nr || !p->slots[idx].skel)
 		return -EINVAL;
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skels[idx]->maps.accum), &zero, p->percpu) < 0)
+	if (bpf_map_lookup_elem(bpf_map__fd(p->slots[idx].skel->maps.accum), &zero, p->percpu) < 0)
 		return -errno;
 	for (int cpu = 0; cpu < p->nr_possible; cpu++) {
 		const struct cgperf_prof_accum *v = &p->percpu[cpu];
@@ -240,10 +266,10 @@ void prog_profiler_close(struct prog_profiler *p)
 	if (!p)
 		return;
 	for (int i = 0; i < p->nr; i++)
-		prog_profiler_bpf__destroy(p->skels[i]); /* NULL: detached */
+		prog_profiler_bpf__destroy(p->slots[i].skel); /* NULL: detached */
 	for (int i = 0; i < p->nr_events; i++)
 		leader_release(&p->leaders[i]);
-	free(p->skels);
+	free(p->slots);
 	free(p->percpu);
 	free(p);
 }

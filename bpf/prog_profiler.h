@@ -9,17 +9,38 @@
 #pragma once
 #include "bpf/cgperf_shared.h"
 #include "util/readings.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct event_spec;
 
-/* Why a target is not profiled. */
+/* Why a target is not profiled. Only PROF_TARGET is for good: the others
+ * may pass (an attach later may work). */
 enum prof_failure {
-	PROF_TARGET, /* this program cannot take fentry: no BTF function info, not
-	              * JIT-ed, a tracing program where nested attach is refused */
-	PROF_REFUSED, /* the kernel refuses trampolines (probe_refused() errnos) */
-	PROF_REJECTED, /* anything else: cgperf's program rejected, no memory, ... */
+	PROF_TARGET, /* this program cannot take fentry: gone, no BTF function
+	              * info, not JIT-ed, a tracing program where nested attach
+	              * is refused */
+	PROF_REFUSED, /* the kernel refuses the trampoline (probe_refused() errnos) */
+	PROF_REJECTED, /* anything else: no memory, no fds (EMFILE), its trampoline
+	                * busy (EBUSY: an freplace on the same function), cgperf's
+	                * program rejected, ... */
+};
+
+/* KSYM_NAME_LEN: a BTF function name, NUL included. */
+#define PROF_FUNC_MAX 512
+#define PROF_REASON_MAX (PROF_FUNC_MAX + 160)
+
+/* A target attached. */
+struct prof_target {
+	int idx; /* its index for reads and detach */
+	char func[PROF_FUNC_MAX]; /* its main function, where fentry/fexit are */
+};
+
+/* Why an attach failed. */
+struct prof_error {
+	enum prof_failure why;
+	char reason[PROF_REASON_MAX]; /* the cause, the kernel's errno text last */
 };
 
 /* A target's totals since it was attached: runs entered, runs counted
@@ -33,10 +54,13 @@ struct prog_profiler;
 
 /* The shared leaders of nr events (1..CGPERF_MAX_EVENTS). */
 int prog_profiler_open(const struct event_spec *events, int nr, struct prog_profiler **ret);
-/* fentry/fexit on program id; ret_idx is its index for reads. On failure
- * ret_why and reason (the cause, the kernel's errno text last) say why. */
-int prog_profiler_attach(struct prog_profiler *p, uint32_t id, int *ret_idx,
-			 enum prof_failure *ret_why, char *reason, size_t len);
+/* fentry/fexit on program id: 0 and ret, or -errno and err (why). Logs
+ * nothing: the caller decides what is said. */
+int prog_profiler_attach(struct prog_profiler *p, uint32_t id, struct prof_target *ret,
+			 struct prof_error *err);
+/* id is one of the profiler's own programs (an fentry or fexit attached
+ * now): never a target. */
+bool prog_profiler_owns(const struct prog_profiler *p, uint32_t id);
 int prog_profiler_read(const struct prog_profiler *p, int idx, struct prof_counts *ret);
 /* Close idx's fentry/fexit (its links and programs): the kernel holds the
  * target no more; idx may be given to a later attach. Detached or

@@ -64,6 +64,17 @@ int prog_stats_sample(uint32_t id, struct prog_sample *ret)
 	return 0;
 }
 
+int prog_stats_id_of(int fd, uint32_t *ret_id)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -errno;
+	*ret_id = info.id;
+	return 0;
+}
+
 int prog_stats_next_id(uint32_t id, uint32_t *ret_id)
 {
 	return bpf_prog_get_next_id(id, ret_id) < 0 ? -errno : 0;

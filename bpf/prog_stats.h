@@ -25,6 +25,8 @@ struct prog_sample {
 int prog_stats_enable(int *ret_fd, bool *ret_already);
 /* The program with this id now. -ENOENT: there is none (any more). */
 int prog_stats_sample(uint32_t id, struct prog_sample *ret);
+/* The id of the program fd holds. */
+int prog_stats_id_of(int fd, uint32_t *ret_id);
 /* The next program id after id (0: the first). -ENOENT at the end. */
 int prog_stats_next_id(uint32_t id, uint32_t *ret_id);
 /* "raw_tracepoint", "xdp", ...; "type N" for types this build does not name. */

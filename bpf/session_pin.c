@@ -1,5 +1,6 @@
 #include "bpf/session_pin.h"
 #include "bpf/bpffs.h"
+#include "bpf/prog_stats.h"
 #include "util/log.h"
 #include <bpf/bpf.h>
 #include <dirent.h>
@@ -147,6 +148,37 @@ int session_pin_get(const char *dir, const char *name, int *ret_fd)
 		return -errno;
 	*ret_fd = fd;
 	return 0;
+}
+
+/* The id of the program pinned as name in dir. */
+static int pinned_prog_id(const char *dir, const char *name, uint32_t *ret_id)
+{
+	int fd, r = session_pin_get(dir, name, &fd);
+
+	if (r < 0)
+		return r;
+	r = prog_stats_id_of(fd, ret_id);
+	close(fd);
+	return r;
+}
+
+int session_prog_ids(const char *dir, uint32_t *ids, int max, int *ret_nr)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int nr = 0, r = 0;
+
+	if (!d)
+		return -errno;
+	while (!r && (e = readdir(d))) {
+		if (strncmp(e->d_name, "prog_", 5) != 0)
+			continue;
+		r = nr < max ? pinned_prog_id(dir, e->d_name, &ids[nr++]) : -E2BIG;
+	}
+	closedir(d);
+	if (r == 0)
+		*ret_nr = nr;
+	return r;
 }
 
 int session_read_meta(const char *dir, struct session_meta *ret)

@@ -60,6 +60,9 @@ int session_pin(const char *dir, const struct bpf_object_skeleton *s,
 /* fd of a pin ("prog_on_switch", "map_filter", ...), checked to be root's
  * regular pin, not a link. */
 int session_pin_get(const char *dir, const char *name, int *ret_fd);
+/* The ids of the programs pinned in dir: *ret_nr of them in ids, which has
+ * room for max (-E2BIG: more are pinned). */
+int session_prog_ids(const char *dir, uint32_t *ids, int max, int *ret_nr);
 /* The description; -EPROTO when it is of another layout or size. */
 int session_read_meta(const char *dir, struct session_meta *ret);
 /* Remove every pin and the directory: counting stops once no process holds

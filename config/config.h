@@ -122,6 +122,10 @@ struct agent_config {
 		int nr_include;
 		char exclude[CONFIG_MAX_PATTERNS][CONFIG_PROG_GLOB_MAX];
 		int nr_exclude;
+		/* The events counted inside them too (fentry/fexit on them while
+		 * they run, where trampolines work); off by default: it adds
+		 * to every run of theirs, run_ns included. */
+		bool events;
 	} bpf_programs;
 	struct metadata_config metadata;
 	struct csv_config csv;

@@ -1,5 +1,6 @@
 /* The `bpf_programs` section: which BPF programs the agent logs, by name
- * (docs/AGENT.md, "BPF programs"). No include list: none, the feature is off. */
+ * (docs/AGENT.md, "BPF programs"). No include list: none, the feature is off.
+ * events: also the events counted inside them (off by default). */
 #include "config/config_schema.h"
 
 static int add_glob(struct parse_ctx *p, int index, char (*list)[CONFIG_PROG_GLOB_MAX], int *nr)
@@ -45,11 +46,17 @@ static int parse_exclude(struct parse_ctx *p)
 	return n < 0 ? n : 0;
 }
 
+static int parse_events(struct parse_ctx *p)
+{
+	return cfg_next_bool(p, &p->cfg->bpf_programs.events);
+}
+
 int cfg_parse_bpf_programs(struct parse_ctx *p)
 {
 	static const struct key_def keys[] = {
 		{ "include", parse_include },
 		{ "exclude", parse_exclude },
+		{ "events", parse_events },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 

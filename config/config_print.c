@@ -151,6 +151,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 		 c->bpf_programs.nr_include);
 	put_list(f, "exclude", c->bpf_programs.exclude[0], sizeof(c->bpf_programs.exclude[0]),
 		 c->bpf_programs.nr_exclude);
+	fprintf(f, "  events: %s\n", c->bpf_programs.events ? "true" : "false");
 	fputs("metadata:\n", f);
 	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++) {
 		fprintf(f, "  %s: ", config_root_keys[i].name);

@@ -1093,9 +1093,7 @@ static int csv_sink_write_prog(struct sink *base, const struct sink_prog_record 
 	struct csv_cgroup *cg;
 	int r;
 
-	if (!rec || !rec->prog || !rec->prog->name || !rec->prog->tag || !rec->prog->type ||
-	    rec->nr_events < 0 || rec->nr_events > READINGS_MAX_EVENTS ||
-	    (rec->nr_events && (!rec->event_names || (rec->counted && !rec->delta)))) {
+	if (!sink_prog_record_valid(rec)) {
 		report(s, FAIL_RECORD, "ignored a BPF program record without its names");
 		return -EINVAL;
 	}

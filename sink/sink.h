@@ -69,6 +69,15 @@ struct sink_prog_record {
 	bool final; /* the program is gone (or the agent stops): its last row */
 };
 
+/* r can be written: the program's names, and where it has event columns
+ * their names and (counted) its changes. */
+static inline bool sink_prog_record_valid(const struct sink_prog_record *r)
+{
+	return r && r->prog && r->prog->name && r->prog->tag && r->prog->type &&
+	       r->nr_events >= 0 && r->nr_events <= READINGS_MAX_EVENTS &&
+	       (!r->nr_events || (r->event_names && (!r->counted || r->delta)));
+}
+
 struct sink;
 
 struct sink_ops {

@@ -223,9 +223,7 @@ static int syslog_sink_write_prog(struct sink *s, const struct sink_prog_record 
 	struct syslog_sink *k = to_syslog(s);
 	int ret;
 
-	if (!k || !r || !r->prog || !r->prog->name || !r->prog->tag || !r->prog->type ||
-	    r->nr_events < 0 || r->nr_events > READINGS_MAX_EVENTS ||
-	    (r->nr_events && (!r->event_names || (r->counted && !r->delta))))
+	if (!k || !sink_prog_record_valid(r))
 		return -EINVAL;
 	k->records++;
 	ret = format_prog(k, r);

@@ -57,6 +57,12 @@ static const struct bad_case bad_cases[] = {
 	{ "bpf_programs:\n  exclude: "
 	  "[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n",
 	  "t.yaml:2:13: bpf_programs.exclude: item longer than 63 bytes" },
+	{ "bpf_programs:\n  include: [a]\n  events: yes\n",
+	  "t.yaml:3:11: bpf_programs.events: expected true or false, got 'yes'" },
+	{ "bpf_programs:\n  events: [true]\n",
+	  "t.yaml:2:11: bpf_programs.events: expected true or false, got a list" },
+	{ "bpf_programs: {evnts: true}\n",
+	  "t.yaml:1:16: unknown key 'evnts' in bpf_programs (did you mean 'events'?)" },
 	/* Duplicate keys, top level and nested. */
 	{ "interval: 10s\nevents: [cycles]\ninterval: 5s\n",
 	  "t.yaml:3:1: duplicate key 'interval' (first at line 1, column 1)" },
@@ -479,6 +485,7 @@ static const char full_yaml[] =
 	"bpf_programs:\n"
 	"  include: [\"cilium_*\", \"sd_*\"]\n"
 	"  exclude: [sd_fw_*]\n"
+	"  events: true\n"
 	"metadata:\n"
 	"  docker: /data/docker\n"
 	"  containerd: \"\"\n"
@@ -541,6 +548,7 @@ static void test_full_file(void **state)
 	assert_string_equal(c.bpf_programs.include[1], "sd_*");
 	assert_int_equal(c.bpf_programs.nr_exclude, 1);
 	assert_string_equal(c.bpf_programs.exclude[0], "sd_fw_*");
+	assert_true(c.bpf_programs.events);
 	assert_string_equal(c.metadata.docker, "/data/docker");
 	assert_string_equal(c.metadata.containerd, "");
 	assert_string_equal(c.metadata.crio, "/c");
@@ -665,6 +673,8 @@ static void test_default(void **state)
 	assert_int_equal(c.cgroups.nr_exclude, 0);
 	assert_false(c.cgroups.containers_only);
 	assert_false(c.cgroups.include_infrastructure);
+	assert_int_equal(c.bpf_programs.nr_include, 0);
+	assert_false(c.bpf_programs.events);
 	assert_int_equal(c.cgroups.max, 4096);
 	assert_int_equal(c.cgroups.max_watches, 8192);
 	assert_int_equal(c.cgroups.max_delegated, 256);
@@ -1075,6 +1085,15 @@ static void test_check_config_cmd(void **state)
 	assert_string_equal(res->out, "");
 	snprintf(expect, sizeof(expect),
 		 "%s:2:18: events: unknown event 'cyclse' (did you mean cycles?)\n", bad);
+	assert_string_equal(res->err, expect);
+
+	/* bpf_programs.events: true or false, located. */
+	free(bad);
+	bad = write_file("cmd-bad.yaml", "bpf_programs:\n  events: on\n", 27);
+	run_check_config(res, 2, (char *[]){ "check-config", bad, NULL });
+	assert_int_equal(res->status, 2);
+	snprintf(expect, sizeof(expect),
+		 "%s:2:11: bpf_programs.events: expected true or false, got 'on'\n", bad);
 	assert_string_equal(res->err, expect);
 
 	/* Several files: each reported, failure if any fails. */
