@@ -6,13 +6,18 @@
 # made, run_ns > 0, an excluded name gets no file, a program unloaded gets
 # one final row and then none, the syslog messages (a real rsyslogd, TCP,
 # RFC 5424) carry the same runs, and after the agent exits the kernel's BPF
-# statistics are off again. Events inside the programs: whether the kernel
-# allows trampolines is asked without cgperf's code (tests/helpers/
+# statistics are off again. Events inside the programs are off by default
+# (bpf_programs.events): no line about them, no event columns, in CSV or
+# syslog. With events: true (a second agent, include ["*"]): whether the
+# kernel allows trampolines is asked without cgperf's code (tests/helpers/
 # fexit_probe.c); refused (this CI machine): one line at start names the
 # kernel's refusal, never again, and the files have no event columns;
-# allowed: the columns are there, empty for these programs (no BTF function
-# info), and the first is named with that reason. Event counts themselves:
-# test_agent_prog_fentry.
+# allowed: the columns are there, empty for A (no BTF function info), which
+# is named with that reason. Either way the agent's own programs (its
+# counting session's, by the ids of their pins) are logged with their runs
+# but said to be its own, never profiled (empty event cells where there are
+# columns), also when the session is adopted from its pins by the next
+# agent. Event counts themselves: test_agent_prog_fentry.
 source "$CGPERF_SRC/tests/lib/common.sh"
 source "$CGPERF_SRC/tests/lib/prog_runner.sh"
 stats_before=$(cat /proc/sys/kernel/bpf_stats_enabled)
@@ -56,39 +61,22 @@ n=$(rows "$A_CSV"); wait_rows "$A_CSV" $((n + 1))
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/a.log")"
 sleep 0.5
 
-# Events inside the programs: said once at start (the probe's reason), or
-# columns (empty here: no BTF function info).
-said=$(grep -c "need BPF trampolines" "$TMP/a.log" || true)
+# Events inside programs are off: not a word about them, no columns.
+! grep -E "need BPF trampolines|events inside the programs|counting events inside" "$TMP/a.log" ||
+	fail "events inside programs while bpf_programs.events is off"
 header=$(head -1 "$A_CSV")
-if [ "$krc" = 3 ]; then
-	[ "$said" = 1 ] || fail "the refusal was said $said times: $(grep trampolines "$TMP/a.log")"
-	line=$(grep "need BPF trampolines" "$TMP/a.log")
-	grep -q "bpf_programs: event counts inside BPF programs need BPF trampolines (fentry/fexit), and trampolines unavailable: .*: ${kernel##*: }; logging run counts and run time only" <<<"$line" ||
-		fail "the line does not name the kernel's refusal ($kernel): $line"
-	[ "$header" = timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,run_ns ] ||
-		fail "event columns without event counts: $header"
-	want_cols=
-else
-	[ "$said" = 0 ] || fail "trampolines work, yet: $(grep trampolines "$TMP/a.log")"
-	want_cols=,counted_runs,cpu-clock,cpu-clock_running_pct,context-switches,context-switches_running_pct
-	[ "$header" = "timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,run_ns$want_cols" ] ||
-		fail "no event columns where trampolines work: $header"
-	grep -q "BPF program $A_ID (cgperf_tprog): no event counts inside it: no BTF function info" "$TMP/a.log" ||
-		fail "the program without BTF is not named with its reason"
-fi
+[ "$header" = timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,run_ns ] ||
+	fail "event columns while bpf_programs.events is off: $header"
 
 [ -z "$(ls "$TMP/csv" | grep txprog)" ] || fail "an excluded program got a file: $(ls "$TMP/csv")"
-python3 - "$TMP" "$A_ID" "$B_ID" "$gone_at" "$want_cols" <<'PY' || fail "BPF program rows are wrong (see above)"
+python3 - "$TMP" "$A_ID" "$B_ID" "$gone_at" <<'PY' || fail "BPF program rows are wrong (see above)"
 import csv, datetime, os, re, sys
 tmp, a, b, gone_at = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
-events = sys.argv[5].split(',')[1:]
 def load(name, id):
     rows = list(csv.DictReader(open('%s/csv/bpf-prog_%s_%s.csv' % (tmp, name, id), newline='')))
     assert rows and all(r['prog_id'] == id and r['prog_name'] == name and
                         r['prog_type'] == 'socket_filter' and re.fullmatch('[0-9a-f]{16}', r['prog_tag'])
                         for r in rows), rows
-    # No BTF function info: event cells empty, where there are event columns.
-    assert all(r[c] == '' for r in rows for c in events), rows
     return rows
 ts = lambda r: datetime.datetime.strptime(r['timestamp'], '%Y-%m-%dT%H:%M:%S.%fZ').replace(
     tzinfo=datetime.timezone.utc).timestamp()
@@ -115,8 +103,7 @@ assert ma and all(m['prog_name'] == 'cgperf_tprog' and m['prog_type'] == 'socket
 assert [int(m['seq']) for m in ma] == list(range(1, len(ma) + 1)), [m['seq'] for m in ma]
 assert sum(int(m['runs']) for m in ma) == 1234, 'syslog: %d runs of A' % sum(int(m['runs']) for m in ma)
 assert [m['runs'] for m in ma] == [r['runs'] for r in ra], 'syslog and CSV rows differ'
-assert all(('counted_runs' in m) == bool(events) for m in ma), 'counted_runs param: %r' % ma
-assert all(m.get(c, '') == '' for m in ma for c in events), ma
+assert not [m for m in ma if 'counted_runs' in m], 'counted_runs param: %r' % ma
 assert not [m for m in msgs if m['prog_name'] == 'cgperf_txprog'], 'an excluded program was logged'
 print('# syslog: %d messages of A' % len(ma))
 PY
@@ -127,4 +114,56 @@ if [ "$stats_before" = 0 ]; then
 	cnt=$(run_cnt "$A_ID"); runner A 100
 	[ "$(run_cnt "$A_ID")" = "$cnt" ] || fail "BPF statistics still on after the agent exited ($cnt -> $(run_cnt "$A_ID"))"
 fi
-log "ok: exact runs from the first read and from the load, exclude, final row, syslog, statistics off again, events inside programs said once or in their columns"
+log "ok: exact runs from the first read and from the load, exclude, final row, syslog, statistics off again, no events inside programs by default"
+
+# Events on, every program on the host. Run 1 loads (and pins) the counting
+# session, run 2 adopts it from its pins.
+agent_yaml "$TMP/e.yaml" "$TMP/csv-e"
+printf 'bpf_programs:\n  include: ["*"]\n  events: true\n' >>"$TMP/e.yaml"
+cols=
+[ "$krc" = 3 ] || cols=,counted_runs,cpu-clock,cpu-clock_running_pct,context-switches,context-switches_running_pct
+for run in 1 2; do
+	start_agent e$run "$TMP/e.yaml"
+	elog="$TMP/e$run.log"
+	[ "$run" = 1 ] || grep -q "adopted the pinned counting session" "$elog" || fail "run 2 did not adopt: $(cat "$elog")"
+	own=$(for f in "$CGPERF_BPFFS_DIR"/instances/e/prog_*; do bpftool prog show pinned "$f" -j; echo; done |
+		python3 -c 'import json,sys; print(" ".join(str(json.loads(l)["id"]) for l in sys.stdin if l.strip()))')
+	sync_id=$(bpftool prog show pinned "$CGPERF_BPFFS_DIR/instances/e/prog_on_sync" -j | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	log "run $run: the agent's own programs: $own"
+	[ -n "$own" ] && [[ " $own " == *" $sync_id "* ]] || fail "no pinned programs of the agent's session"
+	SYNC_CSV="$TMP/csv-e/bpf-prog_on_sync_$sync_id.csv"
+	n=$(rows "$SYNC_CSV"); wait_rows "$SYNC_CSV" $((n + 1))
+	kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$elog")"
+	said=$(grep -c "need BPF trampolines" "$elog" || true)
+	if [ "$krc" = 3 ]; then
+		[ "$said" = 1 ] || fail "run $run: the refusal was said $said times: $(grep trampolines "$elog")"
+		line=$(grep "need BPF trampolines" "$elog")
+		grep -q "bpf_programs: event counts inside BPF programs need BPF trampolines (fentry/fexit), and trampolines unavailable: .*: ${kernel##*: }; logging run counts and run time only" <<<"$line" ||
+			fail "the line does not name the kernel's refusal ($kernel): $line"
+	else
+		[ "$said" = 0 ] || fail "trampolines work, yet: $(grep trampolines "$elog")"
+		grep -q "BPF program $A_ID (cgperf_tprog): no event counts inside it: no BTF function info" "$elog" ||
+			fail "the program without BTF is not named with its reason"
+	fi
+	for id in $own; do
+		grep -q "logging BPF program $id (.*, cgperf's own: no events counted inside it)" "$elog" ||
+			fail "run $run: the agent's own program $id is not said to be its own: $(grep "BPF program $id " "$elog")"
+		! grep -q "BPF program $id (.*): counting events inside it" "$elog" || fail "run $run: the agent profiled its own program $id"
+	done
+	python3 - "$TMP/csv-e" "$sync_id" "$cols" $own <<'PY' || fail "run $run: the agent's own programs' rows are wrong (see above)"
+import csv, glob, sys
+d, sync, cols, own = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+events = cols.split(',')[1:]
+for id in own:
+    files = glob.glob('%s/bpf-prog_*_%s.csv' % (d, id))
+    if not files:
+        continue  # an on_fork or on_free that did not load
+    rows = list(csv.DictReader(open(files[0], newline='')))
+    assert list(rows[0].keys())[8:] == events, 'columns of %s: %r' % (id, list(rows[0].keys()))
+    assert all(r[c] == '' for r in rows for c in events), 'event cells of our own %s: %r' % (id, rows)
+    if id == sync:
+        print('# on_sync (%s): %d rows, %d runs' % (id, len(rows), sum(int(r['runs']) for r in rows)))
+        assert sum(int(r['runs']) for r in rows) > 0, 'our on_sync has no runs logged'
+PY
+done
+log "ok: events on: $([ "$krc" = 3 ] && echo "the refusal said once per agent" || echo "columns, A named"), the agent's own programs logged with their runs and never profiled, loaded and adopted"

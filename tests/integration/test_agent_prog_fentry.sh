@@ -1,5 +1,5 @@
 # The agent's bpf_programs rows with events counted inside the programs
-# (fentry/fexit, agent/agent_prof.c). T: a program with BTF function info
+# (bpf_programs.events: true; fentry/fexit, agent/agent_prof.c). T: a program with BTF function info
 # (tests/helpers/prog_runner.c "btf"), N: one without. Whether the kernel
 # allows trampolines is asked without cgperf's code (tests/helpers/
 # fexit_probe.c):
@@ -15,7 +15,7 @@ source "$CGPERF_SRC/tests/lib/common.sh"
 source "$CGPERF_SRC/tests/lib/prog_runner.sh"
 
 exists() { bpftool prog show id "$1" >/dev/null 2>&1; }
-attached() { grep -c "BPF program $T_ID: counting events inside it" "$TMP/a.log" || true; }
+attached() { grep -c "BPF program $T_ID (cgperf_tbtf): counting events inside it (fentry/fexit on its function 'cgperf_tbtf')" "$TMP/a.log" || true; }
 # wait_attached N: until the agent attached to T for the Nth time.
 wait_attached() {
 	local i
@@ -26,7 +26,7 @@ wait_attached() {
 runner_start N cgperf_tnobtf
 runner_start T cgperf_tbtf btf
 agent_yaml "$TMP/a.yaml" "$TMP/csv"
-printf 'bpf_programs:\n  include: ["cgperf_t*btf"]\n' >>"$TMP/a.yaml"
+printf 'bpf_programs:\n  include: ["cgperf_t*btf"]\n  events: true\n' >>"$TMP/a.yaml"
 start_agent a "$TMP/a.yaml"
 T_CSV="$TMP/csv/bpf-prog_cgperf_tbtf_$T_ID.csv"
 wait_rows "$T_CSV" 0
