@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Slots read per batch lookup: bounded buffers whatever the session's size
- * (a hash returns its live values in bucket order, an array in slot order). */
+/* Slots read per batch lookup: at most this many, and at most this many
+ * bytes of values (a slot's values come for every possible CPU: 12 KiB at
+ * 128 CPUs x 4 events). A hash returns its live values in bucket order, an
+ * array in slot order. */
 #define READ_CHUNK 1024
+#define READ_CHUNK_BYTES (1 << 20)
 
 const char *accum_kind_name(enum accum_kind k)
 {
@@ -82,7 +85,25 @@ void accum_free(struct accum *a)
 	if (!a)
 		return;
 	free(a->buf);
-	a->buf = NULL;
+	free(a->batch_keys);
+	free(a->batch_values);
+	a->buf = a->batch_keys = a->batch_values = NULL;
+}
+
+/* The batch buffers, kept for the session's life: room for chunk slots
+ * (at least). */
+static int batch_buffers(struct accum *a, int chunk)
+{
+	size_t per_slot = (size_t)a->nr_possible * a->value_size;
+
+	if (a->batch_keys && chunk <= a->chunk)
+		return 0;
+	free(a->batch_keys);
+	free(a->batch_values);
+	a->batch_keys = calloc(chunk, sizeof(*a->batch_keys));
+	a->batch_values = calloc(chunk, per_slot);
+	a->chunk = a->batch_keys && a->batch_values ? chunk : 0;
+	return a->chunk ? 0 : -ENOMEM;
 }
 
 static int write_zero(struct accum *a, int slot, __u64 flags)
@@ -174,40 +195,55 @@ static int read_chunk(struct accum *a, __u32 *token, bool first, __u32 want, __u
 	return (int)count;
 }
 
+/* Slots per batch: those in use, within READ_CHUNK and READ_CHUNK_BYTES. */
+static int chunk_for(const struct accum *a, int nr_slots)
+{
+	size_t per_slot = (size_t)a->nr_possible * a->value_size;
+	int by_bytes = READ_CHUNK_BYTES / per_slot > 0 ? (int)(READ_CHUNK_BYTES / per_slot) : 1;
+	int chunk = nr_slots < READ_CHUNK ? nr_slots : READ_CHUNK;
+
+	return chunk < by_bytes ? chunk : by_bytes;
+}
+
 int accum_read_all(struct accum *a, int nr_slots, struct reading *ret_vals)
 {
 	size_t per_slot = (size_t)a->nr_possible * a->value_size;
-	__u32 *keys = calloc(READ_CHUNK, sizeof(*keys)), token = 0;
-	void *values = calloc(READ_CHUNK, per_slot);
 	bool done = false, first = true;
-	int seen = 0, r = 0;
+	__u32 token = 0;
+	int seen = 0, r;
 
 	if (nr_slots < 0 || nr_slots > a->max_slots)
-		r = -EINVAL;
-	else if (!keys || !values)
-		r = -ENOMEM;
-	else
-		memset(ret_vals, 0, (size_t)nr_slots * a->value_size);
+		return -EINVAL;
+	if (nr_slots == 0)
+		return 0;
+	r = batch_buffers(a, chunk_for(a, nr_slots));
+	if (r < 0)
+		return r;
+	memset(ret_vals, 0, (size_t)nr_slots * a->value_size);
 	/* An array's values past nr_slots are never read; a hash has values
 	 * only for live slots, all of them below nr_slots. */
-	while (r == 0 && !done && (a->kind == ACCUM_HASH || seen < nr_slots)) {
-		__u32 want = a->kind == ACCUM_HASH || nr_slots - seen > READ_CHUNK
-				     ? READ_CHUNK
+	while (!done && (a->kind == ACCUM_HASH || seen < nr_slots)) {
+		__u32 want = a->kind == ACCUM_HASH || nr_slots - seen > a->chunk
+				     ? (__u32)a->chunk
 				     : (__u32)(nr_slots - seen);
-		int n = read_chunk(a, &token, first, want, keys, values, &done);
+		int n = read_chunk(a, &token, first, want, a->batch_keys, a->batch_values, &done);
 
-		if (n < 0) {
-			r = n;
-			break;
+		/* A hash bucket holds more values than a chunk (only with the
+		 * tiny chunks of very many CPUs): a larger one, same bucket. */
+		if (n == -ENOSPC && a->kind == ACCUM_HASH && a->chunk < a->max_slots) {
+			r = batch_buffers(a, a->chunk * 2);
+			if (r < 0)
+				return r;
+			continue;
 		}
+		if (n < 0)
+			return n;
 		first = false;
 		seen += n;
 		for (int i = 0; i < n; i++)
-			if (keys[i] < (__u32)nr_slots)
-				sum_percpu(a, (char *)values + i * per_slot,
-					   ret_vals + (size_t)keys[i] * a->nr_events);
+			if (a->batch_keys[i] < (__u32)nr_slots)
+				sum_percpu(a, (char *)a->batch_values + i * per_slot,
+					   ret_vals + (size_t)a->batch_keys[i] * a->nr_events);
 	}
-	free(keys);
-	free(values);
-	return r;
+	return 0;
 }

@@ -15,6 +15,7 @@
  * read from its map. This module does not own the map's fd. */
 #pragma once
 #include "util/readings.h"
+#include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,6 +39,10 @@ struct accum {
 	int nr_possible; /* per-CPU values come for every possible CPU */
 	size_t value_size; /* one slot's value on one CPU */
 	void *buf; /* nr_possible * value_size: one slot's values */
+	/* Batch reads: chunk slots' keys and values, made at the first read. */
+	__u32 *batch_keys;
+	void *batch_values;
+	int chunk;
 };
 
 const char *accum_kind_name(enum accum_kind k);

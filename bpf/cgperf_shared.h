@@ -38,6 +38,17 @@ struct cgperf_slots {
 	__u32 slot[CGPERF_MAX_NEST];
 };
 
+/* The tp follower's filter_gen map (one entry): user space moves gen on
+ * every change of the filter map, and release_gen to gen when it releases
+ * a slot (after the sync that settled it). A follower's cached slot list
+ * (follower_tp.bpf.c, "charges held per CPU") is used only while gen is the
+ * one it was looked up under, and what it held is added to those slots only
+ * if no slot was released since. */
+struct cgperf_filter_gen {
+	__u64 gen;
+	__u64 release_gen;
+};
+
 /* Value of the pinned attr map (key: struct perf_event_attr). Ids, not fds,
  * so the pin does not keep anything alive: when the last session is gone the
  * ids go stale and the next session creates a new leader. */

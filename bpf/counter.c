@@ -1,5 +1,6 @@
 #include "bpf/counter.h"
 #include "bpf/accum.h"
+#include "bpf/filter_gen.h"
 #include "bpf/leader.h"
 #include "bpf/prog_stats.h"
 #include "bpf/session_pin.h"
@@ -42,6 +43,8 @@ struct counter {
 	int nr_possible; /* per-CPU map values come for every possible CPU */
 	struct slot_table *slots;
 	int sync_fd; /* the program test_run syncs run (tp mode) */
+	int gen_fd; /* tp mode: the follower's filter_gen map */
+	struct filter_gen gen;
 	bool adopted; /* opened from pins */
 	char pin_dir[600]; /* persistent: where it is pinned */
 };
@@ -177,7 +180,8 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
 	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
-	return accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
+	r = filter_gen_open(&c->gen, bpf_map__fd(skel->maps.filter_gen));
+	return r < 0 ? r : accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 fail:
 	follower_tp_bpf__destroy(skel);
 	return r;
@@ -259,25 +263,27 @@ static void unload_programs(struct counter *c)
 		close(c->filter_fd);
 		close(c->accum_fd);
 		close(c->sync_fd);
+		if (c->gen_fd >= 0)
+			close(c->gen_fd);
 	}
-	c->filter_fd = c->accum_fd = c->sync_fd = -1;
+	c->filter_fd = c->accum_fd = c->sync_fd = c->gen_fd = -1;
+	c->gen.fd = -1;
 }
 
 static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 {
 	struct counter *c = ctx;
 	__u64 k = key;
-
-	int r;
-
-	if (!v)
-		return bpf_map_delete_elem(c->filter_fd, &k) < 0 ? -errno : 0;
 	/* The key's own slot needs its value before the followers can find
 	 * the key (the others are its ancestors', which have theirs). */
-	r = accum_make(&c->acc, v->slot[0]);
-	if (r < 0)
-		return r;
-	return bpf_map_update_elem(c->filter_fd, &k, v, BPF_ANY) < 0 ? -errno : 0;
+	int r = v ? accum_make(&c->acc, v->slot[0]) : 0;
+
+	if (r == 0 && !v && bpf_map_delete_elem(c->filter_fd, &k) < 0)
+		r = -errno;
+	if (r == 0 && v && bpf_map_update_elem(c->filter_fd, &k, v, BPF_ANY) < 0)
+		r = -errno;
+	/* Slot lists the followers hold are stale from now on. */
+	return r < 0 ? r : filter_gen_changed(&c->gen);
 }
 
 /* An add that was rolled back after its key went live: wait out running
@@ -287,6 +293,7 @@ static void reset_slot(void *ctx, int slot)
 	struct counter *c = ctx;
 
 	counter_sync(c);
+	filter_gen_released(&c->gen);
 	accum_clear(&c->acc, slot);
 }
 
@@ -310,7 +317,7 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	c->nr_events = nr_events;
 	cpus_online_signature(&c->cpus_sig);
 	c->max_slots = max_slots;
-	c->filter_fd = c->accum_fd = c->sync_fd = -1;
+	c->filter_fd = c->accum_fd = c->sync_fd = c->gen_fd = c->gen.fd = -1;
 	c->nr_possible = libbpf_num_possible_cpus();
 	r = cpus_online(&c->cpus, &c->nr_cpus);
 	if (r == 0)
@@ -361,8 +368,8 @@ static bool same_session(const struct counter *c, const struct counter_opts *o,
 	       memcmp(pinned->attr, want.attr, sizeof(want.attr)) == 0;
 }
 
-/* fds of the pinned session's programs and maps. */
-static int open_pins(struct counter *c, const char *dir)
+/* fds of the pinned session's programs and maps; layout: the session's. */
+static int open_pins(struct counter *c, const char *dir, uint32_t layout)
 {
 	int r = session_pin_get(dir, "prog_" TP_SYNC_PROG, &c->sync_fd);
 
@@ -374,6 +381,11 @@ static int open_pins(struct counter *c, const char *dir)
 		r = session_pin_get(dir, "map_accum_readings", &c->accum_fd);
 	if (r == 0)
 		r = accum_init(&c->acc, c->accum_fd, c->nr_events, c->max_slots);
+	/* Layouts before 4 have none (they are only drained). */
+	if (r == 0 && layout >= 4)
+		r = session_pin_get(dir, "map_filter_gen", &c->gen_fd);
+	if (r == 0)
+		r = filter_gen_open(&c->gen, c->gen_fd);
 	if (r == 0) {
 		c->adopted = true;
 		c->mode = FOLLOWER_TP;
@@ -390,7 +402,7 @@ static int adopt(struct counter *c, const struct counter_opts *o)
 	if (r == -EPROTO || (r == 0 && !same_session(c, o, &m)))
 		return -ESTALE;
 	if (r == 0)
-		r = open_pins(c, o->pin_dir);
+		r = open_pins(c, o->pin_dir, m.layout);
 	/* Our own references to the shared leaders, for CPU hotplug (the
 	 * pinned program holds the perf_event arrays anyway). */
 	if (r == 0)
@@ -497,7 +509,7 @@ int counter_open_pinned(const char *dir, struct counter **ret, struct session_me
 	r = counter_new(m.filter, m.nr_events, m.max_slots, &c);
 	if (r < 0)
 		return r;
-	r = open_pins(c, dir);
+	r = open_pins(c, dir, m.layout);
 	if (r == 0)
 		r = counter_sync(c);
 	if (r < 0) {
@@ -624,6 +636,11 @@ int counter_prune_keys(struct counter *c, bool (*keep)(void *ctx, uint64_t key),
 		if (bpf_map_delete_elem(c->filter_fd, &stale[i]) < 0 && errno != ENOENT && !r)
 			r = -errno;
 	free(stale);
+	if (nr > 0) {
+		int err = filter_gen_changed(&c->gen);
+
+		r = r < 0 ? r : err;
+	}
 	return r;
 }
 
@@ -674,8 +691,12 @@ int counter_detach(struct counter *c, uint64_t key, int *ret_slot)
 
 int counter_release_slot(struct counter *c, int slot)
 {
-	int r = accum_clear(&c->acc, slot);
+	/* A follower that held this slot's list since before now (an
+	 * offline CPU's) must not add to the slot's next owner. */
+	int r = filter_gen_released(&c->gen);
 
+	if (r == 0)
+		r = accum_clear(&c->acc, slot);
 	/* A slot that cannot be zeroed would hand its counts to the next
 	 * owner: keep it out of use. */
 	if (r == 0)

@@ -48,6 +48,14 @@ struct prev_state {
 	__u64 owner;
 	/* Switches skipped since ktime, all by tasks of owner. */
 	__u64 switches;
+	/* Charges held (CGROUP filter; see charge_cgroup): what flushes
+	 * charged to the cgroup held_id since its slot list was looked up
+	 * under filter generation held_gen, not added to those slots yet.
+	 * held_id 0: nothing held, no list cached. */
+	__u64 held_id;
+	__u64 held_gen;
+	struct cgperf_slots held_slots; /* nr 0: a cgroup nobody counts */
+	struct cgperf_reading held[CGPERF_MAX_EVENTS];
 };
 
 struct {
@@ -56,6 +64,14 @@ struct {
 	__type(value, struct prev_state);
 	__uint(max_entries, 1);
 } prev_readings SEC(".maps");
+
+/* Moved by user space on every filter change (struct cgperf_filter_gen). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cgperf_filter_gen);
+	__uint(max_entries, 1);
+} filter_gen SEC(".maps");
 
 /* bpf_perf_event_read returns a negative errno cast to u64 on failure. */
 #define READ_FAILED(v) ((v) > (__u64)-4096)
@@ -99,10 +115,61 @@ struct {
 		}                                                                        \
 	} while (0)
 
+/* Add what is held to its slots and hold nothing. Not if a slot was
+ * released since its list was looked up: only a CPU that was offline at the
+ * sync that settles every CPU before a release can hold such a list, and a
+ * released slot may have another owner now. */
+static __always_inline void release_held(struct prev_state *prev, const struct cgperf_filter_gen *g)
+{
+	if (prev->held_id && prev->held_gen >= g->release_gen)
+		add_to_slots(&prev->held_slots, 0, nr_events, prev->held);
+	prev->held_id = 0;
+}
+
+/* CGROUP filter: the flushes of one CPU charge the same cgroup over and over
+ * (a task and idle taking turns; threads of one service): instead of
+ * looking its slot list up and adding to every slot at each flush, the
+ * charges are held per CPU and added at the first flush that charges
+ * another cgroup, or at a sync, under the list looked up for the first of
+ * them. The list is trusted while the filter generation stands still; a
+ * read always comes after a sync, so nothing held is ever missing from it. */
+static __always_inline void charge_cgroup(struct prev_state *prev, const struct cgperf_reading *d,
+					  __u64 id)
+{
+	const struct cgperf_filter_gen *g;
+	const struct cgperf_slots *s;
+	__u32 zero = 0;
+	__u64 gen;
+
+	g = bpf_map_lookup_elem(&filter_gen, &zero);
+	if (!g)
+		return;
+	gen = g->gen; /* before the lookup: a change after it moves gen on */
+	if (prev->held_id == id && prev->held_gen == gen) {
+		for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
+			prev->held[e].counter += d[e].counter;
+			prev->held[e].enabled += d[e].enabled;
+			prev->held[e].running += d[e].running;
+		}
+		return;
+	}
+	release_held(prev, g);
+	s = resolve_cgroup();
+	if (s)
+		prev->held_slots = *s;
+	else
+		prev->held_slots.nr = 0; /* remembered too: no ancestor walk next time */
+	prev->held_id = id;
+	prev->held_gen = gen;
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++)
+		prev->held[e] = d[e];
+}
+
 /* Charge what ran on this CPU since the last flush to the current task's
- * target, and start over from now. at_switch: the current task is being
- * switched out (its switch belongs to this interval), not synced. */
-static __always_inline void flush(struct prev_state *prev, int at_switch)
+ * target (its cgroup: id), and start over from now. at_switch: the current
+ * task is being switched out (its switch belongs to this interval), not
+ * synced. */
+static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	const struct cgperf_slots *s;
@@ -127,6 +194,12 @@ static __always_inline void flush(struct prev_state *prev, int at_switch)
 	 * the counter's whole history. */
 	if (!enabled || first)
 		return;
+	if (filter_type == CGPERF_FILTER_CGROUP) {
+		/* Idle is nobody's (and not its cgroup's). */
+		if ((__u32)bpf_get_current_pid_tgid() != 0)
+			charge_cgroup(prev, d, id);
+		return;
+	}
 	s = resolve_slots();
 	if (s)
 		add_to_slots(s, 0, nr_events, d);
@@ -182,22 +255,28 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		prev->owner = cgroup_id_of(n);
 		return 0;
 	}
-	flush(prev, 1);
+	flush(prev, 1, filter_type == CGPERF_FILTER_CGROUP ? cgroup_id_of(p) : 0);
 	prev->owner = cgroup_id_of(n);
 	return 0;
 }
 
 /* Run by syncs on every CPU (BPF_PROG_TEST_RUN): what the running task and
- * those switched before it without a flush ran is charged up to now. */
+ * those switched before it without a flush ran is charged up to now, and
+ * every charge held is added to its slots. */
 SEC("raw_tp")
 int BPF_PROG(on_sync)
 {
+	const struct cgperf_filter_gen *g;
 	struct prev_state *prev;
 	__u32 zero = 0;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
-	if (prev)
-		flush(prev, 0);
+	if (!prev)
+		return 0;
+	flush(prev, 0, bpf_get_current_cgroup_id());
+	g = bpf_map_lookup_elem(&filter_gen, &zero);
+	if (g)
+		release_held(prev, g);
 	return 0;
 }
 

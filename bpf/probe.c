@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #ifndef ENOTSUPP
 #define ENOTSUPP 524 /* the kernel's internal "not supported", leaked to user space */
@@ -124,17 +125,43 @@ int probe_trampolines(char *reason, size_t len)
 	return probe_cached(&cache, probe_trampolines_uncached, reason, len);
 }
 
+/* Linux 5.7 to 6.0 load a tracing program that uses a non-preallocated hash
+ * (unless PREEMPT_RT) but WARN about it: a kernel taint, and a panic where
+ * panic_on_warn is set. 6.1 allocates such maps' elements safely from any
+ * context (bpf_mem_alloc) and dropped the check. So before 6.1 nothing is
+ * loaded to ask. */
+static bool kernel_allows_hash(char *reason, size_t len)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) < 0 || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	if (major > 6 || (major == 6 && minor >= 1))
+		return true;
+	snprintf(reason, len,
+		 "per-CPU array (sized for every slot): kernel %s is older than 6.1, whose "
+		 "tracing programs may use non-preallocated maps safely",
+		 u.release);
+	return false;
+}
+
 static int probe_accum_hash_uncached(char *reason, size_t len)
 {
-	struct probe_accum_bpf *skel = probe_accum_bpf__open_and_load();
-	int r = skel ? 0 : -errno;
+	struct probe_accum_bpf *skel;
+	int r;
+
+	if (!kernel_allows_hash(reason, len))
+		return -EOPNOTSUPP;
+	skel = probe_accum_bpf__open_and_load();
+	r = skel ? 0 : -errno;
 
 	if (r == 0)
 		snprintf(reason, len, "per-CPU hash (a value per live slot)");
 	else
 		snprintf(reason, len,
-			 "per-CPU array (sized for every slot): the kernel refuses "
-			 "non-preallocated hashes in tracing programs: %s",
+			 "per-CPU array (sized for every slot): a tracing program with a "
+			 "non-preallocated hash did not load: %s",
 			 strerror(-r));
 	probe_accum_bpf__destroy(skel);
 	return r;

@@ -23,10 +23,10 @@ int probe_trampolines(char *reason, size_t len);
  * 524, EOPNOTSUPP), at load or attach; err negative. */
 bool probe_refused(int err);
 
-/* Whether a tracing program may look up a per-CPU hash that is not
- * preallocated (the verifier is asked: a raw_tp program using one is loaded,
- * never attached). 0: it may; otherwise a negative errno and the reason.
- * Cached for the life of the process. */
+/* Whether a tracing program may use a per-CPU hash that is not
+ * preallocated: Linux 6.1 or later (older kernels WARN at the load), and a
+ * raw_tp program using one loads (never attached). 0: it may; otherwise a
+ * negative errno and the reason. Cached for the life of the process. */
 int probe_accum_hash(char *reason, size_t len);
 
 /* Run prog_fd (a raw_tp program) once on `cpu` with BPF_PROG_TEST_RUN. */

@@ -19,7 +19,9 @@
  * switches counted by the switches (to the task switched out, as perf;
  * prev_readings grew the skipped switches), no reads at a switch from idle.
  * 4: the accumulators may be a per-CPU hash with values only for live slots
- * (bpf/accum.h; an older agent would read a missing value as an error).
+ * (bpf/accum.h; an older agent would read a missing value as an error), and
+ * the tp follower holds charges per CPU until a sync or a change of cgroup
+ * (prev_readings grew; the filter_gen map says when held lists are stale).
  * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
  * description, and accumulators whose kind their map says, so they can
  * still be read (drained). */

@@ -1,15 +1,15 @@
 # The agent's accumulators follow the live cgroups, not cgroups.max
 # (bpf/accum.h): measured as the kernel's own memory accounting of the
-# agent's accumulator map (memlock, what `bpftool map show` prints), with
-# cgroups.max at its default of 4096:
+# agent's accumulator map (memlock, what `bpftool map show` prints: for a
+# non-preallocated hash, its values and bucket table, not the allocator's
+# per-CPU caches), with cgroups.max at its default of 4096:
 #  - hash (the default where the kernel allows it): a value per live cgroup;
 #    200 cgroups added grow the map by at least 200 values, removing them
 #    gives the memory back, and it stays far below the array's size;
-#  - array (--accumulators array, the fallback for kernels that refuse a
-#    non-preallocated hash in tracing programs): sized for all 4096 slots
+#  - array (--accumulators array, the fallback before Linux 6.1): sized for all 4096 slots
 #    from the start, and still counts (a burner's cpu-clock vs cpu.stat).
-# Skipped (exit 77) where the kernel refuses hash accumulators, after the
-# array checks.
+# Skipped (exit 77) where hash accumulators are not available (before 6.1),
+# after the array checks.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 NR_POSSIBLE=$(python3 -c 'import sys
