@@ -180,7 +180,10 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
 	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
-	r = filter_gen_open(&c->gen, bpf_map__fd(skel->maps.filter_gen));
+	/* Only a cgroup filter holds charges (and so needs the generation). */
+	r = filter_gen_open(&c->gen, o->filter == CGPERF_FILTER_CGROUP
+					     ? bpf_map__fd(skel->maps.filter_gen)
+					     : -1);
 	return r < 0 ? r : accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 fail:
 	follower_tp_bpf__destroy(skel);
@@ -282,8 +285,12 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 		r = -errno;
 	if (r == 0 && v && bpf_map_update_elem(c->filter_fd, &k, v, BPF_ANY) < 0)
 		r = -errno;
-	/* Slot lists the followers hold are stale from now on. */
-	return r < 0 ? r : filter_gen_changed(&c->gen);
+	/* Slot lists the followers hold are stale from now on (a key found
+	 * gone was a change too). A generation that cannot be stored leaves
+	 * them in use until the next sync, which every release follows. */
+	if ((r == 0 || r == -ENOENT) && filter_gen_changed(&c->gen) < 0)
+		log_warn("cannot store the filter generation: %s", strerror(errno));
+	return r;
 }
 
 /* An add that was rolled back after its key went live: wait out running
@@ -381,9 +388,12 @@ static int open_pins(struct counter *c, const char *dir, uint32_t layout)
 		r = session_pin_get(dir, "map_accum_readings", &c->accum_fd);
 	if (r == 0)
 		r = accum_init(&c->acc, c->accum_fd, c->nr_events, c->max_slots);
-	/* Layouts before 4 have none (they are only drained). */
-	if (r == 0 && layout >= 4)
+	/* Layouts before 5 have none (they are only drained). A session
+	 * that says 5 without one is not one this cgperf can run. */
+	if (r == 0 && layout >= 5) {
 		r = session_pin_get(dir, "map_filter_gen", &c->gen_fd);
+		r = r == -ENOENT ? -ESTALE : r;
+	}
 	if (r == 0)
 		r = filter_gen_open(&c->gen, c->gen_fd);
 	if (r == 0) {
@@ -439,7 +449,7 @@ static int load_session(struct counter *c, const struct counter_opts *o)
 		r = adopting ? adopt(c, o) : load_and_pin(c, o);
 		if (r < 0 && r != -ESTALE)
 			log_error("cannot %s the counting session in %s: %s",
-				  c->adopted ? "adopt" : "pin", o->pin_dir, strerror(-r));
+				  adopting ? "adopt" : "pin", o->pin_dir, strerror(-r));
 		return r;
 	}
 	r = choose_mode(o->follower, &c->mode);
@@ -481,6 +491,11 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 			  strerror(-r));
 		goto fail;
 	}
+	/* What the followers held is in the slots now; a process killed
+	 * between a filter change and its generation store (the previous
+	 * agent) leaves held lists that look current: no longer. */
+	if (c->adopted && (r = filter_gen_changed(&c->gen)) < 0)
+		goto fail;
 	if (o->filter == CGPERF_FILTER_GLOBAL) {
 		int slot;
 		r = counter_add_key(c, 0, &slot);
@@ -653,7 +668,14 @@ static bool slot_in_use(void *ctx, int slot)
 
 int counter_zero_free_slots(struct counter *c)
 {
-	return accum_clear_unused(&c->acc, slot_in_use, c);
+	/* A free slot may still be named by what a CPU holds (a key pruned
+	 * just now): added before the slots are cleared, or dropped at the
+	 * CPU's next flush if it missed this sync. */
+	int r = counter_sync(c);
+
+	if (r == 0)
+		r = filter_gen_released(&c->gen);
+	return r < 0 ? r : accum_clear_unused(&c->acc, slot_in_use, c);
 }
 
 void counter_close(struct counter *c)
@@ -792,29 +814,42 @@ int counter_follow_cpus(struct counter *c)
 	return 0;
 }
 
-int counter_sync(struct counter *c)
+static int sync_cpus(const struct counter *c, const int *cpus, int nr)
 {
-	int r = counter_follow_cpus(c);
-
-	if (r < 0)
-		log_warn("cannot follow a change of online CPUs: %s", strerror(-r));
-	for (int i = 0; i < c->nr_cpus; i++) {
+	for (int i = 0; i < nr; i++) {
 		int r;
 
 		if (c->mode == FOLLOWER_TP) {
-			r = run_on_cpu_if_online(c->sync_fd, c->cpus[i]);
+			r = run_on_cpu_if_online(c->sync_fd, cpus[i]);
 			if (r < 0)
 				return r;
 			continue;
 		}
 		/* fexit: running a leader runs every session's followers on it. */
 		for (int e = 0; e < c->nr_leaders; e++) {
-			r = run_on_cpu_if_online(c->leaders[e].prog_fd, c->cpus[i]);
+			r = run_on_cpu_if_online(c->leaders[e].prog_fd, cpus[i]);
 			if (r < 0)
 				return r;
 		}
 	}
 	return 0;
+}
+
+int counter_sync(struct counter *c)
+{
+	int *online = NULL, nr = 0, r = counter_follow_cpus(c);
+
+	if (r == 0)
+		return sync_cpus(c, c->cpus, c->nr_cpus);
+	/* Counting on a CPU that came online may be incomplete (its perf_events
+	 * were not reopened), but what runs there is still synced: a CPU
+	 * left out would keep what it holds out of every read. */
+	log_warn("cannot follow a change of online CPUs: %s", strerror(-r));
+	if (cpus_online(&online, &nr) < 0)
+		return sync_cpus(c, c->cpus, c->nr_cpus);
+	r = sync_cpus(c, online, nr);
+	free(online);
+	return r;
 }
 
 int counter_read(struct counter *c, int slot, struct reading *ret_vals)

@@ -116,9 +116,10 @@ struct {
 	} while (0)
 
 /* Add what is held to its slots and hold nothing. Not if a slot was
- * released since its list was looked up: only a CPU that was offline at the
- * sync that settles every CPU before a release can hold such a list, and a
- * released slot may have another owner now. */
+ * released since its list was looked up: a released slot may have another
+ * owner now. Only a CPU that missed a sync (offline then, or the sync
+ * failed there) can hold such a list: the removal that precedes every
+ * release syncs after changing the filter, and that releases every hold. */
 static __always_inline void release_held(struct prev_state *prev, const struct cgperf_filter_gen *g)
 {
 	if (prev->held_id && prev->held_gen >= g->release_gen)
@@ -155,6 +156,13 @@ static __always_inline void charge_cgroup(struct prev_state *prev, const struct 
 	}
 	release_held(prev, g);
 	s = resolve_cgroup();
+	/* The task moved to another cgroup while this ran (a cgroup.procs
+	 * write on another CPU): the list is of the new one, not of id. */
+	if (bpf_get_current_cgroup_id() != id) {
+		if (s)
+			add_to_slots(s, 0, nr_events, d);
+		return;
+	}
 	if (s)
 		prev->held_slots = *s;
 	else
@@ -166,10 +174,10 @@ static __always_inline void charge_cgroup(struct prev_state *prev, const struct 
 }
 
 /* Charge what ran on this CPU since the last flush to the current task's
- * target (its cgroup: id), and start over from now. at_switch: the current
- * task is being switched out (its switch belongs to this interval), not
- * synced. */
-static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id)
+ * target (its cgroup: id; idle: it is the idle task), and start over from
+ * now. at_switch: the current task is being switched out (its switch
+ * belongs to this interval), not synced. */
+static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id, int idle)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	const struct cgperf_slots *s;
@@ -196,7 +204,7 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 		return;
 	if (filter_type == CGPERF_FILTER_CGROUP) {
 		/* Idle is nobody's (and not its cgroup's). */
-		if ((__u32)bpf_get_current_pid_tgid() != 0)
+		if (!idle)
 			charge_cgroup(prev, d, id);
 		return;
 	}
@@ -255,7 +263,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		prev->owner = cgroup_id_of(n);
 		return 0;
 	}
-	flush(prev, 1, filter_type == CGPERF_FILTER_CGROUP ? cgroup_id_of(p) : 0);
+	flush(prev, 1, filter_type == CGPERF_FILTER_CGROUP ? cgroup_id_of(p) : 0, !p->pid);
 	prev->owner = cgroup_id_of(n);
 	return 0;
 }
@@ -273,7 +281,7 @@ int BPF_PROG(on_sync)
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
-	flush(prev, 0, bpf_get_current_cgroup_id());
+	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0);
 	g = bpf_map_lookup_elem(&filter_gen, &zero);
 	if (g)
 		release_held(prev, g);

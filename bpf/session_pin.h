@@ -19,13 +19,14 @@
  * switches counted by the switches (to the task switched out, as perf;
  * prev_readings grew the skipped switches), no reads at a switch from idle.
  * 4: the accumulators may be a per-CPU hash with values only for live slots
- * (bpf/accum.h; an older agent would read a missing value as an error), and
- * the tp follower holds charges per CPU until a sync or a change of cgroup
- * (prev_readings grew; the filter_gen map says when held lists are stale).
+ * (bpf/accum.h; an older agent would read a missing value as an error).
+ * 5: the tp follower holds charges per CPU until a sync or a change of
+ * cgroup (prev_readings grew; the filter_gen map says when held lists are
+ * stale). 4 was pinned by development builds only; it is drained.
  * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
  * description, and accumulators whose kind their map says, so they can
  * still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 4
+#define CGPERF_SESSION_LAYOUT 5
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 
