@@ -33,27 +33,32 @@ outputs:
     directory: $TMP/csv
 YAML
 
-# accum_map PID: "TYPE MEMLOCK" of the accumulator map PID holds.
-accum_map() {
+# accum_map_id PID: the id of the accumulator map PID holds.
+accum_map_id() {
 	local f id
 	for f in /proc/"$1"/fdinfo/*; do
 		id=$(awk '$1 == "map_id:" { print $2 }' "$f" 2>/dev/null) || continue
 		[ -n "$id" ] || continue
-		bpftool -j map show id "$id" 2>/dev/null | python3 -c '
+		bpftool -j map show id "$id" 2>/dev/null | grep -q '"name":"accum_readings"' &&
+			{ echo "$id"; return 0; }
+	done
+	fail "no accumulator map among the fds of $1"
+}
+# map_info ID: "TYPE MEMLOCK" of map ID.
+map_info() {
+	bpftool -j map show id "$1" | python3 -c '
 import json, sys
 m = json.load(sys.stdin)
-if m.get("name") == "accum_readings":
-    print(m["type"], m["bytes_memlock"])' && true
-	done | head -n 1
+print(m["type"], m["bytes_memlock"])'
 }
-memlock() { accum_map "$1" | awk '{ print $2 }'; }
+memlock() { map_info "$1" | awk '{ print $2 }'; }
 # counted N: the agent's log says it counts N cgroups under mem/ at least.
 counted_at_least() { [ "$(grep -c "counting $TEST_CG_REL/mem/" "$TMP/$2.log")" -ge "$1" ]; }
 
 # ---- array: sized for every slot, and it counts ------------------------------
 start_agent arr "$TMP/agent.yaml" --accumulators array --no-persist
 wait_counted "$TMP/arr.log" "$TEST_CG_REL/mem/base5"
-read -r type bytes < <(accum_map "$AGENT_PID")
+read -r type bytes < <(map_info "$(accum_map_id "$AGENT_PID")")
 [ "$type" = percpu_array ] || fail "--accumulators array gave a $type map"
 [ "$bytes" -ge "$ARRAY_BYTES" ] ||
 	fail "array accumulators take $bytes bytes, less than 4096 slots x $NR_POSSIBLE CPUs x $VALUE"
@@ -80,11 +85,12 @@ rm -rf "$TMP/csv"
 start_agent hash "$TMP/agent.yaml"
 grep -q "accumulators: per-CPU hash" "$TMP/hash.log" || fail "no line saying which accumulators: $(cat "$TMP/hash.log")"
 wait_counted "$TMP/hash.log" "$TEST_CG_REL/mem/base5"
-read -r type m5 < <(accum_map "$AGENT_PID")
+MAP=$(accum_map_id "$AGENT_PID")
+read -r type m5 < <(map_info "$MAP")
 [ "$type" = percpu_hash ] || fail "default accumulators are a $type map on a kernel that allows a hash"
 for i in $(seq 1 200); do mkdir "$TEST_CG/mem/c$i"; done
 poll 300 0.1 counted_at_least 205 hash || fail "the agent did not count the 200 new cgroups"
-m_live=$(memlock "$AGENT_PID")
+m_live=$(memlock "$MAP")
 grow=$((m_live - m5))
 [ "$grow" -ge $((200 * NR_POSSIBLE * VALUE)) ] ||
 	fail "200 cgroups grew the accumulators by $grow bytes, less than their values"
@@ -94,11 +100,11 @@ log "ok: hash accumulators: 5 cgroups $m5 bytes, 205 cgroups $m_live bytes (arra
 
 # Removed: their final rows, then their values are freed.
 for i in $(seq 1 200); do rmdir "$TEST_CG/mem/c$i"; done
-gone() { [ "$(memlock "$AGENT_PID")" -le $((m5 + m5 / 4)) ]; }
-poll 100 0.1 gone || fail "accumulators still $(memlock "$AGENT_PID") bytes after 200 cgroups left (5 cgroups: $m5)"
+gone() { [ "$(memlock "$MAP")" -le $((m5 + m5 / 4)) ]; }
+poll 100 0.1 gone || fail "accumulators still $(memlock "$MAP") bytes after 200 cgroups left (5 cgroups: $m5)"
 [ "$(ls "$TMP/csv" | grep -cE '_mem_c[0-9]+_[0-9a-f]{16}\.csv$' || true)" = 200 ] ||
 	fail "not every removed cgroup has its file: $(ls "$TMP/csv" | wc -l) files"
-log "ok: back to $(memlock "$AGENT_PID") bytes with the 5 cgroups left"
+log "ok: back to $(memlock "$MAP") bytes with the 5 cgroups left"
 
 # A burner still counts right after the churn (values were recycled).
 burn_check mem/base2 "hash accumulators"
