@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The map's per-CPU values are summed as struct reading. */
+_Static_assert(sizeof(struct reading) == sizeof(struct cgperf_reading),
+	       "sums are read as readings");
+
 /* Slots read per batch lookup: at most this many, and at most this many
  * bytes of values (a slot's values come for every possible CPU: 12 KiB at
  * 128 CPUs x 4 events). A hash returns its live values in bucket order, an
@@ -156,11 +160,8 @@ static void sum_percpu(const struct accum *a, const void *percpu, struct reading
 	for (int cpu = 0; cpu < a->nr_possible; cpu++) {
 		const struct cgperf_reading *v =
 			(const void *)((const char *)percpu + (size_t)cpu * a->value_size);
-		for (int e = 0; e < a->nr_events; e++) {
-			out[e].counter += v[e].counter;
-			out[e].enabled += v[e].enabled;
-			out[e].running += v[e].running;
-		}
+		for (int e = 0; e < a->nr_events; e++)
+			reading_add(&out[e], (const struct reading *)&v[e]);
 	}
 }
 

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 _Static_assert(CGPERF_MAX_EVENTS == READINGS_MAX_EVENTS, "one event limit");
-_Static_assert(sizeof(struct reading) == sizeof(struct cgperf_reading), "sums are copied by size");
 
 struct counter {
 	enum follower_mode mode;
