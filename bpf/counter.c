@@ -37,6 +37,7 @@ struct counter {
 	struct accum acc; /* bound to accum_fd once loaded or opened */
 	int *cpus, nr_cpus; /* online CPUs, for syncing */
 	uint32_t cpus_sig; /* signature of that list */
+	int online_fd; /* the online CPU list, re-read by the CPU check */
 	char bpffs_dir[256];
 	struct event_spec events[CGPERF_MAX_EVENTS];
 	int nr_possible; /* per-CPU map values come for every possible CPU */
@@ -303,6 +304,12 @@ static void reset_slot(void *ctx, int slot)
 	accum_clear(&c->acc, slot);
 }
 
+static int online_signature(const struct counter *c, uint32_t *ret)
+{
+	return c->online_fd >= 0 ? cpus_online_signature_fd(c->online_fd, ret)
+				 : cpus_online_signature(ret);
+}
+
 /* Everything a session has before its programs: CPU lists, buffers, slots. */
 static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_slots,
 		       struct counter **ret)
@@ -321,9 +328,11 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 		return -ENOMEM;
 	c->filter = filter;
 	c->nr_events = nr_events;
-	cpus_online_signature(&c->cpus_sig);
 	c->max_slots = max_slots;
 	c->filter_fd = c->accum_fd = c->sync_fd = c->gen_fd = c->gen.fd = -1;
+	/* Without it the check opens the file each time (online_signature). */
+	c->online_fd = cpus_online_open();
+	online_signature(c, &c->cpus_sig);
 	c->nr_possible = libbpf_num_possible_cpus();
 	r = cpus_online(&c->cpus, &c->nr_cpus);
 	if (r == 0)
@@ -685,6 +694,8 @@ void counter_close(struct counter *c)
 	slot_table_free(c->slots);
 	free(c->cpus);
 	accum_free(&c->acc);
+	if (c->online_fd >= 0)
+		close(c->online_fd);
 	free(c);
 }
 
@@ -771,7 +782,7 @@ int counter_follow_cpus(struct counter *c)
 	int *cpus = NULL, *fresh = NULL, nr = 0, nr_fresh = 0, map_fd, lock_fd = -1, r;
 	uint32_t sig;
 
-	if (cpus_online_signature(&sig) < 0 || sig == c->cpus_sig)
+	if (online_signature(c, &sig) < 0 || sig == c->cpus_sig)
 		return 0;
 	r = cpus_online(&cpus, &nr);
 	if (r < 0)

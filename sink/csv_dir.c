@@ -68,10 +68,13 @@ out:
 
 int csv_dir_watch_open(const char *dir)
 {
-	/* Moves and removals of files in dir, and of dir itself. Our own
-	 * writes (IN_MODIFY) are not asked for: they would be most events. */
+	/* Moves and removals of files in dir, and of dir itself; closes of
+	 * descriptors opened for writing (a truncation is done through one,
+	 * so its close follows it). Our own writes (IN_MODIFY) are not asked
+	 * for: they would be most events; our kept descriptors are not closed
+	 * between rows, so our own closes are few. */
 	const uint32_t mask = IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE | IN_DELETE_SELF |
-			      IN_MOVE_SELF | IN_ONLYDIR;
+			      IN_MOVE_SELF | IN_CLOSE_WRITE | IN_ONLYDIR;
 	int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC), r;
 
 	if (fd < 0)
@@ -100,15 +103,16 @@ int csv_dir_watch_read(int fd, csv_dir_changed_fn changed, void *ctx)
 			const struct inotify_event *ev = (const struct inotify_event *)p;
 
 			if (ev->mask & IN_Q_OVERFLOW)
-				changed(ctx, NULL);
+				changed(ctx, NULL, CSV_DIR_GONE);
 			else if (ev->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED))
 				gone = true;
 			else if (ev->len)
-				changed(ctx, ev->name);
+				changed(ctx, ev->name,
+					ev->mask & IN_CLOSE_WRITE ? CSV_DIR_CLOSED : CSV_DIR_GONE);
 			p += sizeof(*ev) + ev->len;
 		}
 		if (gone) {
-			changed(ctx, NULL);
+			changed(ctx, NULL, CSV_DIR_GONE);
 			return -ENOENT;
 		}
 	}

@@ -13,14 +13,22 @@
  * a warning. Returns 0, -ENOTDIR, -EPERM, -ENOMEM or mkdir's/chmod's error. */
 int csv_dir_prepare(const char *dir);
 
-/* An inotify fd watching dir for files moved or removed. Returns the fd or
+/* An inotify fd watching dir for files moved, removed or closed after
+ * writing. Returns the fd or
  * -errno (no inotify instance left: the caller works without). */
 int csv_dir_watch_open(const char *dir);
 
-/* What csv_dir_watch_read() reports: a file name that was moved away,
- * replaced or removed; or NULL: anything may have changed (events were
- * lost, or the directory itself was moved or removed). */
-typedef void (*csv_dir_changed_fn)(void *ctx, const char *name);
+/* What csv_dir_watch_read() reports about a file name. */
+enum csv_dir_change {
+	CSV_DIR_GONE, /* moved away, replaced or removed */
+	CSV_DIR_CLOSED, /* a descriptor opened for writing was closed: whoever
+			 * truncated the file (copytruncate, `: >`) closes one
+			 * after, so its size is worth a look */
+};
+
+/* name NULL: anything may have changed (events were lost, or the directory
+ * itself was moved or removed). */
+typedef void (*csv_dir_changed_fn)(void *ctx, const char *name, enum csv_dir_change change);
 
 /* Read every pending event of fd (non-blocking), calling changed() for
  * each. Returns 0, or -errno when the watch is gone (the directory was

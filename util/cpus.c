@@ -1,9 +1,13 @@
 #include "util/cpus.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
+
+#define CPUS_ONLINE_PATH "/sys/devices/system/cpu/online"
 
 int cpulist_parse(const char *list, bool *mask)
 {
@@ -47,7 +51,7 @@ int cpus_online(int **ret_cpus, int *ret_nr)
 	int *cpus, n, r = 0;
 	FILE *f;
 
-	f = fopen("/sys/devices/system/cpu/online", "re");
+	f = fopen(CPUS_ONLINE_PATH, "re");
 	if (!f)
 		return -errno;
 	if (!fgets(buf, sizeof(buf), f))
@@ -69,21 +73,40 @@ int cpus_online(int **ret_cpus, int *ret_nr)
 	return 0;
 }
 
-int cpus_online_signature(uint32_t *ret)
+int cpus_online_open(void)
+{
+	int fd = open(CPUS_ONLINE_PATH, O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* sysfs regenerates an attribute's text at every read from offset 0. */
+int cpus_online_signature_fd(int fd, uint32_t *ret)
 {
 	char buf[4096];
 	uint32_t h = 2166136261u; /* FNV-1a */
 	ssize_t n;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
 
-	if (!f)
+	do
+		n = pread(fd, buf, sizeof(buf), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
 		return -errno;
-	n = (ssize_t)fread(buf, 1, sizeof(buf), f);
-	fclose(f);
 	for (ssize_t i = 0; i < n; i++) {
 		h ^= (unsigned char)buf[i];
 		h *= 16777619u;
 	}
 	*ret = h ? h : 1;
 	return 0;
+}
+
+int cpus_online_signature(uint32_t *ret)
+{
+	int fd = cpus_online_open(), r;
+
+	if (fd < 0)
+		return fd;
+	r = cpus_online_signature_fd(fd, ret);
+	close(fd);
+	return r;
 }

@@ -1241,25 +1241,96 @@ static void test_logrotate_rename(void **state)
 	free(dir);
 }
 
+/* The file holds one header, at the top, and `rows` rows summing to `sum`. */
+static void assert_one_header(const char *file, uint64_t sum, size_t rows)
+{
+	char *content = read_file(file, NULL);
+	size_t got_rows;
+
+	assert_non_null(content);
+	assert_int_equal(strncmp(content, "timestamp,", 10), 0);
+	assert_int_equal(count_substr(content, "timestamp,"), 1);
+	free(content);
+	assert_int_equal(column_sum(file, "cycles", &got_rows), sum);
+	assert_int_equal(got_rows, rows);
+}
+
+/* copytruncate truncates through a descriptor (`: >file`, logrotate): its
+ * close is seen by the directory watch, and the next row's file gets its
+ * header again at once. */
 static void test_copytruncate(void **state)
 {
-	char *dir = make_tmpdir(), *file = file_of(dir, "/ct"), *content;
+	char *dir = make_tmpdir(), *file = file_of(dir, "/ct");
 	struct sink *s = new_sink(dir, 0, 3);
 	struct feed f;
-	size_t rows;
+	int fd;
 
 	feed_init(&f, 31, "/ct");
 	assert_int_equal(feed_step(s, &f, 5, false), 0);
 	assert_int_equal(feed_step(s, &f, 6, false), 0);
-	assert_int_equal(truncate(file, 0), 0);
+	fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	assert_true(fd >= 0);
+	close(fd);
 	assert_int_equal(feed_step(s, &f, 7, false), 0);
 	assert_int_equal(stats_of(s).external_rotations, 1);
-	content = read_file(file, NULL);
-	assert_int_equal(strncmp(content, "timestamp,", 10), 0);
-	assert_int_equal(count_substr(content, "timestamp,"), 1);
-	free(content);
-	assert_int_equal(column_sum(file, "cycles", &rows), 7);
-	assert_int_equal(rows, 1);
+	assert_one_header(file, 7, 1);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* truncate(2) by path closes nothing: the size is looked at every
+ * CSV_SIZE_CHECK_ROWS (16) rows, and then the header goes in front of every
+ * row written since the truncation. */
+static void test_truncate_by_path(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/tp");
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	int steps = 0;
+
+	feed_init(&f, 32, "/tp");
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	assert_int_equal(truncate(file, 0), 0);
+	while (stats_of(s).external_rotations == 0 && steps < 16) {
+		assert_int_equal(feed_step(s, &f, 2, false), 0);
+		steps++;
+	}
+	assert_int_equal(stats_of(s).external_rotations, 1);
+	assert_one_header(file, 2 * steps, steps);
+	/* Nothing more to repair: the rows go on after the header. */
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_int_equal(stats_of(s).external_rotations, 1);
+	assert_one_header(file, 2 * steps + 20, steps + 20);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* Truncated after this collection's look at the watch, before its row:
+ * the row lands headerless at offset 0, and the next collection (the close
+ * seen) puts the header in front of both rows. */
+static void test_truncate_within_a_collection(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/tw");
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	int fd;
+
+	feed_init(&f, 33, "/tw");
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	close(fd);
+	f.now.tv_sec -= 10; /* the same collection time: the watch is not read */
+	assert_int_equal(feed_step(s, &f, 6, false), 0);
+	assert_int_equal(feed_step(s, &f, 7, false), 0);
+	assert_int_equal(stats_of(s).external_rotations, 1);
+	assert_one_header(file, 13, 2);
 	s->ops->free(s);
 	remove_tree(dir);
 	free(file);
@@ -1632,6 +1703,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_rotation_by_size, teardown),
 		cmocka_unit_test_teardown(test_logrotate_rename, teardown),
 		cmocka_unit_test_teardown(test_copytruncate, teardown),
+		cmocka_unit_test_teardown(test_truncate_by_path, teardown),
+		cmocka_unit_test_teardown(test_truncate_within_a_collection, teardown),
 		cmocka_unit_test_teardown(test_header_change_and_restart, teardown),
 		cmocka_unit_test_teardown(test_unfinished_line, teardown),
 		cmocka_unit_test_teardown(test_disk_full, teardown),
