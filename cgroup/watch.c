@@ -102,6 +102,7 @@ struct cg_watch {
 	unsigned generation;
 	struct cg_watch_stats stats; /* counters; cgroups and unwatched computed on demand */
 	int last_watch_error; /* errno of the last failed inotify_add_watch but ENOSPC */
+	char child_path[PATH_MAX]; /* a child's path for its lookup: no malloc per child */
 
 	char events[EVENT_BUFFER_SIZE] __attribute__((aligned(__alignof__(struct inotify_event))));
 };
@@ -553,6 +554,17 @@ static void skip_dir(struct cg_watch *w, const char *path)
 
 static int visit_children(struct cg_watch *w, struct node *n, int fd, bool by_rescan);
 
+/* Applies n->want_watch to the directory open at fd (consumed), then walks
+ * its subdirectories. Returns 0 or -ENOMEM. */
+static int visit_below(struct cg_watch *w, struct node *n, int fd, bool by_rescan)
+{
+	if (n->want_watch)
+		watch_node(w, n, fd);
+	else
+		unwatch_node(w, n);
+	return visit_children(w, n, fd, by_rescan);
+}
+
 /* Reconciles the directory open at fd (always consumed) as the cgroup at
  * path (consumed) at level, below parent (NULL for the top), then walks its
  * subdirectories. The watch is added before reading the directory: a child
@@ -584,17 +596,108 @@ static int visit_fd(struct cg_watch *w, struct node *parent, int fd, char *path,
 
 	/* Asked at every visit, so a rescan applies changed answers. */
 	n->want_watch = caller_wants_watch(w, n);
-	if (n->want_watch)
-		watch_node(w, n, fd);
-	else
-		unwatch_node(w, n);
-	r = visit_children(w, n, fd, by_rescan);
+	r = visit_below(w, n, fd, by_rescan);
 	fd = -1;
 finish:
 	if (fd >= 0)
 		close(fd);
 	free(path);
 	return r;
+}
+
+/* The node known at parent's child name, if any (no allocation). */
+static struct node *known_child(struct cg_watch *w, const struct node *parent, const char *name)
+{
+	int len = snprintf(w->child_path, sizeof(w->child_path), "%s/%s",
+			   is_root_path(parent->path) ? "" : parent->path, name);
+
+	if (len < 0 || (size_t)len >= sizeof(w->child_path))
+		return NULL; /* the full visit copes with long paths */
+	return lookup_path(w, w->child_path);
+}
+
+/* Known leaf n needs a watch it lacks: open it, and if it still holds n's
+ * cgroup, watch and read it as the full visit would (a subdirectory created
+ * since the stat is seen). Returns 1 when done, 0 to let the full visit
+ * decide, or -ENOMEM. */
+static int watch_known_leaf(struct cg_watch *w, struct node *n, int dfd, const char *name,
+			    bool by_rescan)
+{
+	uint64_t id;
+	int fd, r;
+
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (cgroup2_id_of_fd(fd, &id) < 0 || id != n->id) {
+		close(fd);
+		return 0;
+	}
+	n->mark = w->generation;
+	r = visit_below(w, n, fd, by_rescan);
+	return r < 0 ? r : 1;
+}
+
+/* The shortcut for a known directory that did not change, from one
+ * fstatat(): a cgroup's id is its inode number (kernfs on 64-bit kernels
+ * since 5.5; on an ordinary filesystem cgroup2_id_of_fd() takes the inode
+ * number), and a directory's link count is 2 + its subdirectories (kernfs
+ * sets it from its subdirectory count at every stat; ordinary filesystems
+ * keep it so, or say 1 and never match). Same id and no subdirectory:
+ * nothing to open, identify or read. Children we knew below it are gone
+ * then: left unmarked, the sweep removes them as after a full visit. Anything
+ * else (another id, a 32-bit kernel's inode number, subdirectories) returns
+ * 0: the full visit decides. Returns 1 when n's visit is complete, or
+ * -ENOMEM. */
+static int visit_unchanged(struct cg_watch *w, struct node *n, int dfd, const char *name,
+			   bool by_rescan)
+{
+	struct stat st;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	    (uint64_t)st.st_ino != n->id)
+		return 0;
+	if (wants_children(w, n->level)) {
+		if (st.st_nlink != 2)
+			return 0;
+		/* Asked at every visit, as the full visit does. */
+		n->want_watch = caller_wants_watch(w, n);
+		if (n->want_watch && n->wd < 0)
+			return watch_known_leaf(w, n, dfd, name, by_rescan);
+		if (!n->want_watch)
+			unwatch_node(w, n);
+	}
+	n->mark = w->generation;
+	w->stats.rescan_skipped++;
+	return 1;
+}
+
+/* Visits parent's subdirectory name, open from dfd. Returns 0 or -ENOMEM. */
+static int visit_child(struct cg_watch *w, struct node *parent, int dfd, const char *name,
+		       bool by_rescan)
+{
+	struct node *known = known_child(w, parent, name);
+	char *path;
+	int fd, r;
+
+	if (known) {
+		r = visit_unchanged(w, known, dfd, name, by_rescan);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+
+	path = path_join(parent->path, name);
+	if (!path)
+		return -ENOMEM;
+	/* O_NOFOLLOW: never leave the tree through a symlink. */
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (!errno_is_vanished(errno))
+			skip_dir(w, path);
+		free(path);
+		return 0;
+	}
+	return visit_fd(w, parent, fd, path, parent->level + 1, by_rescan);
 }
 
 /* Consumes fd. n stays valid throughout: the only nodes reconcile() may
@@ -613,9 +716,6 @@ static int visit_children(struct cg_watch *w, struct node *n, int fd, bool by_re
 	}
 
 	for (;;) {
-		char *child_path;
-		int child_fd;
-
 		errno = 0;
 		de = readdir(d);
 		if (!de) {
@@ -629,23 +729,7 @@ static int visit_children(struct cg_watch *w, struct node *n, int fd, bool by_re
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 
-		child_path = path_join(n->path, de->d_name);
-		if (!child_path) {
-			r = -ENOMEM;
-			break;
-		}
-
-		/* O_NOFOLLOW: never leave the tree through a symlink. */
-		child_fd = openat(dirfd(d), de->d_name,
-				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (child_fd < 0) {
-			if (!errno_is_vanished(errno))
-				skip_dir(w, child_path);
-			free(child_path);
-			continue;
-		}
-
-		r = visit_fd(w, n, child_fd, child_path, n->level + 1, by_rescan);
+		r = visit_child(w, n, dirfd(d), de->d_name, by_rescan);
 		if (r < 0)
 			break;
 	}

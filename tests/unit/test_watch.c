@@ -1181,6 +1181,104 @@ static void test_want_watch_and_refresh(void **state)
 	rec_free(&c.rec);
 }
 
+/* One rescan: rescan_fixes is fixes then, and the rescan skipped `skipped`
+ * directories (confirmed by one stat). */
+static void rescan_expecting(struct cg_watch *w, unsigned fixes, unsigned skipped)
+{
+	unsigned before = stats_of(w).rescan_skipped;
+
+	assert_int_equal(cg_watch_rescan(w), 0);
+	assert_int_equal(stats_of(w).rescan_fixes, fixes);
+	assert_int_equal(stats_of(w).rescan_skipped - before, skipped);
+	assert_watches_consistent(w);
+}
+
+/* The rescan's shortcut: a known leaf whose stat shows the same id and no
+ * subdirectory is not opened (rescan_skipped counts it). What changed
+ * unseen takes the full visit: a leaf removed and created again under its
+ * name, a subdirectory below a former leaf; a watch that want_watch() now
+ * wants is added (opened), one it no longer wants dropped (skipped). */
+static void test_rescan_unchanged(void **state)
+{
+	static const struct cg_watch_ops ops = { .added = choosy_added,
+						 .removed = choosy_removed,
+						 .want_watch = choosy_want };
+	char top[PATH_MAX], l[4][PATH_MAX], no[PATH_MAX], p[PATH_MAX], pc[PATH_MAX], sub[PATH_MAX];
+	uint64_t id_l[4], id_l1_new, id_sub;
+	struct cg_watch_opts o = {};
+	struct choosy c = {};
+	struct cg_watch *w;
+	unsigned asked;
+
+	FIXTURE();
+	mkcg(rel(top, sizeof(top), "fast"));
+	for (int i = 0; i < 4; i++)
+		id_l[i] = mkcg(rel(l[i], sizeof(l[i]), "fast/l%d", i));
+	mkcg(rel(no, sizeof(no), "fast/no"));
+	mkcg(rel(p, sizeof(p), "fast/p"));
+	mkcg(rel(pc, sizeof(pc), "fast/p/c"));
+	o.subtree = top;
+	assert_int_equal(cg_watch_new(&o, &ops, &c, &w), 0);
+	c.rec.w = w;
+	assert_int_equal(c.rec.n, 8);
+	assert_int_equal(stats_of(w).rescan_skipped, 0);
+	rec_reset(&c.rec);
+
+	/* Unchanged: the six leaves (l0-l3, no, p/c) by one stat each, and
+	 * want_watch() asked once per directory, as a full walk does. */
+	asked = c.asked;
+	rescan_expecting(w, 0, 6);
+	assert_int_equal(c.asked - asked, 8);
+	assert_int_equal(c.rec.n, 0);
+
+	/* (a) l1 removed and created again, its events lost: another id. */
+	rmcg(l[1]);
+	id_l1_new = mkcg(l[1]);
+	assert_true(id_l1_new != id_l[1]);
+	drop_events(w);
+	rescan_expecting(w, 2, 5);
+	assert_reported_once(&c.rec, false, id_l[1], l[1]);
+	assert_reported_once(&c.rec, true, id_l1_new, l[1]);
+	assert_true(rec_index(&c.rec, false, id_l[1]) < rec_index(&c.rec, true, id_l1_new));
+
+	/* (b) A subdirectory below the former leaf l2, its event lost; then
+	 * gone again unseen: l2 is a leaf again, skipped, and the sweep
+	 * removes what we knew below it. */
+	id_sub = mkcg(rel(sub, sizeof(sub), "fast/l2/sub"));
+	drop_events(w);
+	rescan_expecting(w, 3, 5);
+	assert_reported_once(&c.rec, true, id_sub, sub);
+	rmcg(sub);
+	drop_events(w);
+	rescan_expecting(w, 4, 6);
+	assert_reported_once(&c.rec, false, id_sub, sub);
+
+	/* (c) "no" wanted now: watched (opened, not skipped); then not again:
+	 * the watch goes without an open. */
+	c.watch_no = true;
+	rescan_expecting(w, 4, 5);
+	assert_int_equal(stats_of(w).not_wanted, 0);
+	assert_int_equal(stats_of(w).unwatched, 0);
+	c.watch_no = false;
+	rescan_expecting(w, 4, 6);
+	assert_int_equal(stats_of(w).not_wanted, 1);
+
+	assert_int_equal(c.rec.n, 4);
+	assert_int_equal(stats_of(w).cgroups, 8);
+	assert_int_equal(c.rec.path_of_mismatches, 0);
+
+	rmcg(pc);
+	rmcg(p);
+	rmcg(no);
+	for (int i = 0; i < 4; i++)
+		rmcg(l[i]);
+	rmcg(top);
+	drain(w);
+	assert_int_equal(stats_of(w).cgroups, 0);
+	cg_watch_free(w);
+	rec_free(&c.rec);
+}
+
 /* max_watches: never more watches than that; the rest is reported and found
  * by rescans; once the tree shrinks everything is watched again. */
 static void test_watch_cap(void **state)
@@ -1265,6 +1363,9 @@ static void test_plain_tree(void **state)
 	assert_int_equal(cgroup2_id_of("/a", &id_a), 0);
 	assert_int_equal(rec.n, 1);
 	assert_reported_once(&rec, true, id_a, "/a");
+	/* Inode number and link count mean the same here: the leaf /a (with a
+	 * file in it) is confirmed by its stat. */
+	assert_int_equal(stats_of(w).rescan_skipped, 1);
 
 	snprintf(p, sizeof(p), "%s/a/b", tmp);
 	assert_int_equal(mkdir(p, 0755), 0);
@@ -1384,6 +1485,7 @@ int main(void)
 		cmocka_unit_test(test_top_removed_and_recreated),
 		cmocka_unit_test(test_max_depth),
 		cmocka_unit_test(test_want_watch_and_refresh),
+		cmocka_unit_test(test_rescan_unchanged),
 		cmocka_unit_test(test_watch_cap),
 		cmocka_unit_test(test_plain_tree),
 	};
