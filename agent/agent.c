@@ -142,6 +142,8 @@ static void setup_selector(struct agent *a)
 
 static void add_output(struct agent *a, struct sink *s, enum record_output_id id)
 {
+	s->done = agent_row_done; /* rows may be queued: answered by the flush */
+	s->done_ctx = a;
 	a->outputs[a->nr_outputs++] = (struct agent_output){ s, id, s->ops->name };
 }
 
@@ -296,6 +298,9 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 	a->names = NULL;
 	free(a->vals);
 	a->vals = NULL;
+	free(a->pending);
+	a->pending = NULL;
+	a->nr_pending = a->cap_pending = 0;
 	a->cgroups_seen = a->finals_lost = a->resumed = a->gone_while_down = 0;
 	a->over_cap = a->evicted = 0;
 	adm_wait_clear(&a->waiting);

@@ -3,6 +3,8 @@
  * and a single cgroup's last rows when it stops being counted. */
 #include "agent/agent_int.h"
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +32,63 @@ struct row_events {
 	const struct derived_map *derived;
 };
 
+/* A row written (or queued) for an output, and what its answer needs: the
+ * totals stay valid until the outputs' flush (a->vals, a drained session's,
+ * or a removal's final read). */
+struct pending_row {
+	struct cg_record *r;
+	const struct agent_output *o;
+	const struct reading *totals;
+	int nr_events;
+	uint64_t now_ns;
+	enum collection_kind kind;
+};
+
+/* An output's answer for row p: written, its totals are the output's base;
+ * not, the counts go into the next row (a final row is retried or given
+ * up). */
+static void row_answered(struct agent *a, const struct pending_row *p, int result)
+{
+	struct cg_record *r = p->r;
+	uint32_t bit = 1u << p->o->id;
+
+	if (result == 0) {
+		record_commit(r, p->o->id, p->totals, p->nr_events, p->now_ns);
+		if (r->removed)
+			r->outputs_done |= bit;
+	} else if (r->removed && agent_final_failed(a, p->o, &r->out[p->o->id].final_tries, p->kind,
+						    "cgroup %s (id %llu)", log_name(r->path),
+						    (unsigned long long)r->id)) {
+		r->outputs_done |= bit;
+	}
+}
+
+/* Room for one more pending row; its index, or -ENOMEM. */
+static int pending_push(struct agent *a, const struct pending_row *p)
+{
+	if (a->nr_pending == a->cap_pending) {
+		int cap = a->cap_pending ? 2 * a->cap_pending : 256;
+		struct pending_row *n = realloc(a->pending, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		a->pending = n;
+		a->cap_pending = cap;
+	}
+	a->pending[a->nr_pending] = *p;
+	return a->nr_pending++;
+}
+
+void agent_row_done(void *ctx, const void *cookie, int result)
+{
+	struct agent *a = ctx;
+	uintptr_t idx = (uintptr_t)cookie;
+
+	/* Cookies are index + 1 (0 is "none"). */
+	if (idx >= 1 && idx <= (uintptr_t)a->nr_pending)
+		row_answered(a, &a->pending[idx - 1], result);
+}
+
 /* One row per output that still owes one. */
 static void emit(struct agent *a, struct cg_record *r, const struct reading *totals,
 		 const struct row_events *ev, const struct collection *col)
@@ -38,34 +97,35 @@ static void emit(struct agent *a, struct cg_record *r, const struct reading *tot
 
 	for (int i = 0; i < a->nr_outputs; i++) {
 		const struct agent_output *o = &a->outputs[i];
-		uint32_t bit = 1u << o->id;
+		const struct pending_row p = { r, o, totals, nr_events, col->now_ns, col->kind };
 		struct reading delta[READINGS_MAX_EVENTS];
 		struct sink_record rec;
+		int idx, ret;
 
-		if (r->removed && (r->outputs_done & bit))
+		if (r->removed && (r->outputs_done & (1u << o->id)))
 			continue;
 		record_row(r, o->id, totals, nr_events, col->now_ns, delta, &rec);
 		rec.time = col->now;
 		rec.event_names = ev->names;
 		rec.derived = ev->derived;
-		if (o->sink->ops->write(o->sink, &rec) == 0) {
-			record_commit(r, o->id, totals, nr_events, col->now_ns);
-			if (r->removed)
-				r->outputs_done |= bit;
-		} else if (r->removed &&
-			   agent_final_failed(a, o, &r->out[o->id].final_tries, col->kind,
-					      "cgroup %s (id %llu)", log_name(r->path),
-					      (unsigned long long)r->id)) {
-			r->outputs_done |= bit;
-		}
+		idx = pending_push(a, &p);
+		rec.cookie = idx < 0 ? NULL : (const void *)(uintptr_t)(idx + 1);
+		ret = o->sink->ops->write(o->sink, &rec);
+		if (ret == SINK_QUEUED)
+			continue;
+		if (idx >= 0 && idx == a->nr_pending - 1)
+			a->nr_pending--; /* answered now: the entry is free again */
+		row_answered(a, &p, ret);
 	}
 }
 
+/* Every queued row answered (sink.h: at the latest by flush). */
 static void flush_outputs(struct agent *a)
 {
 	for (int i = 0; i < a->nr_outputs; i++)
 		if (a->outputs[i].sink->ops->flush)
 			a->outputs[i].sink->ops->flush(a->outputs[i].sink);
+	a->nr_pending = 0;
 }
 
 /* Once per collection, after its rows: the outputs' bounded upkeep. */

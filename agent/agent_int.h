@@ -31,6 +31,7 @@
 #define AGENT_PROF_RETRY 6
 
 struct prog_profiler;
+struct pending_row; /* agent_collect.c */
 
 struct agent_output {
 	struct sink *sink;
@@ -62,6 +63,10 @@ struct agent {
 	bool sel_needs_names; /* name: patterns: containers wait for their names */
 	const char *include[CONFIG_MAX_PATTERNS], *exclude[CONFIG_MAX_PATTERNS];
 	struct reading *vals; /* cfg.cgroups.max * nr_events */
+	/* Rows an output queued (sink.h SINK_QUEUED), answered by the outputs'
+	 * flush: what each answer needs (agent_collect.c). */
+	struct pending_row *pending;
+	int nr_pending, cap_pending;
 	/* The persistent session (cfg.persist): its directory, held locked. */
 	char pin_dir[600];
 	int lock_fd, state_fd;
@@ -103,6 +108,8 @@ void agent_on_names(void *ctx, uint64_t id, const char *path, const struct cg_id
 		    const struct cg_metadata *meta);
 
 /* agent_collect.c */
+/* sink.done of every output: a queued row's answer. */
+void agent_row_done(void *ctx, const void *cookie, int result);
 /* What a read is, which decides what a failed final row means: at a
  * cgroup's removal (between intervals) or at the collection that finds a
  * BPF program gone it is not a retry; at each later collection it uses up

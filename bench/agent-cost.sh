@@ -153,11 +153,24 @@ release_session() {
 		note "cannot release instance $INSTANCE: $(tail -1 "$TMPD/agent.log")"
 }
 
+# wait_files N: until N CSV files exist (at most 60 s).
+wait_files() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ "$(find "$TMPD/csv" -name '*.csv' 2>/dev/null | wc -l)" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	note "only $(find "$TMPD/csv" -name '*.csv' | wc -l) of $1 files after 60 s"
+}
+
 # measure BINARY INTERVAL_S WINDOW_S LABEL: one row of the table.
 measure() {
 	local bin=$1 iv=$2 win=$3 label=$4 t0 t1 c0 c1 w0 w1 rows
 	start_agent "$bin" "${iv}s"
-	# Warm-up: the first interval creates the files.
+	# Warm-up: the first intervals create the files (at most 200 ms of
+	# creations per interval, CSV.md "First rows are budgeted"): steady
+	# state begins once every cgroup has its file.
+	wait_files "$N"
 	sleep $((2 * iv + 1)) & wait $!
 	t0=$(ticks "$AGENT_PID"); c0=$(oncpu_ns "$AGENT_PID"); w0=$(date +%s%N)
 	sleep "$win" & wait $!

@@ -8,6 +8,7 @@
  * CSV_SIZE_CHECK_ROWS rows. Without a watch (no inotify instance left) files
  * are opened per row and checked with fstat, as before. */
 #include "sink/csv_sink.h"
+#include "sink/csv_batch.h"
 #include "sink/csv_dir.h"
 #include "sink/csv_format.h"
 #include "sink/csv_retention.h"
@@ -36,6 +37,8 @@
 #define CSV_SIZE_CHECK_ROWS 16
 /* The rows found after a truncation, read back to put the header in front. */
 #define CSV_PREPEND_MAX (1 << 20)
+/* Rows appended per io_submit (csv_batch.h). */
+#define CSV_BATCH_ROWS 512
 
 /* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
 enum csv_failure {
@@ -72,6 +75,7 @@ struct csv_cgroup {
 	off_t size;
 	unsigned unchecked; /* rows since the size was looked at */
 	bool check_size; /* look at the next row (a writer closed the file) */
+	bool queued; /* a row of it waits in the batch */
 
 	int nr_events;
 	char *event_names[READINGS_MAX_EVENTS];
@@ -99,12 +103,21 @@ struct csv_sink {
 	struct csv_retention *retention;
 	struct csv_row row; /* scratch: the row being built */
 	struct csv_row out; /* scratch: header/repair + row, the bytes written */
+	/* Rows of kept files appended together (NULL: row by row), and for
+	 * each queued row its file and the record's cookie. */
+	struct csv_batch *batch;
+	struct csv_queued {
+		struct csv_cgroup *cg;
+		const void *cookie;
+	} queued[CSV_BATCH_ROWS];
 	struct csv_sink_stats stats;
 	struct csv_report reports[NR_FAILURES];
 	struct csv_report recovered; /* "writing again": unreported = failed rows before */
 };
 
 static const struct sink_ops csv_sink_ops;
+
+static void run_batch(struct csv_sink *s);
 
 static struct csv_sink *to_csv(struct sink *s)
 {
@@ -710,10 +723,10 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 	return -EAGAIN;
 }
 
-/* After a complete row of len bytes on a kept descriptor. O_APPEND leaves
- * the offset at the end of the file: short of where our rows would end,
- * someone truncated the file (copytruncate), and the rows since then lack
- * the header. Looked at every CSV_SIZE_CHECK_ROWS rows and after the
+/* After a complete row of len bytes on a kept descriptor. Only we append
+ * to the file: its end short of where our rows would end, someone truncated
+ * it (copytruncate), and the rows since then lack the header. (SEEK_END, not
+ * the offset: a batched append, like pwrite, leaves the offset alone.) Looked at every CSV_SIZE_CHECK_ROWS rows and after the
  * directory watch saw a writer close the file, not after every row (one
  * syscall per row was a fifth of the agent's time). Returns 0 or -errno. */
 static int check_size(struct csv_sink *s, struct csv_cgroup *cg, int fd, size_t len)
@@ -725,7 +738,7 @@ static int check_size(struct csv_sink *s, struct csv_cgroup *cg, int fd, size_t 
 		return 0;
 	cg->unchecked = 0;
 	cg->check_size = false;
-	end = lseek(fd, 0, SEEK_CUR);
+	end = lseek(fd, 0, SEEK_END);
 	if (end < 0)
 		return -errno;
 	if (end >= cg->size) {
@@ -775,34 +788,28 @@ static void put_fd(struct csv_sink *s, struct csv_cgroup *cg, int fd, bool row_w
 	close(fd);
 }
 
-/* Append one row (data, complete lines) to cg's file with one write() (a
- * second only to finish after a short write). On failure the file is left
- * as it was: a partial row is cut off again. */
-static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *data, size_t len)
+/* The bytes of a row in s->out: the header first into an empty file, else
+ * what closes an unfinished line; then the row. Returns 0 or -errno. */
+static int frame_row(struct csv_sink *s, struct csv_cgroup *cg, bool need_header, const char *data,
+		     size_t len)
 {
-	bool need_header = false;
-	off_t start;
-	size_t done;
-	int fd, r;
-
-	fd = get_fd(s, cg, &start, &need_header);
-	if (fd < 0)
-		return fd;
 	csv_row_clear(&s->out);
 	if (need_header)
 		csv_row_append(&s->out, cg->header.data, cg->header.len);
 	else
 		csv_row_append(&s->out, cg->repair, strlen(cg->repair));
 	csv_row_append(&s->out, data, len);
-	if (s->out.error) {
-		report(s, FAIL_RECORD, "cannot build a row for %s: %s", cg->file,
-		       strerror(-s->out.error));
-		put_fd(s, cg, fd, false);
-		return s->out.error;
-	}
+	return s->out.error;
+}
 
-	done = write_some(fd, s->out.data, s->out.len, &r);
-	if (done == s->out.len) {
+/* A row of len bytes went to fd: done of them, r the error if not all.
+ * start: the file's size before it when known from an fstat (else -1: the
+ * kept descriptor). On failure the file is left as it was: a partial row is
+ * cut off again. Returns 0 or -errno. */
+static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t start, size_t len,
+		      size_t done, int r)
+{
+	if (done == len) {
 		cg->known = true;
 		cg->repair[0] = '\0';
 		if (start >= 0) {
@@ -820,8 +827,8 @@ static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *dat
 	}
 	if (done > 0) {
 		/* Nobody else appends to our files, so the row began where the
-		 * offset is now, less what was written: cut it off there. */
-		off_t end = lseek(fd, 0, SEEK_CUR);
+		 * file ends now, less what was written: cut it off there. */
+		off_t end = lseek(fd, 0, SEEK_END);
 
 		s->stats.partial_rows++;
 		if (end < (off_t)done || ftruncate(fd, end - done) < 0) {
@@ -829,13 +836,35 @@ static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *dat
 			file_close(s, cg); /* the next open finds the unfinished line */
 		} else
 			put_fd(s, cg, fd, false);
-		report(s, FAIL_PARTIAL, "only %zu of %zu bytes of a row reached %s: %s", done,
-		       s->out.len, cg->file, strerror(-r));
+		report(s, FAIL_PARTIAL, "only %zu of %zu bytes of a row reached %s: %s", done, len,
+		       cg->file, strerror(-r));
 		return r;
 	}
 	report(s, failure_of_errno(r), "cannot write to %s: %s", cg->file, strerror(-r));
 	put_fd(s, cg, fd, false);
 	return r;
+}
+
+/* Append one row (data, complete lines) to cg's file with one write() (a
+ * second only to finish after a short write). */
+static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *data, size_t len)
+{
+	bool need_header = false;
+	off_t start;
+	size_t done;
+	int fd, r;
+
+	fd = get_fd(s, cg, &start, &need_header);
+	if (fd < 0)
+		return fd;
+	r = frame_row(s, cg, need_header, data, len);
+	if (r < 0) {
+		report(s, FAIL_RECORD, "cannot build a row for %s: %s", cg->file, strerror(-r));
+		put_fd(s, cg, fd, false);
+		return r;
+	}
+	done = write_some(fd, s->out.data, s->out.len, &r);
+	return row_finish(s, cg, fd, start, s->out.len, done, r);
 }
 
 /* ---- the directory watch ---------------------------------------------------- */
@@ -868,6 +897,7 @@ static void on_dir_changed(void *ctx, const char *name, enum csv_dir_change chan
  * left). Without a watch no descriptor is kept. */
 static void watch_read(struct csv_sink *s)
 {
+	run_batch(s); /* events may close descriptors queued rows use */
 	if (s->watch_fd < 0) {
 		int fd = csv_dir_watch_open(s->cfg.directory);
 
@@ -1039,11 +1069,79 @@ static int row_failed(struct csv_sink *s, int r)
 	return r;
 }
 
-/* Append the row in s->row to cg's file; after a final row cg is forgotten. */
-static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final)
+/* ---- batched rows (csv_batch.h) ------------------------------------------- */
+
+/* A queued row's write came back. */
+static void queued_done(void *ctx, unsigned idx, const char *data, size_t len, ssize_t res)
+{
+	struct csv_sink *s = ctx;
+	struct csv_cgroup *cg = s->queued[idx].cg;
+	size_t done = res > 0 ? (size_t)res : 0;
+	int r = res < 0 ? (int)res : 0;
+
+	cg->queued = false;
+	if (res >= 0 && done < len) /* short: the rest as write_some() would */
+		done += write_some(cg->fd, data + done, len - done, &r);
+	r = row_finish(s, cg, cg->fd, -1, len, done, r);
+	if (r < 0)
+		row_failed(s, r);
+	else
+		commit(s);
+	s->base.done(s->base.done_ctx, s->queued[idx].cookie, r);
+}
+
+/* Every queued row written and answered. Called before anything that may
+ * close or open files: a queued row holds its file's descriptor number. */
+static void run_batch(struct csv_sink *s)
 {
 	int r;
 
+	if (csv_batch_count(s->batch) == 0)
+		return;
+	r = csv_batch_run(s->batch, queued_done, s);
+	if (r < 0) {
+		log_warn("csv: batched appends failed (%s); writing row by row from now on",
+			 strerror(-r));
+		csv_batch_free(s->batch);
+		s->batch = NULL;
+	}
+}
+
+/* Queue the row in s->row for cg's kept file. Returns 0, or -errno when it
+ * is to be written now instead. */
+static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cookie)
+{
+	int idx;
+
+	/* BPF program rows are answered at once (agent_progs.c). */
+	if (!s->batch || !s->base.done || cg->fd < 0 || cg->queued || cg->prog)
+		return -EAGAIN;
+	if (frame_row(s, cg, false, s->row.data, s->row.len) < 0)
+		return -EAGAIN; /* the row by row path reports it */
+	idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
+	if (idx == -ENOSPC) {
+		run_batch(s);
+		if (!s->batch || cg->fd < 0)
+			return -EAGAIN;
+		idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
+	}
+	if (idx < 0)
+		return idx;
+	s->queued[idx] = (struct csv_queued){ cg, cookie };
+	cg->queued = true;
+	return 0;
+}
+
+/* Append the row in s->row to cg's file, or queue it (a kept file, not a
+ * final row, a writer that takes late answers); after a final row cg is
+ * forgotten. */
+static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, const void *cookie)
+{
+	int r;
+
+	if (cg->started && !final && queue_row(s, cg, cookie) == 0)
+		return SINK_QUEUED;
+	run_batch(s); /* what follows may open and close files */
 	if (!cg->started) {
 		/* A file's first row creates (or checks) it, which can cost a
 		 * millisecond on a busy file system: a first interval with
@@ -1090,7 +1188,7 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 		       r == -ERANGE ? "time out of range" : strerror(-r));
 		return row_failed(s, r);
 	}
-	return write_built(s, cg, rec->final);
+	return write_built(s, cg, rec->final, rec->cookie);
 }
 
 static int build_prog_row(struct csv_sink *s, const struct sink_prog_record *rec)
@@ -1150,7 +1248,14 @@ static int csv_sink_write_prog(struct sink *base, const struct sink_prog_record 
 		       r == -ERANGE ? "time out of range" : strerror(-r));
 		return row_failed(s, r);
 	}
-	return write_built(s, cg, rec->final);
+	return write_built(s, cg, rec->final, NULL);
+}
+
+/* After a collection's rows: their answers. */
+static int csv_sink_flush(struct sink *base)
+{
+	run_batch(to_csv(base));
+	return 0;
 }
 
 /* Once per collection: a bounded step of retention. */
@@ -1171,6 +1276,7 @@ static int csv_sink_reopen(struct sink *base)
 
 	/* Trust nothing remembered about the files: close them, look again at
 	 * the next row. */
+	run_batch(s);
 	files_drop_all(s, true);
 	if (s->watch_fd >= 0)
 		close(s->watch_fd);
@@ -1186,6 +1292,8 @@ static void csv_sink_free(struct sink *base)
 
 	if (!s)
 		return;
+	run_batch(s);
+	csv_batch_free(s->batch);
 	for (size_t b = 0; b < CSV_BUCKETS; b++) {
 		struct csv_cgroup *next;
 
@@ -1207,6 +1315,7 @@ static const struct sink_ops csv_sink_ops = {
 	.name = "csv",
 	.write = csv_sink_write,
 	.write_prog = csv_sink_write_prog,
+	.flush = csv_sink_flush,
 	.tick = csv_sink_tick,
 	.reopen = csv_sink_reopen,
 	.free = csv_sink_free,
@@ -1254,6 +1363,10 @@ int csv_sink_new(const struct csv_config *cfg, struct sink **ret)
 	}
 	s->max_fds = fd_bound();
 	s->watch_fd = -1;
+	r = csv_batch_new(CSV_BATCH_ROWS, &s->batch);
+	if (r < 0)
+		log_info("csv: no batched appends (Linux AIO: %s): one write() per row",
+			 strerror(-r));
 	watch_read(s);
 	*ret = &s->base;
 	return 0;

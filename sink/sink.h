@@ -40,6 +40,7 @@ struct sink_record {
 	                                      * the cgroup, then 2, ... (across agent restarts) */
 	bool final; /* the cgroup is gone: its last row */
 	struct timespec created; /* CLOCK_REALTIME when counting the cgroup started */
+	const void *cookie; /* handed back with a queued row's result (sink.done) */
 };
 
 /* A BPF program the agent logs (bpf_programs:), and one row of it: the
@@ -80,18 +81,28 @@ static inline bool sink_prog_record_valid(const struct sink_prog_record *r)
 
 struct sink;
 
+/* write() queued the row (CSV: appended with many others in one system
+ * call): its result comes through sink.done, at the latest from flush(). */
+#define SINK_QUEUED 1
+
+/* A queued row's result: 0 written, or negative errno, as write() would
+ * have returned; cookie is the record's. */
+typedef void (*sink_done_fn)(void *ctx, const void *cookie, int result);
+
 struct sink_ops {
 	const char *name;
 	/* Write (or queue) one row. 0: written, the agent advances this
 	 * output's last-written totals; negative errno: not written, counted and
 	 * reported by the output itself (rate-limited), the counts go into the
-	 * next row. */
+	 * next row; SINK_QUEUED (only when sink.done is set, never for a final
+	 * row): the same answer comes later through sink.done. */
 	int (*write)(struct sink *s, const struct sink_record *r);
 	/* The same for a BPF program's row. Optional: outputs without it
 	 * (Prometheus) get no BPF program rows. */
 	int (*write_prog)(struct sink *s, const struct sink_prog_record *r);
 	/* Called after rows: once per collection, and after the final rows of a
-	 * cgroup removed between collections (flush, ...). Optional. */
+	 * cgroup removed between collections. Every queued row's result is in
+	 * when it returns. Optional. */
 	int (*flush)(struct sink *s);
 	/* Called once per collection (interval), after flush: upkeep with
 	 * bounded work (CSV retention). Optional. */
@@ -103,4 +114,8 @@ struct sink_ops {
 
 struct sink {
 	const struct sink_ops *ops;
+	/* Set by a writer that can take results later (the agent): outputs
+	 * may then queue rows. NULL: every write() answers at once. */
+	sink_done_fn done;
+	void *done_ctx;
 };
