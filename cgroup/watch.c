@@ -668,7 +668,8 @@ static int visit_unchanged(struct cg_watch *w, struct node *n, int dfd, const ch
 			unwatch_node(w, n);
 	}
 	n->mark = w->generation;
-	w->stats.rescan_skipped++;
+	if (by_rescan)
+		w->stats.rescan_skipped++;
 	return 1;
 }
 

@@ -89,7 +89,7 @@ struct cg_watch_stats {
 	                     * so never reported (a lower bound: see docs/WATCH.md) */
 	unsigned skipped; /* times a directory could not be read (permission, fd or path
 	                     * length limits); rescans try again */
-	unsigned rescan_skipped; /* directories a walk confirmed unchanged by one stat (a
+	unsigned rescan_skipped; /* directories a rescan confirmed unchanged by one stat (a
 	                     * known leaf, same id, no subdirectory): not opened or read */
 };
 void cg_watch_get_stats(const struct cg_watch *w, struct cg_watch_stats *ret);

@@ -101,8 +101,6 @@ int csv_batch_add(struct csv_batch *b, int fd, const char *data, size_t len)
 {
 	int r;
 
-	if (!b->ctx)
-		return -EIO; /* destroyed after a failed wait */
 	if (b->nr == b->max)
 		return -ENOSPC;
 	r = reserve(b, len);

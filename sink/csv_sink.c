@@ -37,8 +37,9 @@
 #define CSV_SIZE_CHECK_ROWS 16
 /* The rows found after a truncation, read back to put the header in front. */
 #define CSV_PREPEND_MAX (1 << 20)
-/* Rows appended per io_submit (csv_batch.h). */
-#define CSV_BATCH_ROWS 512
+/* Rows appended per io_submit (csv_batch.h). Each agent takes as many from
+ * the host's fs.aio-max-nr (65536 by default, shared with tenants' databases). */
+#define CSV_BATCH_ROWS 256
 
 /* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
 enum csv_failure {
@@ -47,6 +48,7 @@ enum csv_failure {
 	FAIL_PARTIAL, /* a row only partly written */
 	FAIL_OPEN, /* open/fstat/read of the file */
 	FAIL_ROTATE, /* rename/unlink while rotating */
+	FAIL_TRUNCATED, /* looking at (or repairing) a file after a truncation */
 	FAIL_WRITE, /* any other write() error */
 	FAIL_RECORD, /* the record itself is unusable */
 	NR_FAILURES,
@@ -290,6 +292,8 @@ static int cgroup_set_events(struct csv_sink *s, struct csv_cgroup *cg, int nr,
 	struct csv_row header = CSV_ROW_INIT;
 	int r = 0;
 
+	if (cg->queued)
+		run_batch(s); /* the file is closed below: its queued row first */
 	for (int i = 0; i < nr; i++) {
 		new_names[i] = strdup(names[i]);
 		if (!new_names[i]) {
@@ -598,34 +602,6 @@ static size_t write_some(int fd, const char *buf, size_t len, int *ret_err)
 	return done;
 }
 
-/* fd's file holds size bytes of our rows and no header: someone truncated
- * it (copytruncate) and only we wrote to it since. Put the header in front
- * of those rows. Returns 0 or -errno (-EFBIG: too much to read back). */
-static int prepend_header(struct csv_cgroup *cg, int fd, off_t size)
-{
-	size_t len = cg->header.len + (size_t)size, done;
-	char *buf;
-	int r;
-
-	if (size > CSV_PREPEND_MAX)
-		return -EFBIG;
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, cg->header.data, cg->header.len);
-	r = size > 0 ? pread_all(fd, buf + cg->header.len, (size_t)size, 0) : 0;
-	if (r == 0 && ftruncate(fd, 0) < 0)
-		r = -errno;
-	if (r == 0) {
-		done = write_some(fd, buf, len, &r);
-		cg->size = (off_t)done;
-		if (done != len && r == 0)
-			r = -EIO;
-	}
-	free(buf);
-	return r;
-}
-
 /* Open cg's file ready for the next row. *ret_need_header: the file is
  * empty. A file with another header is rotated away first (never mix
  * headers); an unfinished last line is cut off. */
@@ -723,22 +699,80 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 	return -EAGAIN;
 }
 
-/* After a complete row of len bytes on a kept descriptor. Only we append
- * to the file: its end short of where our rows would end, someone truncated
- * it (copytruncate), and the rows since then lack the header. (SEEK_END, not
- * the offset: a batched append, like pwrite, leaves the offset alone.) Looked at every CSV_SIZE_CHECK_ROWS rows and after the
- * directory watch saw a writer close the file, not after every row (one
- * syscall per row was a fifth of the agent's time). Returns 0 or -errno. */
-static int check_size(struct csv_sink *s, struct csv_cgroup *cg, int fd, size_t len)
+/* cg's file holds size bytes of our rows and no header (emptied by path,
+ * rows written since). Header and rows go into a new file renamed over it:
+ * a failure or a crash leaves the file as it was. Its descriptor becomes
+ * the kept one. Returns 0 or -errno (-EFBIG: more than CSV_PREPEND_MAX). */
+static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
 {
-	off_t end;
+	const int flags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	size_t len = cg->header.len + (size_t)size;
+	char *tmp = NULL, *buf = NULL;
+	struct stat st;
+	int fd = -1, r;
 
-	cg->size += (off_t)len;
-	if (++cg->unchecked < CSV_SIZE_CHECK_ROWS && !cg->check_size)
-		return 0;
+	if (size > CSV_PREPEND_MAX)
+		return -EFBIG;
+	buf = malloc(len);
+	if (!buf || asprintf(&tmp, "%s.tmp", cg->file) < 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	memcpy(buf, cg->header.data, cg->header.len);
+	r = pread_all(cg->fd, buf + cg->header.len, (size_t)size, 0);
+	if (r == 0) {
+		(void)unlink(tmp); /* left by a crash: the directory is ours alone */
+		fd = open(tmp, flags, FILE_MODE);
+		r = fd < 0 ? -errno : 0;
+	}
+	if (r == 0 && fchmod(fd, FILE_MODE) < 0)
+		r = -errno;
+	if (r == 0 && write_some(fd, buf, len, &r) != len && r == 0)
+		r = -EIO;
+	if (r == 0 && (fstat(fd, &st) < 0 || rename(tmp, cg->file) < 0))
+		r = -errno;
+	if (r < 0 && fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	} else if (r == 0) {
+		close(cg->fd);
+		cg->fd = fd;
+		cg->dev = st.st_dev;
+		cg->ino = st.st_ino;
+		cg->size = (off_t)len;
+	}
+	free(buf);
+	free(tmp);
+	return r;
+}
+
+/* A kept file's end is looked at before a row every CSV_SIZE_CHECK_ROWS
+ * rows, and after the directory watch saw a writer close the file (a
+ * truncation through a descriptor, copytruncate's, is followed by its
+ * close), not before every row: one syscall per row was a fifth of the
+ * agent's time. */
+static bool end_due(const struct csv_cgroup *cg)
+{
+	return cg->check_size || cg->unchecked >= CSV_SIZE_CHECK_ROWS;
+}
+
+/* Before a row on cg's kept descriptor: where does the file end? Where our
+ * rows ended: nothing happened. At 0: emptied (copytruncate), the row starts
+ * with the header (*ret_need_header). Short but still starting with our
+ * header: cut by someone (truncate -s N); an unfinished last line is cut
+ * off. Short without it: emptied by path (truncate(2), seen by the periodic
+ * look only) and our rows written since: they get the header back. Longer:
+ * someone appended; taken as it is. (SEEK_END, not the offset: a batched
+ * append, like pwrite, leaves the offset alone.) Returns 0 or -errno. */
+static int check_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_header)
+{
+	off_t end = lseek(cg->fd, 0, SEEK_END);
+	bool header_ok = false;
+	char last;
+	int r;
+
 	cg->unchecked = 0;
 	cg->check_size = false;
-	end = lseek(fd, 0, SEEK_END);
 	if (end < 0)
 		return -errno;
 	if (end >= cg->size) {
@@ -747,7 +781,22 @@ static int check_size(struct csv_sink *s, struct csv_cgroup *cg, int fd, size_t 
 	}
 	s->stats.external_rotations++;
 	log_info("csv: %s was truncated; continuing in it", log_name(cg->file));
-	return prepend_header(cg, fd, end);
+	cg->size = end;
+	if (end == 0) {
+		*ret_need_header = true;
+		return 0;
+	}
+	r = file_has_header(cg->fd, &cg->header, &header_ok);
+	if (r < 0 || !header_ok)
+		return r < 0 ? r : rewrite_with_header(cg, end);
+	r = pread_all(cg->fd, &last, 1, end - 1);
+	if (r == 0 && last != '\n') {
+		r = cut_unfinished_line(s, cg, cg->fd, end);
+		cg->size = lseek(cg->fd, 0, SEEK_END);
+		if (r == 0 && cg->size < 0)
+			r = -errno;
+	}
+	return r;
 }
 
 /* A descriptor for cg's file: the kept one, or one opened now.
@@ -815,11 +864,9 @@ static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t s
 		if (start >= 0) {
 			cg->size = start + done;
 			put_fd(s, cg, fd, true);
-		} else if ((r = check_size(s, cg, fd, done)) < 0) {
-			/* fd is the kept one: file_close() closes it. */
-			report(s, failure_of_errno(r), "cannot repair truncated %s: %s", cg->file,
-			       strerror(-r));
-			file_close(s, cg);
+		} else {
+			cg->size += (off_t)done;
+			cg->unchecked++;
 		}
 		if (s->cfg.max_size && (uint64_t)cg->size > s->cfg.max_size)
 			(void)rotate_files(s, cg); /* reported inside; the row is written */
@@ -857,6 +904,16 @@ static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *dat
 	fd = get_fd(s, cg, &start, &need_header);
 	if (fd < 0)
 		return fd;
+	if (start < 0 && end_due(cg)) {
+		r = check_end(s, cg, &need_header);
+		if (r < 0) {
+			report(s, FAIL_TRUNCATED, "cannot look at %s after a truncation: %s",
+			       cg->file, strerror(-r));
+			file_close(s, cg); /* the next open looks at it from scratch */
+			return r;
+		}
+		fd = cg->fd; /* a rewrite replaced it */
+	}
 	r = frame_row(s, cg, need_header, data, len);
 	if (r < 0) {
 		report(s, FAIL_RECORD, "cannot build a row for %s: %s", cg->file, strerror(-r));
@@ -1087,7 +1144,8 @@ static void queued_done(void *ctx, unsigned idx, const char *data, size_t len, s
 		row_failed(s, r);
 	else
 		commit(s);
-	s->base.done(s->base.done_ctx, s->queued[idx].cookie, r);
+	if (s->base.done)
+		s->base.done(s->base.done_ctx, s->queued[idx].cookie, r);
 }
 
 /* Every queued row written and answered. Called before anything that may
@@ -1113,8 +1171,10 @@ static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cook
 {
 	int idx;
 
-	/* BPF program rows are answered at once (agent_progs.c). */
-	if (!s->batch || !s->base.done || cg->fd < 0 || cg->queued || cg->prog)
+	/* BPF program rows are answered at once (agent_progs.c); a row whose
+	 * file's end is due a look goes the row by row way, which looks. */
+	if (!s->batch || !s->base.done || !cookie || cg->fd < 0 || cg->queued || cg->prog ||
+	    end_due(cg))
 		return -EAGAIN;
 	if (frame_row(s, cg, false, s->row.data, s->row.len) < 0)
 		return -EAGAIN; /* the row by row path reports it */
@@ -1365,7 +1425,8 @@ int csv_sink_new(const struct csv_config *cfg, struct sink **ret)
 	s->watch_fd = -1;
 	r = csv_batch_new(CSV_BATCH_ROWS, &s->batch);
 	if (r < 0)
-		log_info("csv: no batched appends (Linux AIO: %s): one write() per row",
+		log_warn("csv: no batched appends (Linux AIO: %s): one write() per row, about "
+			 "twice the CPU time per row",
 			 strerror(-r));
 	watch_read(s);
 	*ret = &s->base;

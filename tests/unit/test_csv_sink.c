@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1311,9 +1312,10 @@ static void test_copytruncate(void **state)
 	free(dir);
 }
 
-/* truncate(2) by path closes nothing: the size is looked at every
- * CSV_SIZE_CHECK_ROWS (16) rows, and then the header goes in front of every
- * row written since the truncation. */
+/* truncate(2) by path closes nothing: the file's end is looked at before
+ * every 17th row (CSV_SIZE_CHECK_ROWS rows after the last look), and then
+ * the header goes in front of every row written since the truncation, in a
+ * new file renamed over the old one (the row that found it follows). */
 static void test_truncate_by_path(void **state)
 {
 	char *dir = make_tmpdir(), *file = file_of(dir, "/tp");
@@ -1324,7 +1326,7 @@ static void test_truncate_by_path(void **state)
 	feed_init(&f, 32, "/tp");
 	assert_int_equal(feed_step(s, &f, 5, false), 0);
 	assert_int_equal(truncate(file, 0), 0);
-	while (stats_of(s).external_rotations == 0 && steps < 16) {
+	while (stats_of(s).external_rotations == 0 && steps < 17) {
 		assert_int_equal(feed_step(s, &f, 2, false), 0);
 		steps++;
 	}
@@ -1365,6 +1367,133 @@ static void test_truncate_within_a_collection(void **state)
 	s->ops->free(s);
 	remove_tree(dir);
 	free(file);
+	free(dir);
+}
+
+/* Cut to a non-zero size through a descriptor (an admin's truncate -s):
+ * the file still starts with the header, so none is added; the rows go on
+ * after what is left. */
+static void test_truncate_to_a_row(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/nz"), *content, *nl;
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	off_t keep;
+	int fd;
+
+	feed_init(&f, 35, "/nz");
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(feed_step(s, &f, 5, false), 0);
+	content = read_file(file, NULL);
+	nl = strchr(strchr(content, '\n') + 1, '\n'); /* the header and one row */
+	keep = nl + 1 - content;
+	free(content);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, keep), 0);
+	close(fd);
+	assert_int_equal(feed_step(s, &f, 7, false), 0);
+	assert_int_equal(stats_of(s).external_rotations, 1);
+	assert_one_header(file, 5 + 7, 2);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* sink.done counting answers: the cookie is the answer count of a row. */
+static void count_answer(void *ctx, const void *cookie, int result)
+{
+	(void)ctx;
+	if (result == 0)
+		(*(int *)cookie)++;
+}
+
+/* Queued as the agent has it, in batches larger than one (512 rows per
+ * io_submit): every row answered exactly once, at the latest by the flush,
+ * some already inside write() when a batch filled; a row without a cookie
+ * is answered at once. */
+static void test_batches(void **state)
+{
+	enum {
+		N = 700,
+		COLLECTIONS = 3
+	};
+	static const char *const ev[] = { "cycles" };
+	static int answers[N];
+	char *dir = make_tmpdir();
+	struct sink *s = new_sink(dir, 0, 3);
+	struct reading totals[1], delta[1] = { { 3, 10, 10 } };
+	struct sink_cgroup cg[N];
+	char paths[N][16];
+	int queued = 0;
+
+	struct rlimit rl;
+
+	/* As the agent does: files kept open up to half of the soft limit. */
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = rl.rlim_max;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	s->ops->free(s);
+	s = new_sink(dir, 0, 3);
+	s->done = count_answer;
+	memset(answers, 0, sizeof(answers));
+	for (int c = 0; c < COLLECTIONS; c++) {
+		for (int i = 0; i < N; i++) {
+			struct sink_record rec = { .cgroup = &cg[i],
+						   .nr_events = 1,
+						   .event_names = ev,
+						   .totals = totals,
+						   .delta = delta,
+						   .interval_known = true,
+						   .interval_ms = 10000,
+						   /* first rows: each its own batch,
+						    * never past the creation budget */
+						   .time = { T0 + 10 * c, c ? 0 : i },
+						   .cookie = &answers[i] };
+			int r;
+
+			snprintf(paths[i], sizeof(paths[i]), "/b%d", i);
+			cg[i] = (struct sink_cgroup){ .id = 1000 + i,
+						      .path = paths[i],
+						      .kind = "other" };
+			r = s->ops->write(s, &rec);
+			if (r == 0)
+				answers[i]++;
+			queued += r == SINK_QUEUED;
+			assert_true(r == 0 || r == SINK_QUEUED);
+		}
+		assert_int_equal(s->ops->flush(s), 0);
+		for (int i = 0; i < N; i++)
+			assert_int_equal(answers[i], c + 1);
+	}
+	/* First rows are written at once, and a row whose file's end is due a
+	 * look (every 17th of a file); the others queued: more than a batch
+	 * per collection, so a full batch was answered inside write(). */
+	assert_true(queued > N * (COLLECTIONS - 1) * 15 / 16);
+	assert_true(queued / (COLLECTIONS - 1) > 512);
+	for (int i = 0; i < N; i += 99) {
+		char *file = file_of(dir, paths[i]);
+		size_t rows;
+
+		assert_int_equal(column_sum(file, "cycles", &rows), 3 * COLLECTIONS);
+		assert_int_equal(rows, COLLECTIONS);
+		free(file);
+	}
+	{
+		struct sink_record rec = { .cgroup = &cg[0],
+					   .nr_events = 1,
+					   .event_names = ev,
+					   .totals = totals,
+					   .delta = delta,
+					   .interval_known = true,
+					   .interval_ms = 10000,
+					   .time = { T0 + 100, 0 } };
+
+		assert_int_equal(s->ops->write(s, &rec), 0);
+	}
+	s->ops->free(s);
+	remove_tree(dir);
 	free(dir);
 }
 
@@ -1569,6 +1698,50 @@ static void test_disk_full(void **state)
 	tiny_fs_umount(&t);
 }
 
+/* A truncation by path found while the disk is full: the rows written since
+ * cannot get their header back (the copy does not fit) and stay where they
+ * are, not lost; the row that found it is not written (its counts go into
+ * the next); with room again the headerless file is rotated away whole and
+ * a new one starts with the header. */
+static void test_truncate_repair_disk_full(void **state)
+{
+	struct tiny_fs t;
+	struct sink *s;
+	struct feed f;
+	char *file, *old, *tmp, *before, *after;
+
+	if (!tiny_fs_mount(&t)) {
+		remove_tree(t.dir);
+		unit_skip("mounting a tiny tmpfs (a full disk) needs root");
+	}
+	s = new_sink(t.csv, 0, 3);
+	feed_init(&f, 48, "/rf");
+	file = file_of(t.csv, "/rf");
+	old = rotated(file, 1);
+	assert_true(asprintf(&tmp, "%s.tmp", file) > 0);
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	assert_int_equal(truncate(file, 0), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(feed_step(s, &f, 10, false), 0);
+	before = read_file(file, NULL);
+	tiny_fs_fill(&t);
+	close(open(file, O_WRONLY | O_CLOEXEC)); /* a writer's close: looked at */
+	assert_true(feed_step(s, &f, 10, false) < 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	assert_int_equal(unlink(t.filler), 0);
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	after = read_file(old, NULL);
+	assert_string_equal(after, before);
+	assert_one_header(file, 11, 1);
+	s->ops->free(s);
+	free(before);
+	free(after);
+	free(file);
+	free(old);
+	free(tmp);
+	tiny_fs_umount(&t);
+}
+
 /* stderr of the calls between capture_begin() and capture_end(). */
 static int saved_stderr = -1;
 static char capture_path[64];
@@ -1736,9 +1909,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_copytruncate, teardown),
 		cmocka_unit_test_teardown(test_truncate_by_path, teardown),
 		cmocka_unit_test_teardown(test_truncate_within_a_collection, teardown),
+		cmocka_unit_test_teardown(test_truncate_to_a_row, teardown),
+		cmocka_unit_test_teardown(test_batches, teardown),
 		cmocka_unit_test_teardown(test_header_change_and_restart, teardown),
 		cmocka_unit_test_teardown(test_unfinished_line, teardown),
 		cmocka_unit_test_teardown(test_disk_full, teardown),
+		cmocka_unit_test_teardown(test_truncate_repair_disk_full, teardown),
 		cmocka_unit_test_teardown(test_failure_rate_limit, teardown),
 		cmocka_unit_test_teardown(test_one_write_per_row, teardown),
 	};
