@@ -5,6 +5,7 @@
 #include "agent/config_selector.h"
 #include "agent/metadata_roots.h"
 #include "agent/name_lookup.h"
+#include "bpf/cpuhp_notify.h"
 #include "cgroup/cgroup2.h"
 #include "events/event_probe.h"
 #include "sink/csv_sink.h"
@@ -285,6 +286,8 @@ static void agent_stop(struct agent *a, enum stop_mode mode)
 	a->watch = NULL;
 	close_outputs(a);
 	agent_progs_stop(a);
+	cpuhp_notify_close(a->cpuhp);
+	a->cpuhp = NULL;
 	persist_close(a, mode == STOP_FINAL);
 	if (kept)
 		log_info(
@@ -378,6 +381,12 @@ static int agent_start(struct agent *a)
 	if (r < 0)
 		return r;
 	counter_enable(a->counter);
+	/* Before the BPF programs are looked at: its program is cgperf's own. */
+	r = cpuhp_notify_open(&a->cpuhp);
+	if (r < 0)
+		log_info("no CPU hotplug notification (%s): the online CPUs are read every "
+			 "%d ms",
+			 strerror(-r), CPU_CHECK_MS);
 	r = agent_progs_start(a);
 	if (r < 0)
 		return r;
@@ -470,6 +479,15 @@ static int reload(struct agent *a, const struct agent_opts *o)
 	return 0;
 }
 
+/* The CPU check's descriptor was readable: drained, whether the online
+ * CPUs are worth reading (the list is read after the drain). */
+static bool cpus_changed(struct agent *a, int timer_fd)
+{
+	if (a->cpuhp)
+		return cpuhp_notify_drain(a->cpuhp) != 0;
+	return timer_drain(timer_fd);
+}
+
 enum {
 	FD_SIGNAL,
 	FD_INTERVAL,
@@ -490,7 +508,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 	int rescan_fd = timer_relative(a->cfg.cgroups.rescan_interval_ms / 1000.0, false);
 	int end_fd = o->duration_s > 0 ? timer_relative(o->duration_s, false) : -1;
 	/* A CPU that came online is counted within a second, not at the next
-	 * interval's sync (counter_follow_cpus). */
+	 * interval's sync (counter_follow_cpus): notified (a->cpuhp), or else
+	 * checked every second. */
 	int cpus_fd = timer_relative(CPU_CHECK_MS / 1000.0, true);
 	int rc = EXIT_OK;
 
@@ -509,7 +528,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			[FD_WATCH] = { a->watch ? cg_watch_fd(a->watch) : -1, POLLIN, 0 },
 			[FD_SYSLOG] = { -1, 0, 0 },
 			[FD_NAMES] = { a->names ? name_lookup_fd(a->names) : -1, POLLIN, 0 },
-			[FD_CPUS] = { cpus_fd, POLLIN, 0 },
+			[FD_CPUS] = { a->cpuhp ? cpuhp_notify_fd(a->cpuhp) : cpus_fd, POLLIN, 0 },
 		};
 		if (a->syslog)
 			p[FD_SYSLOG] = (struct pollfd){ syslog_sink_fd(a->syslog), POLLIN, 0 };
@@ -525,7 +544,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			cg_watch_process(a->watch);
 		if (p[FD_NAMES].revents & POLLIN)
 			name_lookup_collect(a->names, agent_on_names, a);
-		if (p[FD_CPUS].revents & POLLIN && timer_drain(cpus_fd) && a->counter)
+		if (p[FD_CPUS].revents & POLLIN && cpus_changed(a, cpus_fd) && a->counter)
 			(void)counter_follow_cpus(a->counter); /* the next sync reports */
 		if (p[FD_INTERVAL].revents & POLLIN) {
 			uint64_t ticks;

@@ -32,6 +32,7 @@
 
 struct prog_profiler;
 struct pending_row; /* agent_collect.c */
+struct cpuhp_notify;
 
 struct agent_output {
 	struct sink *sink;
@@ -46,6 +47,8 @@ struct agent {
 	int nr_events;
 	struct derived_map derived; /* which events feed which derived metric */
 	struct counter *counter;
+	/* Wakes the loop when CPUs go on- or offline; NULL: read every second. */
+	struct cpuhp_notify *cpuhp;
 	struct cg_watch *watch;
 	struct agent_output outputs[AGENT_MAX_OUTPUTS];
 	int nr_outputs;

@@ -7,6 +7,7 @@
  * again is attached again at the next collection (its runs before that are
  * in `runs`, not in `counted_runs`). */
 #include "agent/agent_int.h"
+#include "bpf/cpuhp_notify.h"
 #include "agent/prof_rule.h"
 #include "bpf/probe.h"
 #include "bpf/prog_profiler.h"
@@ -21,7 +22,10 @@ int agent_prof_events(const struct agent *a)
 static int read_own_ids(struct agent *a)
 {
 	int r = counter_prog_ids(a->counter, a->own_ids, &a->nr_own);
+	uint32_t notify_id = cpuhp_notify_prog_id(a->cpuhp);
 
+	if (r == 0 && notify_id && a->nr_own < COUNTER_MAX_PROGS)
+		a->own_ids[a->nr_own++] = notify_id;
 	if (r < 0)
 		log_warn("bpf_programs: cannot tell cgperf's own BPF programs: %s; not counting "
 			 "events inside programs, logging run counts and run time only",
