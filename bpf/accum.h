@@ -66,6 +66,9 @@ int accum_clear(struct accum *a, int slot);
 int accum_clear_unused(struct accum *a, bool (*in_use)(void *ctx, int slot), void *ctx);
 
 /* Sums over CPUs: one slot (one without a value has counted nothing), or
- * slots [0, nr_slots) into ret_vals[slot * nr_events + event]. */
+ * slots [0, nr_slots) into ret_vals[slot * nr_events + event]. The one
+ * exception to "ret_* untouched on failure": accum_read_all() sums straight
+ * into ret_vals, and a failed read leaves it partly written (a copy would
+ * double the largest buffer of a many-CPU host; callers drop the whole read). */
 int accum_read(struct accum *a, int slot, struct reading *ret_vals);
 int accum_read_all(struct accum *a, int nr_slots, struct reading *ret_vals);

@@ -43,7 +43,6 @@ struct counter {
 	int nr_possible; /* per-CPU map values come for every possible CPU */
 	struct slot_table *slots;
 	int sync_fd; /* the program test_run syncs run (tp mode) */
-	int gen_fd; /* tp mode: the follower's filter_gen map */
 	struct filter_gen gen;
 	bool adopted; /* opened from pins */
 	char pin_dir[600]; /* persistent: where it is pinned */
@@ -266,11 +265,10 @@ static void unload_programs(struct counter *c)
 		close(c->filter_fd);
 		close(c->accum_fd);
 		close(c->sync_fd);
-		if (c->gen_fd >= 0)
-			close(c->gen_fd);
+		if (c->gen.fd >= 0)
+			close(c->gen.fd);
 	}
-	c->filter_fd = c->accum_fd = c->sync_fd = c->gen_fd = -1;
-	c->gen.fd = -1;
+	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
 }
 
 static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
@@ -295,13 +293,14 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 
 /* An add that was rolled back after its key went live: wait out running
  * programs (sync), then clear what they added. */
-static void reset_slot(void *ctx, int slot)
+static int reset_slot(void *ctx, int slot)
 {
 	struct counter *c = ctx;
+	int r = counter_sync(c);
 
-	counter_sync(c);
-	filter_gen_released(&c->gen);
-	accum_clear(&c->acc, slot);
+	if (r == 0)
+		r = filter_gen_released(&c->gen);
+	return r < 0 ? r : accum_clear(&c->acc, slot);
 }
 
 static int online_signature(const struct counter *c, uint32_t *ret)
@@ -329,7 +328,7 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	c->filter = filter;
 	c->nr_events = nr_events;
 	c->max_slots = max_slots;
-	c->filter_fd = c->accum_fd = c->sync_fd = c->gen_fd = c->gen.fd = -1;
+	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
 	/* Without it the check opens the file each time (online_signature). */
 	c->online_fd = cpus_online_open();
 	online_signature(c, &c->cpus_sig);
@@ -399,11 +398,13 @@ static int open_pins(struct counter *c, const char *dir, uint32_t layout)
 	/* Layouts before 5 have none (they are only drained). A session
 	 * that says 5 without one is not one this cgperf can run. */
 	if (r == 0 && layout >= 5) {
-		r = session_pin_get(dir, "map_filter_gen", &c->gen_fd);
+		int fd = -1;
+
+		r = session_pin_get(dir, "map_filter_gen", &fd);
 		r = r == -ENOENT ? -ESTALE : r;
+		if (r == 0 && (r = filter_gen_open(&c->gen, fd)) < 0)
+			close(fd);
 	}
-	if (r == 0)
-		r = filter_gen_open(&c->gen, c->gen_fd);
 	if (r == 0) {
 		c->adopted = true;
 		c->mode = FOLLOWER_TP;

@@ -199,8 +199,8 @@ static int add_in(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
 		t->publish(t->ctx, key, NULL);
 		republish_descendants(t, key);
 		t->slots[slot].state = before;
-		if (published && before == SLOT_FREE && t->reset)
-			t->reset(t->ctx, slot);
+		if (published && before == SLOT_FREE && t->reset && t->reset(t->ctx, slot) < 0)
+			t->slots[slot].state = SLOT_DRAINING; /* out of use */
 		return r;
 	}
 	t->used++;

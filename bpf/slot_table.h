@@ -41,8 +41,10 @@ void slot_table_release_slot(struct slot_table *t, int slot);
 
 /* Called when an add is rolled back after its key was already published:
  * counts may have landed in the slot meanwhile; the callee clears it (wait
- * for running programs, zero) before the slot is reused. Optional. */
-typedef void (*slot_reset_fn)(void *ctx, int slot);
+ * for running programs, zero) before the slot is reused. Returns 0 or
+ * -errno: a slot that could not be cleared stays out of use (its counts
+ * would go to the next owner). Optional. */
+typedef int (*slot_reset_fn)(void *ctx, int slot);
 void slot_table_set_reset(struct slot_table *t, slot_reset_fn reset);
 
 int slot_table_lookup(const struct slot_table *t, uint64_t key); /* slot or -ENOENT */

@@ -154,11 +154,12 @@ static void test_churn(void **state)
 	slot_table_free(t);
 }
 
-static int reset_calls, reset_slot_seen;
-static void on_reset(void *ctx, int slot)
+static int reset_calls, reset_slot_seen, reset_result;
+static int on_reset(void *ctx, int slot)
 {
 	reset_calls++;
 	reset_slot_seen = slot;
+	return reset_result;
 }
 
 /* Adding an ancestor that would push a monitored descendant past
@@ -171,6 +172,7 @@ static void test_rollback_resets_slot(void **state)
 	int slot;
 
 	reset_calls = 0;
+	reset_result = 0;
 	assert_int_equal(slot_table_new(32, publish, NULL, &t), 0);
 	slot_table_set_reset(t, on_reset);
 	anc[0] = 50; /* not monitored yet */
@@ -185,6 +187,14 @@ static void test_rollback_resets_slot(void **state)
 	assert_int_equal(slot_table_lookup(t, 50), -ENOENT);
 	assert_null(published(50));
 	assert_int_equal(published(999)->nr, CGPERF_MAX_NEST);
+	assert_true(slot_table_is_free(t, reset_slot_seen));
+	/* A slot that cannot be cleared is not handed to the next owner. */
+	reset_result = -EIO;
+	assert_int_equal(slot_table_add(t, 50, NULL, 0, &slot), -E2BIG);
+	assert_int_equal(reset_calls, 2);
+	assert_false(slot_table_is_free(t, reset_slot_seen));
+	assert_int_equal(slot_table_add(t, 60, NULL, 0, &slot), 0);
+	assert_int_not_equal(slot, reset_slot_seen);
 	slot_table_free(t);
 }
 
