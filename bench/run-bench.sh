@@ -97,6 +97,17 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# Another session's followers on sched_switch (a pinned agent session of a
+# killed test, a forgotten `cgperf stat`) cost every switch measured here:
+# the numbers would be of that machine, not of this build. (Ours are started
+# below, after this look.)
+foreign=$(bpftool prog show 2>/dev/null | grep -cE 'name (on_switch|on_switch_tp)\b' || true)
+if [ "${foreign:-0}" -gt 0 ] && [ -z "${CGPERF_BENCH_FOREIGN_OK:-}" ]; then
+	echo "run-bench: $foreign sched_switch follower(s) of another session are attached" \
+		"(bpftool prog show | grep on_switch); stop them, or set" \
+		"CGPERF_BENCH_FOREIGN_OK=1 to measure anyway" >&2
+	exit 1
+fi
 for v in "$ROUNDS" "$REPEATS" "$PERF_MAX" "$SESSIONS" "${SIZES[@]}" ${TRIPS:+"$TRIPS"}; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "run-bench: '$v' is not a positive number" >&2; exit 2; }
 done
