@@ -892,6 +892,21 @@ static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t s
 	return r;
 }
 
+/* Before a row on cg's kept descriptor: its end looked at if due
+ * (check_end). Returns 0 or -errno (reported; the file is closed, the next
+ * row opens it and looks at it from scratch). */
+static int look_at_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_header)
+{
+	int r = end_due(cg) ? check_end(s, cg, ret_need_header) : 0;
+
+	if (r < 0) {
+		report(s, FAIL_TRUNCATED, "cannot look at %s after a truncation: %s", cg->file,
+		       strerror(-r));
+		file_close(s, cg);
+	}
+	return r;
+}
+
 /* Append one row (data, complete lines) to cg's file with one write() (a
  * second only to finish after a short write). */
 static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *data, size_t len)
@@ -904,14 +919,10 @@ static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *dat
 	fd = get_fd(s, cg, &start, &need_header);
 	if (fd < 0)
 		return fd;
-	if (start < 0 && end_due(cg)) {
-		r = check_end(s, cg, &need_header);
-		if (r < 0) {
-			report(s, FAIL_TRUNCATED, "cannot look at %s after a truncation: %s",
-			       cg->file, strerror(-r));
-			file_close(s, cg); /* the next open looks at it from scratch */
+	if (start < 0) {
+		r = look_at_end(s, cg, &need_header);
+		if (r < 0)
 			return r;
-		}
 		fd = cg->fd; /* a rewrite replaced it */
 	}
 	r = frame_row(s, cg, need_header, data, len);
@@ -1165,18 +1176,21 @@ static void run_batch(struct csv_sink *s)
 	}
 }
 
-/* Queue the row in s->row for cg's kept file. Returns 0, or -errno when it
- * is to be written now instead. */
+/* Queue the row in s->row for cg's kept file. Returns 0, -EAGAIN when it
+ * is to be written now instead, or another -errno: not written (reported). */
 static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cookie)
 {
+	bool need_header = false;
 	int idx;
 
-	/* BPF program rows are answered at once (agent_progs.c); a row whose
-	 * file's end is due a look goes the row by row way, which looks. */
-	if (!s->batch || !s->base.done || !cookie || cg->fd < 0 || cg->queued || cg->prog ||
-	    end_due(cg))
+	/* BPF program rows are answered at once (agent_progs.c). */
+	if (!s->batch || !s->base.done || !cookie || cg->fd < 0 || cg->queued || cg->prog)
 		return -EAGAIN;
-	if (frame_row(s, cg, false, s->row.data, s->row.len) < 0)
+	/* No queued row names cg's descriptor, which a look may replace. */
+	idx = look_at_end(s, cg, &need_header);
+	if (idx < 0)
+		return idx;
+	if (frame_row(s, cg, need_header, s->row.data, s->row.len) < 0)
 		return -EAGAIN; /* the row by row path reports it */
 	idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
 	if (idx == -ENOSPC) {
@@ -1199,9 +1213,17 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 {
 	int r;
 
-	if (cg->started && !final && queue_row(s, cg, cookie) == 0)
-		return SINK_QUEUED;
-	run_batch(s); /* what follows may open and close files */
+	if (cg->started && !final) {
+		r = queue_row(s, cg, cookie);
+		if (r == 0)
+			return SINK_QUEUED;
+		if (r != -EAGAIN)
+			return row_failed(s, r);
+	}
+	/* Opening a file may close kept ones (EMFILE), and cg's own queued row
+	 * goes first. */
+	if (cg->fd < 0 || cg->queued)
+		run_batch(s);
 	if (!cg->started) {
 		/* A file's first row creates (or checks) it, which can cost a
 		 * millisecond on a busy file system: a first interval with
