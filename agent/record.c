@@ -50,10 +50,13 @@ static int make_room(struct record_set *set)
 
 static void fill_view(struct cg_record *r)
 {
+	uint32_t gen = r->view.gen + 1;
+
 	/* Container id as people know it from `docker ps`: 12 characters. */
 	snprintf(r->short_id, sizeof(r->short_id), "%.12s", r->ident.container_id);
 	r->view = (struct sink_cgroup){
 		.id = r->id,
+		.gen = gen ? gen : 1,
 		.path = r->path,
 		.kind = cg_kind_name(r->ident.kind),
 		/* The path does not always say (cgroupfs-driver Kubernetes); the

@@ -21,6 +21,9 @@ struct sink_cgroup {
 	const char *container_name;
 	const char *pod;
 	const char *pod_namespace;
+	/* Changes whenever a field above does (0: unknown, as if it always
+	 * did): outputs may keep what they made of the fields until then. */
+	uint32_t gen;
 };
 
 struct sink_record {

@@ -725,6 +725,83 @@ static void test_round_trip(void **state)
 	free(dir);
 }
 
+/* The identity cells are made once per sink_cgroup.gen: a name that
+ * changes with a new gen shows in the next row; gen 0 means "unknown", made
+ * again for every row. */
+static void test_identity_cells(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/id");
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+	struct table t;
+	char name[16] = "first";
+
+	feed_init(&f, 36, "/id");
+	f.cg.gen = 1;
+	f.cg.container_name = name;
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	strcpy(name, "second"); /* changed in place, gen moved: shows */
+	f.cg.gen = 2;
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	f.cg.gen = 0; /* unknown: made for every row */
+	strcpy(name, "third,x");
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	strcpy(name, "=fourth");
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_int_equal(table_load(file, &t), 0);
+	assert_int_equal(t.nr_rows, 5); /* the header and 4 rows */
+	assert_string_equal(cell(&t, 0, "container_name"), "first");
+	assert_string_equal(cell(&t, 1, "container_name"), "second");
+	assert_string_equal(cell(&t, 2, "container_name"), "third,x");
+	assert_string_equal(cell(&t, 3, "container_name"), "=fourth");
+	assert_string_equal(cell(&t, 3, "cgroup"), "/id");
+	assert_string_equal(cell(&t, 3, "cgroup_id"), "36");
+	table_free(&t);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* The agent's record moves sink_cgroup.gen whenever it refreshes names
+ * (agent/record.c fill_view): a name learned after the first row shows in
+ * the next one. */
+static void test_identity_follows_refresh(void **state)
+{
+	char *dir = make_tmpdir(), *file;
+	struct sink *s = new_sink(dir, 0, 3);
+	struct record_set set = { 0 };
+	struct cg_identity ident = { .kind = CG_KIND_CONTAINER };
+	struct cg_metadata meta = { 0 };
+	struct cg_record *r;
+	struct feed f;
+	struct table t;
+	uint32_t gen;
+
+	strcpy(meta.container_name, "before");
+	r = record_add(&set, 37, 0, "/rf2", &ident, &meta);
+	assert_non_null(r);
+	feed_init(&f, 37, "/rf2");
+	file = file_of(dir, "/rf2");
+	f.cg = r->view;
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	gen = r->view.gen;
+	strcpy(meta.container_name, "after");
+	assert_int_equal(record_refresh(r, "/rf2", &ident, &meta), 0);
+	assert_int_not_equal(r->view.gen, gen);
+	f.cg = r->view;
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	assert_int_equal(table_load(file, &t), 0);
+	assert_string_equal(cell(&t, 0, "container_name"), "before");
+	assert_string_equal(cell(&t, 1, "container_name"), "after");
+	table_free(&t);
+	record_clear(&set);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
 /* The row shows the delta and interval it is handed (the agent's record
  * computes them: tests/unit/test_record.c). */
 static void test_deltas_and_intervals(void **state)
@@ -1897,6 +1974,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_file_names, teardown),
 		cmocka_unit_test_teardown(test_round_trip, teardown),
 		cmocka_unit_test_teardown(test_deltas_and_intervals, teardown),
+		cmocka_unit_test_teardown(test_identity_cells, teardown),
+		cmocka_unit_test_teardown(test_identity_follows_refresh, teardown),
 		cmocka_unit_test_teardown(test_name_collision, teardown),
 		cmocka_unit_test_teardown(test_prog_rows, teardown),
 		cmocka_unit_test_teardown(test_prog_event_columns, teardown),

@@ -71,9 +71,9 @@ struct fixture {
 static void fixture_init(struct fixture *f)
 {
 	const struct sink_cgroup cg[3] = {
-		{ 1, "/docker/abc", "container", "docker", "abc", "web \"1\"", "", "" },
-		{ 2, "/odd\\name\n", "other", "", "", "", "", "" },
-		{ 3, "/kubepods/pod1", "pod", "containerd", "", "", "api-0", "shop" },
+		{ 1, "/docker/abc", "container", "docker", "abc", "web \"1\"", "", "", 0 },
+		{ 2, "/odd\\name\n", "other", "", "", "", "", "", 0 },
+		{ 3, "/kubepods/pod1", "pod", "containerd", "", "", "api-0", "shop", 0 },
 	};
 
 	memset(f, 0, sizeof(*f));
@@ -296,8 +296,8 @@ static char *publish(struct sink *s, const char *path)
 
 static void test_sink_totals(void **state)
 {
-	const struct sink_cgroup a = { 11, "/a", "other", "", "", "", "", "" };
-	const struct sink_cgroup b = { 12, "/b", "other", "", "", "", "", "" };
+	const struct sink_cgroup a = { 11, "/a", "other", "", "", "", "", "", 0 };
+	const struct sink_cgroup b = { 12, "/b", "other", "", "", "", "", "", 0 };
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 0 };
 	struct prom_sink_stats st;
@@ -349,8 +349,8 @@ static void test_sink_totals(void **state)
 
 static void test_sink_keep_removed(void **state)
 {
-	const struct sink_cgroup a = { 21, "/svc", "service", "systemd", "", "", "", "" };
-	const struct sink_cgroup again = { 22, "/svc", "service", "systemd", "", "", "", "" };
+	const struct sink_cgroup a = { 21, "/svc", "service", "systemd", "", "", "", "", 0 };
+	const struct sink_cgroup again = { 22, "/svc", "service", "systemd", "", "", "", "", 0 };
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 60000 };
 	struct sink *s;

@@ -427,22 +427,22 @@ static char long_path[1701], huge_path[2601], partial_path[3001];
 
 static struct test_cgroup cgroups[] = {
 	{ { 1001, "/test/a \"quoted\" ]bracket\\back,comma/\xc3\xa9t\xc3\xa9", "container",
-	    "docker", "0123456789ab", "web\n1", "", "" },
+	    "docker", "0123456789ab", "web\n1", "", "", 0 },
 	  "/test/a \"quoted\" ]bracket\\back,comma/\xc3\xa9t\xc3\xa9",
 	  "web" FFFD "1" },
-	{ { 1002, "/test/bad\xffutf8.service", "service", "systemd", "", "", "", "" },
+	{ { 1002, "/test/bad\xffutf8.service", "service", "systemd", "", "", "", "", 0 },
 	  "/test/bad" FFFD "utf8.service",
 	  "" },
 	{ { 1003, "/kubepods.slice/kubepods-pod1.slice", "pod", "containerd", "", "", "nginx-7d9",
-	    "default" },
+	    "default", 0 },
 	  "/kubepods.slice/kubepods-pod1.slice",
 	  "" },
 	/* Too long for one UDP datagram: split. */
-	{ { 1004, long_path, "other", "", "", "", "", "" }, long_path, "" },
+	{ { 1004, long_path, "other", "", "", "", "", "", 0 }, long_path, "" },
 	/* Too long for a datagram even alone: cut over UDP. */
-	{ { 1005, huge_path, "other", "", "", "", "", "" }, huge_path, "" },
+	{ { 1005, huge_path, "other", "", "", "", "", "", 0 }, huge_path, "" },
 	/* ~3 KB messages for the TCP partial-write test. */
-	{ { 1006, partial_path, "other", "", "", "", "", "" }, partial_path, "" },
+	{ { 1006, partial_path, "other", "", "", "", "", "", 0 }, partial_path, "" },
 };
 
 static void init_paths(void)
