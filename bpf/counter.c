@@ -293,20 +293,22 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 
 /* An add that was rolled back after its key went live: wait out running
  * programs (sync), then clear what they added. */
+/* Before slots are cleared: running programs waited out and what every CPU
+ * held added (a sync), and lists held from before now dropped at their
+ * CPU's next flush (the release generation). Returns 0 or -errno. */
+static int sync_and_release(struct counter *c)
+{
+	int r = counter_sync(c);
+
+	return r < 0 ? r : filter_gen_released(&c->gen);
+}
+
 static int reset_slot(void *ctx, int slot)
 {
 	struct counter *c = ctx;
-	int r = counter_sync(c);
+	int r = sync_and_release(c);
 
-	if (r == 0)
-		r = filter_gen_released(&c->gen);
 	return r < 0 ? r : accum_clear(&c->acc, slot);
-}
-
-static int online_signature(const struct counter *c, uint32_t *ret)
-{
-	return c->online_fd >= 0 ? cpus_online_signature_fd(c->online_fd, ret)
-				 : cpus_online_signature(ret);
 }
 
 /* Everything a session has before its programs: CPU lists, buffers, slots. */
@@ -329,9 +331,9 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	c->nr_events = nr_events;
 	c->max_slots = max_slots;
 	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
-	/* Without it the check opens the file each time (online_signature). */
+	/* Without it the check opens the file each time. */
 	c->online_fd = cpus_online_open();
-	online_signature(c, &c->cpus_sig);
+	cpus_online_signature_fd(c->online_fd, &c->cpus_sig);
 	c->nr_possible = libbpf_num_possible_cpus();
 	r = cpus_online(&c->cpus, &c->nr_cpus);
 	if (r == 0)
@@ -680,10 +682,8 @@ int counter_zero_free_slots(struct counter *c)
 	/* A free slot may still be named by what a CPU holds (a key pruned
 	 * just now): added before the slots are cleared, or dropped at the
 	 * CPU's next flush if it missed this sync. */
-	int r = counter_sync(c);
+	int r = sync_and_release(c);
 
-	if (r == 0)
-		r = filter_gen_released(&c->gen);
 	return r < 0 ? r : accum_clear_unused(&c->acc, slot_in_use, c);
 }
 
@@ -783,7 +783,7 @@ int counter_follow_cpus(struct counter *c)
 	int *cpus = NULL, *fresh = NULL, nr = 0, nr_fresh = 0, map_fd, lock_fd = -1, r;
 	uint32_t sig;
 
-	if (online_signature(c, &sig) < 0 || sig == c->cpus_sig)
+	if (cpus_online_signature_fd(c->online_fd, &sig) < 0 || sig == c->cpus_sig)
 		return 0;
 	r = cpus_online(&cpus, &nr);
 	if (r < 0)

@@ -87,6 +87,8 @@ int cpus_online_signature_fd(int fd, uint32_t *ret)
 	uint32_t h = 2166136261u; /* FNV-1a */
 	ssize_t n;
 
+	if (fd < 0)
+		return cpus_online_signature(ret);
 	do
 		n = pread(fd, buf, sizeof(buf), 0);
 	while (n < 0 && errno == EINTR);

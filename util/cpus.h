@@ -21,5 +21,6 @@ int cpus_online_signature(uint32_t *ret);
  * sysfs open). Returns the fd or negative errno. */
 int cpus_online_open(void);
 
-/* cpus_online_signature() through fd from cpus_online_open(). */
+/* cpus_online_signature() through fd from cpus_online_open(); fd < 0 (it
+ * could not be opened then): opened for this call. */
 int cpus_online_signature_fd(int fd, uint32_t *ret);
