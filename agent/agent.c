@@ -479,6 +479,16 @@ static int reload(struct agent *a, const struct agent_opts *o)
 	return 0;
 }
 
+/* The per-second CPU check runs only without the notification: a timer
+ * nobody polls would still fire in the kernel every second. */
+static void arm_cpu_check(const struct agent *a, int timer_fd)
+{
+	if (a->cpuhp)
+		timer_disarm(timer_fd);
+	else
+		timer_rearm(timer_fd, CPU_CHECK_MS / 1000.0, true);
+}
+
 /* The CPU check's descriptor was readable: drained, whether the online
  * CPUs are worth reading (the list is read after the drain). */
 static bool cpus_changed(struct agent *a, int timer_fd)
@@ -519,6 +529,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
+	arm_cpu_check(a, cpus_fd);
 	for (;;) {
 		struct pollfd p[NR_FDS] = {
 			[FD_SIGNAL] = { sig_fd, POLLIN, 0 },
@@ -574,6 +585,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 					break;
 				}
 				arm_interval_timer(interval_fd, a->cfg.interval_ms);
+				arm_cpu_check(a, cpus_fd);
 				timer_arm_ms(rescan_fd,
 					     (long long)a->cfg.cgroups.rescan_interval_ms);
 				continue;

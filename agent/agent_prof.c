@@ -7,8 +7,8 @@
  * again is attached again at the next collection (its runs before that are
  * in `runs`, not in `counted_runs`). */
 #include "agent/agent_int.h"
-#include "bpf/cpuhp_notify.h"
 #include "agent/prof_rule.h"
+#include "bpf/cpuhp_notify.h"
 #include "bpf/probe.h"
 #include "bpf/prog_profiler.h"
 #include <string.h>
