@@ -3,10 +3,10 @@
  * number, from RLIMIT_NOFILE): reopening every file for every row was most of
  * the agent's CPU time. Renames and removals by logrotate are seen through an
  * inotify watch on the directory, read once per batch of rows (one collection
- * time); a truncation (copytruncate) shows in the file offset after a write,
- * looked at when the watch saw a writer close the file and every
- * CSV_SIZE_CHECK_ROWS rows. Without a watch (no inotify instance left) files
- * are opened per row and checked with fstat, as before. */
+ * time); a truncation (copytruncate) shows in where the file ends, looked
+ * at before a row when the watch saw a writer close the file and after
+ * every CSV_SIZE_CHECK_ROWS rows (check_end). Without a watch (no inotify
+ * instance left) files are opened per row and checked with fstat, as before. */
 #include "sink/csv_sink.h"
 #include "sink/csv_batch.h"
 #include "sink/csv_dir.h"
@@ -31,9 +31,10 @@
 #define FILE_MODE 0640
 /* Descriptors kept open: at most this, and at most half of RLIMIT_NOFILE. */
 #define CSV_MAX_OPEN_FILES 65536
-/* A kept file's size is looked at (lseek) after every this many rows, and
- * after the directory watch saw a writer close it: a truncation by path
- * (truncate(2), no descriptor) shows within that many rows. */
+/* A kept file's end is looked at (lseek) before the row that follows this
+ * many rows, and before the next row after the directory watch saw a writer
+ * close it: a truncation by path (truncate(2), no descriptor) is found with
+ * at most this many rows written after it. */
 #define CSV_SIZE_CHECK_ROWS 16
 /* The rows found after a truncation, read back to put the header in front. */
 #define CSV_PREPEND_MAX (1 << 20)
@@ -528,6 +529,20 @@ static int cut_unfinished_line(struct csv_sink *s, struct csv_cgroup *cg, int fd
 	return 0;
 }
 
+/* fd's file, size bytes (> 0), found shorter or reopened: when its last
+ * byte does not end a line, cut_unfinished_line(). Returns 1 when it did, 0
+ * when the file ends on a line, or -errno. */
+static int end_on_a_line(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t size)
+{
+	char last;
+	int r = pread_all(fd, &last, 1, size - 1);
+
+	if (r < 0 || last == '\n')
+		return r;
+	r = cut_unfinished_line(s, cg, fd, size);
+	return r < 0 ? r : 1;
+}
+
 /* Move name.csv out of the way: name.csv.N-1 -> .N, ..., name.csv -> .1;
  * the oldest beyond max_files is deleted (max_files 0: the file itself). */
 static int rotate_files(struct csv_sink *s, struct csv_cgroup *cg)
@@ -616,7 +631,6 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct stat st;
 		bool same, header_ok = false;
-		char last;
 		int fd, r;
 
 		fd = open_file(s, cg);
@@ -686,10 +700,8 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 				return r;
 			continue;
 		}
-		r = pread_all(fd, &last, 1, st.st_size - 1);
-		if (r == 0 && last != '\n')
-			r = cut_unfinished_line(s, cg, fd, st.st_size);
-		if (r == 0 && fstat(fd, &st) < 0)
+		r = end_on_a_line(s, cg, fd, st.st_size);
+		if (r >= 0 && fstat(fd, &st) < 0)
 			r = -errno;
 		if (r < 0) {
 			report(s, FAIL_OPEN, "cannot read %s: %s", cg->file, strerror(-r));
@@ -773,7 +785,6 @@ static int check_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_h
 {
 	off_t end = lseek(cg->fd, 0, SEEK_END);
 	bool header_ok = false;
-	char last;
 	int r;
 
 	cg->unchecked = 0;
@@ -794,14 +805,11 @@ static int check_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_h
 	r = file_has_header(cg->fd, &cg->header, &header_ok);
 	if (r < 0 || !header_ok)
 		return r < 0 ? r : rewrite_with_header(cg, end);
-	r = pread_all(cg->fd, &last, 1, end - 1);
-	if (r == 0 && last != '\n') {
-		r = cut_unfinished_line(s, cg, cg->fd, end);
-		cg->size = lseek(cg->fd, 0, SEEK_END);
-		if (r == 0 && cg->size < 0)
-			r = -errno;
-	}
-	return r;
+	r = end_on_a_line(s, cg, cg->fd, end);
+	if (r <= 0)
+		return r;
+	cg->size = lseek(cg->fd, 0, SEEK_END);
+	return cg->size < 0 ? -errno : 0;
 }
 
 /* A descriptor for cg's file: the kept one, or one opened now.
@@ -1209,15 +1217,15 @@ static void run_batch(struct csv_sink *s)
 static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cookie)
 {
 	bool need_header = false;
-	int idx;
+	int idx, r;
 
 	/* BPF program rows are answered at once (agent_progs.c). */
 	if (!s->batch || !s->base.done || !cookie || cg->fd < 0 || cg->queued || cg->prog)
 		return -EAGAIN;
 	/* No queued row names cg's descriptor, which a look may replace. */
-	idx = look_at_end(s, cg, &need_header);
-	if (idx < 0)
-		return idx;
+	r = look_at_end(s, cg, &need_header);
+	if (r < 0)
+		return r;
 	if (frame_row(s, cg, need_header, s->row.data, s->row.len) < 0)
 		return -EAGAIN; /* the row by row path reports it */
 	idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
