@@ -1364,29 +1364,58 @@ static void assert_one_header(const char *file, uint64_t sum, size_t rows)
 	assert_int_equal(got_rows, rows);
 }
 
+/* A sink writing one cgroup's file, in a directory of its own. */
+struct one_file {
+	char *dir, *file;
+	struct sink *s;
+	struct feed f;
+};
+
+static void one_file_open(struct one_file *o, uint64_t id, const char *path)
+{
+	o->dir = make_tmpdir();
+	o->file = file_of(o->dir, path);
+	o->s = new_sink(o->dir, 0, 3);
+	feed_init(&o->f, id, path);
+}
+
+static void one_file_close(struct one_file *o)
+{
+	o->s->ops->free(o->s);
+	remove_tree(o->dir);
+	free(o->file);
+	free(o->dir);
+}
+
+/* Cut file to size through a descriptor opened for writing, then closed
+ * (what the directory watch sees as a writer's close). */
+static void truncate_through_fd(const char *file, off_t size)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+}
+
 /* copytruncate truncates through a descriptor (`: >file`, logrotate): its
  * close is seen by the directory watch, and the next row's file gets its
  * header again at once. */
 static void test_copytruncate(void **state)
 {
-	char *dir = make_tmpdir(), *file = file_of(dir, "/ct");
-	struct sink *s = new_sink(dir, 0, 3);
-	struct feed f;
+	struct one_file o;
 	int fd;
 
-	feed_init(&f, 31, "/ct");
-	assert_int_equal(feed_step(s, &f, 5, false), 0);
-	assert_int_equal(feed_step(s, &f, 6, false), 0);
-	fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	one_file_open(&o, 31, "/ct");
+	assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
+	assert_int_equal(feed_step(o.s, &o.f, 6, false), 0);
+	fd = open(o.file, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(feed_step(s, &f, 7, false), 0);
-	assert_int_equal(stats_of(s).external_rotations, 1);
-	assert_one_header(file, 7, 1);
-	s->ops->free(s);
-	remove_tree(dir);
-	free(file);
-	free(dir);
+	assert_int_equal(feed_step(o.s, &o.f, 7, false), 0);
+	assert_int_equal(stats_of(o.s).external_rotations, 1);
+	assert_one_header(o.file, 7, 1);
+	one_file_close(&o);
 }
 
 /* truncate(2) by path closes nothing: the file's end is looked at before
@@ -1395,29 +1424,24 @@ static void test_copytruncate(void **state)
  * new file renamed over the old one (the row that found it follows). */
 static void test_truncate_by_path(void **state)
 {
-	char *dir = make_tmpdir(), *file = file_of(dir, "/tp");
-	struct sink *s = new_sink(dir, 0, 3);
-	struct feed f;
+	struct one_file o;
 	int steps = 0;
 
-	feed_init(&f, 32, "/tp");
-	assert_int_equal(feed_step(s, &f, 5, false), 0);
-	assert_int_equal(truncate(file, 0), 0);
-	while (stats_of(s).external_rotations == 0 && steps < 17) {
-		assert_int_equal(feed_step(s, &f, 2, false), 0);
+	one_file_open(&o, 32, "/tp");
+	assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
+	assert_int_equal(truncate(o.file, 0), 0);
+	while (stats_of(o.s).external_rotations == 0 && steps < 17) {
+		assert_int_equal(feed_step(o.s, &o.f, 2, false), 0);
 		steps++;
 	}
-	assert_int_equal(stats_of(s).external_rotations, 1);
-	assert_one_header(file, 2 * steps, steps);
+	assert_int_equal(stats_of(o.s).external_rotations, 1);
+	assert_one_header(o.file, 2 * steps, steps);
 	/* Nothing more to repair: the rows go on after the header. */
 	for (int i = 0; i < 20; i++)
-		assert_int_equal(feed_step(s, &f, 1, false), 0);
-	assert_int_equal(stats_of(s).external_rotations, 1);
-	assert_one_header(file, 2 * steps + 20, steps + 20);
-	s->ops->free(s);
-	remove_tree(dir);
-	free(file);
-	free(dir);
+		assert_int_equal(feed_step(o.s, &o.f, 1, false), 0);
+	assert_int_equal(stats_of(o.s).external_rotations, 1);
+	assert_one_header(o.file, 2 * steps + 20, steps + 20);
+	one_file_close(&o);
 }
 
 /* Truncated after this collection's look at the watch, before its row:
@@ -1425,26 +1449,17 @@ static void test_truncate_by_path(void **state)
  * seen) puts the header in front of both rows. */
 static void test_truncate_within_a_collection(void **state)
 {
-	char *dir = make_tmpdir(), *file = file_of(dir, "/tw");
-	struct sink *s = new_sink(dir, 0, 3);
-	struct feed f;
-	int fd;
+	struct one_file o;
 
-	feed_init(&f, 33, "/tw");
-	assert_int_equal(feed_step(s, &f, 5, false), 0);
-	fd = open(file, O_WRONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, 0), 0);
-	close(fd);
-	f.now.tv_sec -= 10; /* the same collection time: the watch is not read */
-	assert_int_equal(feed_step(s, &f, 6, false), 0);
-	assert_int_equal(feed_step(s, &f, 7, false), 0);
-	assert_int_equal(stats_of(s).external_rotations, 1);
-	assert_one_header(file, 13, 2);
-	s->ops->free(s);
-	remove_tree(dir);
-	free(file);
-	free(dir);
+	one_file_open(&o, 33, "/tw");
+	assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
+	truncate_through_fd(o.file, 0);
+	o.f.now.tv_sec -= 10; /* the same collection time: the watch is not read */
+	assert_int_equal(feed_step(o.s, &o.f, 6, false), 0);
+	assert_int_equal(feed_step(o.s, &o.f, 7, false), 0);
+	assert_int_equal(stats_of(o.s).external_rotations, 1);
+	assert_one_header(o.file, 13, 2);
+	one_file_close(&o);
 }
 
 /* Cut to a non-zero size through a descriptor (an admin's truncate -s):
@@ -1452,30 +1467,22 @@ static void test_truncate_within_a_collection(void **state)
  * after what is left. */
 static void test_truncate_to_a_row(void **state)
 {
-	char *dir = make_tmpdir(), *file = file_of(dir, "/nz"), *content, *nl;
-	struct sink *s = new_sink(dir, 0, 3);
-	struct feed f;
+	struct one_file o;
+	char *content, *nl;
 	off_t keep;
-	int fd;
 
-	feed_init(&f, 35, "/nz");
+	one_file_open(&o, 35, "/nz");
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(feed_step(s, &f, 5, false), 0);
-	content = read_file(file, NULL);
+		assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
+	content = read_file(o.file, NULL);
 	nl = strchr(strchr(content, '\n') + 1, '\n'); /* the header and one row */
 	keep = nl + 1 - content;
 	free(content);
-	fd = open(file, O_WRONLY | O_CLOEXEC);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, keep), 0);
-	close(fd);
-	assert_int_equal(feed_step(s, &f, 7, false), 0);
-	assert_int_equal(stats_of(s).external_rotations, 1);
-	assert_one_header(file, 5 + 7, 2);
-	s->ops->free(s);
-	remove_tree(dir);
-	free(file);
-	free(dir);
+	truncate_through_fd(o.file, keep);
+	assert_int_equal(feed_step(o.s, &o.f, 7, false), 0);
+	assert_int_equal(stats_of(o.s).external_rotations, 1);
+	assert_one_header(o.file, 5 + 7, 2);
+	one_file_close(&o);
 }
 
 /* sink.done counting answers: the cookie is the answer count of a row. */
