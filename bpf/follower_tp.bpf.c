@@ -43,7 +43,8 @@ const volatile __u32 idle_skips_reads = 0;
  * one target: the readings there, and (CGROUP filter) the cgroup the task
  * switched in at that flush was in. */
 struct prev_state {
-	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
+	/* What every switch touches first, in one cache line; then what a
+	 * held switch adds to (held), then what a read needs (ev). */
 	__u64 ktime;
 	__u64 owner;
 	/* Switches skipped since ktime, all by tasks of owner. */
@@ -54,8 +55,13 @@ struct prev_state {
 	 * held_id 0: nothing held, no list cached. */
 	__u64 held_id;
 	__u64 held_gen;
-	struct cgperf_slots held_slots; /* nr 0: a cgroup nobody counts */
+	/* Reads owed to what is held (see hold_to_idle): the counters read
+	 * (page faults) moved since ev only for tasks of held_id, so their
+	 * deltas belong to it, and were not taken yet. */
+	__u64 reads_owed;
 	struct cgperf_reading held[CGPERF_MAX_EVENTS];
+	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
+	struct cgperf_slots held_slots; /* nr 0: a cgroup nobody counts */
 };
 
 struct {
@@ -173,6 +179,35 @@ static __always_inline void charge_cgroup(struct prev_state *prev, const struct 
 		prev->held[e] = d[e];
 }
 
+/* What was read since ev but not taken: the counters of events that are
+ * neither clocks nor switches (those two are derived, never read); d holds
+ * their deltas, owed to what is held (prev->reads_owed). */
+static __always_inline void hold_counters(struct prev_state *prev, const struct cgperf_reading *d)
+{
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++)
+		if (!((clock_mask | switch_mask) & (1u << e)))
+			prev->held[e].counter += d[e].counter;
+	prev->reads_owed = 0;
+}
+
+/* Take the reads owed to what is held now: before anything else runs on
+ * this CPU that they could move (a task of another cgroup). */
+static __always_inline void settle_owed(struct prev_state *prev)
+{
+	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
+	__u64 dt = 0, switches = 0;
+
+	READ_DELTA(0);
+	READ_DELTA(1);
+	READ_DELTA(2);
+	READ_DELTA(3);
+	READ_DELTA(4);
+	READ_DELTA(5);
+	READ_DELTA(6);
+	READ_DELTA(7);
+	hold_counters(prev, d);
+}
+
 /* Charge what ran on this CPU since the last flush to the current task's
  * target (its cgroup: id; idle: it is the idle task), and start over from
  * now. at_switch: the current task is being switched out (its switch
@@ -203,7 +238,14 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 	if (!enabled || first)
 		return;
 	if (filter_type == CGPERF_FILTER_CGROUP) {
-		/* Idle is nobody's (and not its cgroup's). */
+		/* Idle is nobody's (and not its cgroup's); but reads owed to
+		 * what is held are in d (a sync while idle: idle moved none of
+		 * them). Otherwise the current task is of the held cgroup
+		 * (settle_owed ran when another one came in), so owed reads
+		 * go with d to where they belong. */
+		if (idle && prev->reads_owed)
+			hold_counters(prev, d);
+		prev->reads_owed = 0;
 		if (!idle)
 			charge_cgroup(prev, d, id);
 		return;
@@ -240,6 +282,43 @@ static __always_inline int same_owner(const struct prev_state *prev, struct task
 	return id == prev->owner && id == cgroup_id_of(n);
 }
 
+/* A switch to idle by a task of the cgroup whose charges are held (a task
+ * and idle taking turns: every switch of the cross-CPU ping-pong) holds
+ * what it owes without reading anything: the clocks and its switches are
+ * derived from the switch, and the read counters (page faults: the only
+ * other events when idle_skips_reads) are left where they are, owed to what
+ * is held (reads_owed). Idle moves none of them, so they are read once,
+ * when a task of another cgroup comes in (settle_owed), or at a flush or
+ * sync. perf reads at every switch that leaves a cgroup; this reads at a
+ * switch that changes which cgroup the CPU's counters move for. */
+static __always_inline int hold_to_idle(struct prev_state *prev, struct task_struct *p)
+{
+	const struct cgperf_filter_gen *g;
+	__u64 now, dt, switches;
+	__u32 zero = 0;
+
+	if (!prev->held_id || cgroup_id_of(p) != prev->held_id || prev->owner != prev->held_id)
+		return 0;
+	g = bpf_map_lookup_elem(&filter_gen, &zero);
+	if (!g || g->gen != prev->held_gen)
+		return 0;
+	now = bpf_ktime_get_ns();
+	dt = now - prev->ktime;
+	switches = prev->switches + 1;
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
+		if (clock_mask & (1u << e))
+			prev->held[e].counter += dt;
+		else if (switch_mask & (1u << e))
+			prev->held[e].counter += switches;
+		prev->held[e].enabled += dt;
+		prev->held[e].running += dt;
+	}
+	prev->ktime = now;
+	prev->switches = 0;
+	prev->reads_owed = 1;
+	return 1;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *n)
 {
@@ -254,15 +333,22 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		return 0;
 	}
 	if (idle_skips_reads && !p->pid && prev->ktime) {
-		/* Idle (owed to nobody) ends: the switch to idle flushed, and
-		 * nothing read since moved (idle_skips_reads), so the previous
-		 * readings already stand where the next task's interval starts;
-		 * only the clock has run on, and idle's own switch is idle's. */
+		/* Idle (owed to nobody) ends: the switch to idle flushed or
+		 * held, and nothing read since moved (idle_skips_reads), so the
+		 * previous readings already stand where the next task's
+		 * interval starts, unless reads are owed to another cgroup's
+		 * charges; only the clock has run on, and idle's own switch is
+		 * idle's. */
 		prev->ktime = bpf_ktime_get_ns();
 		prev->switches = 0;
 		prev->owner = cgroup_id_of(n);
+		if (prev->reads_owed && prev->owner != prev->held_id)
+			settle_owed(prev);
 		return 0;
 	}
+	if (idle_skips_reads && filter_type == CGPERF_FILTER_CGROUP && enabled && !n->pid &&
+	    p->pid && prev->ktime && hold_to_idle(prev, p))
+		return 0;
 	flush(prev, 1, filter_type == CGPERF_FILTER_CGROUP ? cgroup_id_of(p) : 0, !p->pid);
 	prev->owner = cgroup_id_of(n);
 	return 0;

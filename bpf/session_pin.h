@@ -23,10 +23,12 @@
  * 5: the tp follower holds charges per CPU until a sync or a change of
  * cgroup (prev_readings grew; the filter_gen map says when held lists are
  * stale). 4 was pinned by development builds only; it is drained.
+ * 6: a switch to idle may hold its charges without reading, leaving page
+ * fault reads owed to the held cgroup (prev_readings grew reads_owed).
  * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
  * description, and accumulators whose kind their map says, so they can
  * still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 5
+#define CGPERF_SESSION_LAYOUT 6
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 

@@ -3,8 +3,11 @@
 # counts (/proc/PID/task/*/status context switches, /proc/PID/stat minflt) of
 # workloads whose counts are known, and `perf stat -a -G` over the same window.
 # Also a workload that sleeps between its faults (every switch one to idle,
-# the case where the follower's switch from idle reads nothing), with its
-# cpu-clock against perf's.
+# the case where the follower's switch from idle reads nothing, and its
+# switch to idle holds the faults unread), with its cpu-clock against
+# perf's; then two of them in two cgroups taking turns on one CPU through
+# idle (the faults left unread for one cgroup must be taken before the
+# other's task runs).
 source "$CGPERF_SRC/tests/lib/common.sh"
 cg=$(mkcg sw)
 
@@ -56,3 +59,23 @@ assert_count "page-faults vs the tasks' minflt" "$flt" "$ORACLE_FLT" 1 50
 assert_count "context-switches vs perf stat -G" "$cs" "$perf_cs" 1 50
 assert_count "page-faults vs perf stat -G" "$flt" "$perf_flt" 1 50
 assert_count "cpu-clock vs perf stat -G" "$ms" "$perf_ms" 2 5
+
+# Two cgroups' sleepers on one CPU: each one's faults against its minflt.
+cga=$(mkcg swa) cgb=$(mkcg swb)
+start_cgperf two -e page-faults,cpu-clock -G "$cga,$cgb"
+run_in_cg swa taskset -c "$BURN_CPU" "$KNOWN" sleeps 4000; pa=$LAST_PID
+run_in_cg swb taskset -c "$BURN_CPU" "$KNOWN" sleeps 4000; pb=$LAST_PID
+wait_stopped "$pa"
+wait_stopped "$pb"
+flt_a=$(proc_minflt $(cg_pids swa)) flt_b=$(proc_minflt $(cg_pids swb))
+kill -CONT "$pa" "$pb"
+wait "$pa" || fail "known sleeps (a) failed"
+wait "$pb" || fail "known sleeps (b) failed"
+sleep 0.2
+kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "$TMP/two.log")"
+got_a=$(stat_csv_value "$TMP/two.csv" page-faults "$cga")
+got_b=$(stat_csv_value "$TMP/two.csv" page-faults "$cgb")
+log "page-faults, two cgroups through idle on one CPU: a $got_a (minflt $flt_a), b $got_b (minflt $flt_b)"
+[ "$flt_a" -ge 4000 ] && [ "$flt_b" -ge 4000 ] || fail "the sleepers made only $flt_a and $flt_b faults"
+assert_count "page-faults of cgroup a vs its minflt" "$got_a" "$flt_a" 1 50
+assert_count "page-faults of cgroup b vs its minflt" "$got_b" "$flt_b" 1 50
