@@ -20,6 +20,7 @@ struct slot_entry {
 struct slot_table {
 	int max_slots;
 	int used;
+	int bound; /* 1 + the highest slot not FREE (0: none) */
 	struct slot_entry *slots;
 	/* Open-addressing hash key -> slot + 1 (0: empty), linear probing,
 	 * tombstones as -1. Capacity is a power of two, at least 2x max_slots. */
@@ -30,6 +31,18 @@ struct slot_table {
 	slot_reset_fn reset;
 	void *ctx;
 };
+
+/* Every change of a slot's state goes through here: the bound follows
+ * (slot_table_bound is asked at every collection; scanning max_slots
+ * entries for it cost the agent more than its reads). */
+static void set_state(struct slot_table *t, int slot, enum slot_state state)
+{
+	t->slots[slot].state = state;
+	if (state != SLOT_FREE && slot >= t->bound)
+		t->bound = slot + 1;
+	while (t->bound > 0 && t->slots[t->bound - 1].state == SLOT_FREE)
+		t->bound--;
+}
 
 void slot_table_set_reset(struct slot_table *t, slot_reset_fn reset)
 {
@@ -180,8 +193,8 @@ static int add_in(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
 	bool published = false;
 	int r;
 
-	t->slots[slot] =
-		(struct slot_entry){ .state = SLOT_USED, .key = key, .nr_ancestors = nr_ancestors };
+	t->slots[slot] = (struct slot_entry){ .key = key, .nr_ancestors = nr_ancestors };
+	set_state(t, slot, SLOT_USED);
 	if (nr_ancestors)
 		memcpy(t->slots[slot].ancestors, ancestors, nr_ancestors * sizeof(*ancestors));
 	index_insert(t, key, slot);
@@ -194,13 +207,13 @@ static int add_in(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
 	if (r == 0)
 		r = republish_descendants(t, key);
 	if (r < 0) {
-		t->slots[slot].state = SLOT_FREE;
+		set_state(t, slot, SLOT_FREE);
 		index_delete(t, slot);
 		t->publish(t->ctx, key, NULL);
 		republish_descendants(t, key);
-		t->slots[slot].state = before;
+		set_state(t, slot, before);
 		if (published && before == SLOT_FREE && t->reset && t->reset(t->ctx, slot) < 0)
-			t->slots[slot].state = SLOT_DRAINING; /* out of use */
+			set_state(t, slot, SLOT_DRAINING); /* out of use */
 		return r;
 	}
 	t->used++;
@@ -242,7 +255,7 @@ int slot_table_reserve(struct slot_table *t, int slot)
 		return -ERANGE;
 	if (t->slots[slot].state != SLOT_FREE)
 		return -EBUSY;
-	t->slots[slot].state = SLOT_DRAINING;
+	set_state(t, slot, SLOT_DRAINING);
 	return 0;
 }
 
@@ -267,7 +280,7 @@ int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot)
 	r = t->publish(t->ctx, key, NULL);
 	if (r < 0 && r != -ENOENT)
 		return r;
-	t->slots[slot].state = SLOT_DRAINING;
+	set_state(t, slot, SLOT_DRAINING);
 	index_delete(t, slot);
 	t->used--;
 	r = republish_descendants(t, key);
@@ -280,7 +293,7 @@ int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot)
 void slot_table_release_slot(struct slot_table *t, int slot)
 {
 	if (slot >= 0 && slot < t->max_slots && t->slots[slot].state == SLOT_DRAINING)
-		t->slots[slot].state = SLOT_FREE;
+		set_state(t, slot, SLOT_FREE);
 }
 
 bool slot_table_is_free(const struct slot_table *t, int slot)
@@ -296,8 +309,5 @@ int slot_table_count(const struct slot_table *t)
 int slot_table_bound(const struct slot_table *t)
 {
 	/* Slots are taken lowest first, so this stays near the live count. */
-	for (int s = t->max_slots - 1; s >= 0; s--)
-		if (t->slots[s].state != SLOT_FREE)
-			return s + 1;
-	return 0;
+	return t->bound;
 }

@@ -93,6 +93,41 @@ static void test_ancestors_added_in_any_order(void **state)
 	slot_table_free(t);
 }
 
+/* The bound (what a collection reads up to) follows every state change:
+ * a removed slot still counts until it is released (its final read), a
+ * reserved one from its reservation; releasing the highest slots brings it
+ * down past every free slot below them. */
+static void test_bound(void **state)
+{
+	struct slot_table *t;
+	int s[4], got;
+
+	assert_int_equal(slot_table_new(8, publish, NULL, &t), 0);
+	assert_int_equal(slot_table_bound(t), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(slot_table_add(t, 100 + i, NULL, 0, &s[i]), 0);
+	assert_int_equal(slot_table_bound(t), 4);
+	assert_int_equal(slot_table_remove(t, 101, &got), 0);
+	assert_int_equal(got, s[1]);
+	slot_table_release_slot(t, s[1]);
+	assert_int_equal(slot_table_bound(t), 4); /* a hole below the top */
+	assert_int_equal(slot_table_remove(t, 103, &got), 0);
+	assert_int_equal(slot_table_bound(t), 4); /* draining: still read */
+	slot_table_release_slot(t, s[3]);
+	assert_int_equal(slot_table_bound(t), 3);
+	assert_int_equal(slot_table_remove(t, 102, &got), 0);
+	slot_table_release_slot(t, s[2]);
+	assert_int_equal(slot_table_bound(t), 1); /* past the hole at s[1] */
+	assert_int_equal(slot_table_reserve(t, 6), 0);
+	assert_int_equal(slot_table_bound(t), 7);
+	slot_table_release_slot(t, 6);
+	assert_int_equal(slot_table_bound(t), 1);
+	assert_int_equal(slot_table_remove(t, 100, &got), 0);
+	slot_table_release_slot(t, s[0]);
+	assert_int_equal(slot_table_bound(t), 0);
+	slot_table_free(t);
+}
+
 static void test_errors(void **state)
 {
 	struct slot_table *t;
@@ -202,6 +237,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_ancestors_added_in_any_order, setup),
+		cmocka_unit_test_setup(test_bound, setup),
 		cmocka_unit_test_setup(test_errors, setup),
 		cmocka_unit_test_setup(test_too_deep, setup),
 		cmocka_unit_test_setup(test_churn, setup),
