@@ -99,6 +99,9 @@ static int resolve_events(struct agent *a)
 {
 	char err[512];
 
+	/* The names are rewritten in place (a reload): rows say so. */
+	if (++a->events_gen == 0)
+		a->events_gen = 1;
 	a->nr_events = 0;
 	for (int i = 0; i < a->cfg.nr_events; i++) {
 		struct event_spec ev;

@@ -29,6 +29,7 @@ static uint32_t outputs_mask(const struct agent *a)
 struct row_events {
 	int nr;
 	const char *const *names;
+	uint32_t gen;
 	const struct derived_map *derived;
 };
 
@@ -107,6 +108,7 @@ static void emit(struct agent *a, struct cg_record *r, const struct reading *tot
 		record_row(r, o->id, totals, nr_events, col->now_ns, delta, &rec);
 		rec.time = col->now;
 		rec.event_names = ev->names;
+		rec.events_gen = ev->gen;
 		rec.derived = ev->derived;
 		idx = pending_push(a, &p);
 		rec.cookie = idx < 0 ? NULL : (const void *)(uintptr_t)(idx + 1);
@@ -169,7 +171,7 @@ static int read_all(struct agent *a)
 
 static void emit_all(struct agent *a, const struct collection *col)
 {
-	const struct row_events ev = { a->nr_events, a->event_names, &a->derived };
+	const struct row_events ev = { a->nr_events, a->event_names, a->events_gen, &a->derived };
 	bool final = col->kind == COLLECT_LAST;
 
 	for (int i = 0; i < a->recs.nr; i++) {
@@ -210,7 +212,8 @@ void agent_drain(struct agent *a)
 
 	if (persist_drain_begin(a, &d) < 0)
 		return;
-	ev = (struct row_events){ d.meta.nr_events, d.names, &d.derived };
+	/* Another session's events: no generation (compared by name). */
+	ev = (struct row_events){ d.meta.nr_events, d.names, 0, &d.derived };
 	collection_start(&col, COLLECT_LAST);
 	for (int i = 0; i < d.recs.nr; i++) {
 		struct cg_record *r = d.recs.items[i];
@@ -227,7 +230,7 @@ void agent_drain(struct agent *a)
 void agent_finish_counting(struct agent *a, struct cg_record *r)
 {
 	struct collection col;
-	const struct row_events ev = { a->nr_events, a->event_names, &a->derived };
+	const struct row_events ev = { a->nr_events, a->event_names, a->events_gen, &a->derived };
 	struct reading final[READINGS_MAX_EVENTS];
 	int slot;
 

@@ -45,6 +45,7 @@ struct agent {
 	struct event_spec events[READINGS_MAX_EVENTS];
 	const char *event_names[READINGS_MAX_EVENTS];
 	int nr_events;
+	uint32_t events_gen; /* moved by every resolve_events (sink_record.events_gen) */
 	struct derived_map derived; /* which events feed which derived metric */
 	struct counter *counter;
 	/* Wakes the loop when CPUs go on- or offline; NULL: read every second. */

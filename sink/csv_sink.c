@@ -82,6 +82,7 @@ struct csv_cgroup {
 
 	int nr_events;
 	char *event_names[READINGS_MAX_EVENTS];
+	uint32_t events_gen; /* sink_record.events_gen of event_names (0: none) */
 	struct csv_row header;
 	/* The identity cells (path to namespace, each with its leading comma)
 	 * as of sink_cgroup.gen ident_gen (0: none kept). */
@@ -298,6 +299,7 @@ static int cgroup_set_events(struct csv_sink *s, struct csv_cgroup *cg, int nr,
 	struct csv_row header = CSV_ROW_INIT;
 	int r = 0;
 
+	cg->events_gen = 0; /* compared by name again at the next row */
 	if (cg->queued)
 		run_batch(s); /* the file is closed below: its queued row first */
 	for (int i = 0; i < nr; i++) {
@@ -335,6 +337,19 @@ static bool same_events(const struct csv_cgroup *cg, int nr, const char *const *
 	for (int i = 0; i < nr; i++)
 		if (strcmp(cg->event_names[i], names[i]) != 0)
 			return false;
+	return true;
+}
+
+/* Whether cg's columns are rec's events, comparing the names only when the
+ * record's events generation is not the one cg's columns were last found
+ * to match (every row would compare every name: a cache miss each). */
+static bool columns_match(struct csv_cgroup *cg, const struct sink_record *rec)
+{
+	if (rec->events_gen && rec->events_gen == cg->events_gen && cg->nr_events == rec->nr_events)
+		return true;
+	if (!same_events(cg, rec->nr_events, rec->event_names))
+		return false;
+	cg->events_gen = rec->events_gen;
 	return true;
 }
 
@@ -1153,7 +1168,7 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 			return r;
 		}
 	}
-	if (!same_events(cg, rec->nr_events, rec->event_names)) {
+	if (!columns_match(cg, rec)) {
 		r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 		if (r < 0) {
 			report(s, FAIL_RECORD, "cannot change the columns of %s: %s", cg->file,

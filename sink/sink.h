@@ -32,6 +32,9 @@ struct sink_record {
 	const struct sink_cgroup *cgroup;
 	int nr_events;
 	const char *const *event_names; /* perf-style names */
+	/* Changes whenever nr_events or event_names' strings do (0: unknown,
+	 * as if it always did): outputs may keep what they made of them. */
+	uint32_t events_gen;
 	const struct reading *totals; /* cumulative since counting the cgroup started */
 	const struct reading *delta; /* since this output's last written row */
 	/* Which events feed which derived metric (outputs' `derived:`); NULL:

@@ -246,6 +246,7 @@ struct feed {
 	struct reading totals[READINGS_MAX_EVENTS];
 	int nr_events;
 	const char *const *events;
+	uint32_t events_gen; /* 0: the sink compares the names */
 	struct timespec now;
 	struct cg_record rec; /* the agent's record: the CSV output's last-written totals */
 };
@@ -329,6 +330,7 @@ static int feed_step(struct sink *s, struct feed *f, uint64_t add, bool final)
 	record_row(&f->rec, RECORD_OUT_CSV, f->totals, f->nr_events, ns_of(&f->now), delta, &rec);
 	rec.time = f->now;
 	rec.event_names = f->events;
+	rec.events_gen = f->events_gen;
 	r = write_now(s, &rec);
 	if (r == 0)
 		record_commit(&f->rec, RECORD_OUT_CSV, f->totals, f->nr_events, ns_of(&f->now));
@@ -1634,6 +1636,43 @@ static void test_header_change_and_restart(void **state)
 	free(dir);
 }
 
+/* The agent's event names live in place and are rewritten by a reload,
+ * which moves the events generation: rows of one generation skip the name
+ * comparison, and a new generation with other names in the same place
+ * starts a new file even though the pointers did not change. */
+static void test_events_renamed_in_place(void **state)
+{
+	char names[2][32] = { "cycles", "cpu-clock" };
+	const char *const in_place[] = { names[0], names[1] };
+	char *dir = make_tmpdir(), *file = file_of(dir, "/rn"), *old = rotated(file, 1);
+	struct sink *s = new_sink(dir, 0, 3);
+	struct feed f;
+
+	feed_init(&f, 61, "/rn");
+	f.events = in_place;
+	f.events_gen = 1;
+	assert_int_equal(feed_step(s, &f, 5, false), 0);
+	assert_int_equal(feed_step(s, &f, 6, false), 0);
+	assert_int_equal(stats_of(s).rotations, 0);
+	strcpy(names[0], "instructions");
+	f.events_gen = 2;
+	feed_restart(&f);
+	assert_int_equal(feed_step(s, &f, 7, false), 0);
+	assert_int_equal(stats_of(s).rotations, 1);
+	assert_int_equal(column_sum(old, "cycles", NULL), 11);
+	assert_int_equal(column_sum(file, "instructions", NULL), 7);
+	/* The same names under another generation: still the same file. */
+	f.events_gen = 3;
+	assert_int_equal(feed_step(s, &f, 8, false), 0);
+	assert_int_equal(stats_of(s).rotations, 1);
+	assert_int_equal(column_sum(file, "instructions", NULL), 15);
+	s->ops->free(s);
+	remove_tree(dir);
+	free(file);
+	free(old);
+	free(dir);
+}
+
 static void test_unfinished_line(void **state)
 {
 	char *dir = make_tmpdir(), *file = file_of(dir, "/uf");
@@ -1999,6 +2038,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_truncate_to_a_row, teardown),
 		cmocka_unit_test_teardown(test_batches, teardown),
 		cmocka_unit_test_teardown(test_header_change_and_restart, teardown),
+		cmocka_unit_test_teardown(test_events_renamed_in_place, teardown),
 		cmocka_unit_test_teardown(test_unfinished_line, teardown),
 		cmocka_unit_test_teardown(test_disk_full, teardown),
 		cmocka_unit_test_teardown(test_truncate_repair_disk_full, teardown),
