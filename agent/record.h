@@ -37,19 +37,22 @@ struct record_output {
  * a slot's new owner from its old one (agent_cgroups.c gives a slot back
  * only after every output wrote its old owner's final row). */
 struct cg_record {
+	/* What every collection touches first, together (a collection walks
+	 * every record: each cache line here is a miss per row); the names
+	 * the view points into last, read only when they change. */
 	uint64_t id;
 	int slot;
-	char *path;
-	struct cg_identity ident;
-	struct cg_metadata meta;
-	char short_id[13];
-	struct sink_cgroup view; /* what outputs see: views into the fields above */
-	uint64_t created_ns; /* CLOCK_BOOTTIME when counting started */
-	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
 	bool adopted; /* decoded from a persisted session, not seen live yet */
 	bool removed; /* gone: its slot holds its last totals */
 	uint32_t outputs_done; /* removed: bit n set once output n wrote (or lost) the final row */
+	uint64_t created_ns; /* CLOCK_BOOTTIME when counting started */
+	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
+	struct sink_cgroup view; /* what outputs see: views into the fields below */
 	struct record_output out[RECORD_MAX_OUTPUTS];
+	char *path;
+	char short_id[13];
+	struct cg_identity ident;
+	struct cg_metadata meta;
 };
 
 struct record_set {
