@@ -221,15 +221,22 @@ static void pass_entry(struct csv_retention *r, const char *name, csv_stem_live_
 	struct candidate c = { 0 };
 	size_t stem_len;
 	unsigned rotation;
+	int64_t known = -1;
 	struct stat st;
 	bool is_live;
 
 	if (!csv_retention_parse_name(name, &stem_len, &rotation))
 		return;
+	is_live = live(ctx, name, stem_len, rotation == 0 ? &known : NULL);
+	if (is_live && rotation == 0 && known >= 0) {
+		/* Its size from the writer: no stat (its mtime does not matter). */
+		r->total += (uint64_t)known;
+		r->stats.sizes_known++;
+		return;
+	}
 	if (fstatat(r->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 		return;
 	r->total += (uint64_t)st.st_size;
-	is_live = live(ctx, name, stem_len);
 	if (is_live && rotation == 0)
 		return; /* a live cgroup's current file: never a candidate */
 	memcpy(c.name, name, strlen(name) + 1);
@@ -318,7 +325,7 @@ static void delete_some(struct csv_retention *r, csv_stem_live_fn live, void *ct
 
 		if (!csv_retention_parse_name(c->name, &stem_len, &rotation))
 			continue;
-		if (live(ctx, c->name, stem_len) && (rotation == 0 || c->expired))
+		if (live(ctx, c->name, stem_len, NULL) && (rotation == 0 || c->expired))
 			continue;
 		if (fstatat(r->dir_fd, c->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    st.st_ino != c->ino || !S_ISREG(st.st_mode))

@@ -25,8 +25,11 @@
  * *ret_stem_len and *ret_rotation (0: the current file). Pure. */
 bool csv_retention_parse_name(const char *name, size_t *ret_stem_len, unsigned *ret_rotation);
 
-/* Whether a live cgroup writes the file STEM.csv (stem is not NUL-terminated). */
-typedef bool (*csv_stem_live_fn)(void *ctx, const char *stem, size_t len);
+/* Whether a live cgroup writes the file STEM.csv (stem is not NUL-terminated).
+ * ret_size (may be NULL): set to the file's size when the writer knows it
+ * without a stat (it holds the file open and nothing but its own rows changed
+ * it since its last look, docs/CSV.md "Retention"), else to -1. */
+typedef bool (*csv_stem_live_fn)(void *ctx, const char *stem, size_t len, int64_t *ret_size);
 
 struct csv_retention_stats {
 	uint64_t deleted_removed; /* files of removed cgroups, older than keep_removed */
@@ -34,6 +37,7 @@ struct csv_retention_stats {
 	uint64_t bytes_deleted;
 	uint64_t passes; /* complete passes over the directory */
 	uint64_t last_total; /* bytes of the sink's files seen in the last pass */
+	uint64_t sizes_known; /* current files counted with the writer's size, not stat'ed */
 };
 
 struct csv_retention;

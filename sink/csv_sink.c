@@ -227,9 +227,37 @@ static struct csv_cgroup *stem_find(struct csv_sink *s, const char *stem, size_t
 	return NULL;
 }
 
-static bool stem_live(void *ctx, const char *stem, size_t len)
+/* cg's file size is known without a stat: the file is held open (the
+ * directory watch, read before every retention step, drops the descriptor
+ * when the name is moved or removed), no writer closed it since the last
+ * look at its end (a truncation or append by someone else is followed by a
+ * close), no row of it waits in the batch and none failed since (a failed
+ * append may or may not be in the file). What stays unseen until the next
+ * look at the end: truncate(2) by path, appends through a descriptor kept
+ * open elsewhere (docs/CSV.md "Retention"). */
+static bool size_known(const struct csv_cgroup *cg)
 {
-	return stem_find(ctx, stem, len) != NULL;
+	return cg->fd >= 0 && cg->known && !cg->check_size && !cg->queued;
+}
+
+/* The retention's question: whether stem.csv is live, and its size when
+ * known. A stem written by two entries (a path back with a new id while the
+ * old one waits for its final row) has neither's size: each sees only its
+ * own rows. */
+static bool stem_live(void *ctx, const char *stem, size_t len, int64_t *ret_size)
+{
+	struct csv_sink *s = ctx;
+	struct csv_cgroup *found = NULL;
+	int writers = 0;
+
+	for (struct csv_cgroup *cg = *stem_bucket(s, stem, len); cg; cg = cg->next_stem)
+		if (strncmp(cg->stem, stem, len) == 0 && cg->stem[len] == '\0') {
+			found = cg;
+			writers++;
+		}
+	if (ret_size)
+		*ret_size = writers == 1 && size_known(found) ? (int64_t)found->size : -1;
+	return found != NULL;
 }
 
 /* Close a kept descriptor, still remembering the file as we left it: the
@@ -900,6 +928,9 @@ static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t s
 			(void)rotate_files(s, cg); /* reported inside; the row is written */
 		return 0;
 	}
+	/* What reached the file is not known for sure (a batched append said
+	 * failed may be in it): its end is looked at before the next row. */
+	cg->check_size = true;
 	if (done > 0) {
 		/* Nobody else appends to our files, so the row began where the
 		 * file ends now, less what was written: cut it off there. */
@@ -1518,6 +1549,9 @@ int csv_sink_get_stats(const struct sink *s, struct csv_sink_stats *ret)
 	ret->files_deleted_removed = rs.deleted_removed;
 	ret->files_deleted_for_size = rs.deleted_for_size;
 	ret->bytes_deleted = rs.bytes_deleted;
+	ret->retention_passes = rs.passes;
+	ret->retention_total = rs.last_total;
+	ret->retention_sizes_known = rs.sizes_known;
 	ret->files_open = c->nr_fds;
 	return 0;
 }

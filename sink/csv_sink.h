@@ -25,6 +25,10 @@ struct csv_sink_stats {
 	uint64_t files_deleted_removed; /* retention: files of removed cgroups past keep_removed */
 	uint64_t files_deleted_for_size; /* retention: deleted to stay under max_total_size */
 	uint64_t bytes_deleted;
+	uint64_t retention_passes; /* complete passes over the directory */
+	uint64_t retention_total; /* bytes of the sink's files, as the last pass counted them */
+	uint64_t retention_sizes_known; /* live current files counted by the size the sink
+					 * knows, without a stat (docs/CSV.md "Retention") */
 	size_t files_open; /* descriptors kept open, now */
 };
 
