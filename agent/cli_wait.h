@@ -9,7 +9,9 @@ struct cli_wait_ops {
 	void (*tick)(void *ctx); /* every interval_ms (0: never) */
 	/* A signal arrived: true ends the wait. */
 	bool (*on_signal)(void *ctx, const struct signalfd_siginfo *si);
-	void (*cpu_check)(void *ctx); /* every CPU_CHECK_MS (NULL: never) */
+	/* When a CPU may have gone on- or offline (bpf/cpuhp_notify.h), else
+	 * every CPU_CHECK_MS; NULL: never. */
+	void (*cpu_check)(void *ctx);
 };
 
 void cli_wait(int sig_fd, uint64_t interval_ms, double duration_s, const struct cli_wait_ops *ops,

@@ -435,7 +435,8 @@ static bool on_signal(void *ctx, const struct signalfd_siginfo *si)
 	return w->workload > 0 && waitpid(w->workload, &w->status, WNOHANG) == w->workload;
 }
 
-/* A CPU that came online is counted within CPU_CHECK_MS, also without -I.
+/* A CPU that came online is counted as soon as the hotplug notification
+ * says so (within CPU_CHECK_MS without it), also without -I.
  * A failure is reported by the next sync (the interval's, or the last). */
 static void cpu_check(void *ctx)
 {

@@ -122,10 +122,15 @@ static bool tracks_tasks(const struct counter_opts *o)
 /* What the tp follower may derive instead of reading (software events only;
  * see follower_tp.bpf.c): clock and switch events from the switch itself,
  * and whether a switch from idle needs any read (idle moves none of the
- * events and the filter never counts it). */
+ * events and the filter never counts it). Clocks only where the filter
+ * never counts idle: a CPU that was offline comes back in idle, and the
+ * interval its first switch flushes spans the time it was away, which a
+ * derived clock would count for -a/-C (the perf_event, reopened then,
+ * counts only what ran). */
 static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counter_opts *o)
 {
-	bool idle_quiet = o->filter == CGPERF_FILTER_CGROUP || tracks_tasks(o);
+	bool never_idle = o->filter == CGPERF_FILTER_CGROUP || tracks_tasks(o);
+	bool idle_quiet = never_idle;
 
 	for (int i = 0; i < o->nr_events; i++) {
 		uint64_t config = o->events[i].attr.config;
@@ -135,8 +140,10 @@ static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counte
 			continue;
 		}
 		skel->rodata->software_mask |= 1u << i;
-		if (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK)
-			skel->rodata->clock_mask |= 1u << i;
+		if (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK) {
+			if (never_idle)
+				skel->rodata->clock_mask |= 1u << i;
+		}
 		else if (config == PERF_COUNT_SW_CONTEXT_SWITCHES)
 			skel->rodata->switch_mask |= 1u << i;
 		else if (config != PERF_COUNT_SW_PAGE_FAULTS &&
