@@ -143,8 +143,7 @@ static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counte
 		if (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK) {
 			if (never_idle)
 				skel->rodata->clock_mask |= 1u << i;
-		}
-		else if (config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+		} else if (config == PERF_COUNT_SW_CONTEXT_SWITCHES)
 			skel->rodata->switch_mask |= 1u << i;
 		else if (config != PERF_COUNT_SW_PAGE_FAULTS &&
 			 config != PERF_COUNT_SW_PAGE_FAULTS_MIN &&
