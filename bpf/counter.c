@@ -781,6 +781,27 @@ static int run_on_cpu_if_online(int prog_fd, int cpu)
 	return r == -ENXIO ? 0 : r;
 }
 
+static int sync_cpus(const struct counter *c, const int *cpus, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		int r;
+
+		if (c->mode == FOLLOWER_TP) {
+			r = run_on_cpu_if_online(c->sync_fd, cpus[i]);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		/* fexit: running a leader runs every session's followers on it. */
+		for (int e = 0; e < c->nr_leaders; e++) {
+			r = run_on_cpu_if_online(c->leaders[e].prog_fd, cpus[i]);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 /* CPUs came or went since the last sync: make the shared perf_events cover
  * the CPUs online now (a CPU that was offlined and onlined again keeps a
  * perf_event that no longer counts) and sync over the new list. */
@@ -815,9 +836,17 @@ int counter_follow_cpus(struct counter *c)
 		free(fresh);
 		return map_fd;
 	}
+	/* What a returning CPU owes from before it went down is read from its
+	 * old perf_events (they stopped there), and its readings start over at
+	 * the new ones right after they are in (a reopened event starts from
+	 * zero: a first read against the old reading would drop or subtract).
+	 * Best effort: a failed sync here leaves it to the next one. */
+	(void)sync_cpus(c, fresh, nr_fresh);
 	for (int i = 0; i < c->nr_leaders && r == 0; i++)
 		r = leader_refresh_cpus(map_fd, &c->events[i].attr, c->events[i].name,
 					&c->leaders[i], sig, fresh, nr_fresh);
+	if (r == 0)
+		(void)sync_cpus(c, fresh, nr_fresh);
 	attr_map_unlock(map_fd, lock_fd);
 	free(fresh);
 	if (r < 0) {
@@ -828,27 +857,6 @@ int counter_follow_cpus(struct counter *c)
 	c->cpus = cpus;
 	c->nr_cpus = nr;
 	c->cpus_sig = sig;
-	return 0;
-}
-
-static int sync_cpus(const struct counter *c, const int *cpus, int nr)
-{
-	for (int i = 0; i < nr; i++) {
-		int r;
-
-		if (c->mode == FOLLOWER_TP) {
-			r = run_on_cpu_if_online(c->sync_fd, cpus[i]);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		/* fexit: running a leader runs every session's followers on it. */
-		for (int e = 0; e < c->nr_leaders; e++) {
-			r = run_on_cpu_if_online(c->leaders[e].prog_fd, cpus[i]);
-			if (r < 0)
-				return r;
-		}
-	}
 	return 0;
 }
 

@@ -238,14 +238,22 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 	if (!enabled || first)
 		return;
 	if (filter_type == CGPERF_FILTER_CGROUP) {
-		/* Idle is nobody's (and not its cgroup's); but reads owed to
-		 * what is held are in d (a sync while idle: idle moved none of
-		 * them). Otherwise the current task is of the held cgroup
-		 * (settle_owed ran when another one came in), so owed reads
-		 * go with d to where they belong. */
-		if (idle && prev->reads_owed)
+		/* Reads owed to what is held are in d. Charged to the held
+		 * cgroup with the rest when the interval is its too (the task
+		 * came in from idle as one of its tasks: settle_owed ran
+		 * otherwise); to what is held alone when the interval is
+		 * idle's (a sync while idle: idle moved none of them) or the
+		 * task changed cgroups while it ran (its interval's counters,
+		 * read together with what is owed, stay with the held cgroup
+		 * rather than carry a whole interval of owed reads away). */
+		if (prev->reads_owed && (idle || id != prev->held_id)) {
 			hold_counters(prev, d);
+			for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++)
+				if (!((clock_mask | switch_mask) & (1u << e)))
+					d[e].counter = 0;
+		}
 		prev->reads_owed = 0;
+		/* Idle is nobody's (and not its cgroup's). */
 		if (!idle)
 			charge_cgroup(prev, d, id);
 		return;

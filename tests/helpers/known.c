@@ -8,14 +8,21 @@
  *   known sleeps N     N times: touch a fresh page, sleep 100 us (N faults, N
  *                      voluntary switches, each one to idle on a CPU that has
  *                      nothing else to run)
+ *   known moves N      50 times: N faults at once, sleep 20 us (each sleep
+ *                      a switch to idle after a burst); then writes its pid
+ *                      to the cgroup.procs file $KNOWN_MOVE_TO (moving
+ *                      itself while it runs) and prints its minflt from
+ *                      before the move on standard output
  * When done the process stops itself (SIGSTOP): the test reads the per-task
  * counts in /proc (voluntary_ctxt_switches, minflt) while nothing changes,
  * then sends SIGCONT and the workload exits. --no-stop: exit at once. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +65,7 @@ static int ping_pong(long n)
 	return waitpid(pid, NULL, 0) == pid ? 0 : 1;
 }
 
-static int touch_pages(long n)
+static int touch_pages_only(long n)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -67,11 +74,19 @@ static int touch_pages(long n)
 		return 1;
 	for (long i = 0; i < n; i++)
 		p[i * page] = 1;
+	return 0;
+}
+
+static int touch_pages(long n)
+{
+	if (touch_pages_only(n))
+		return 1;
 	done();
 	return 0;
 }
 
-static int touch_and_sleep(long n)
+/* n faults, each followed by a 100 us sleep. */
+static int fault_and_nap(long n)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	struct timespec nap = { .tv_nsec = 100 * 1000 };
@@ -83,6 +98,50 @@ static int touch_and_sleep(long n)
 		p[i * page] = 1;
 		nanosleep(&nap, NULL);
 	}
+	return 0;
+}
+
+static int touch_and_sleep(long n)
+{
+	if (fault_and_nap(n))
+		return 1;
+	done();
+	return 0;
+}
+
+/* 50 times: n faults at once (a fresh mapping, unmapped after), then a
+ * 20 us sleep; then the task moves itself (while it runs) to the cgroup
+ * whose cgroup.procs is $KNOWN_MOVE_TO. */
+static int sleep_then_move(long n)
+{
+	const char *to = getenv("KNOWN_MOVE_TO");
+	struct timespec nap = { .tv_nsec = 20 * 1000 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct rusage u;
+	char pid[32];
+	int fd, len;
+
+	if (!to)
+		return 1;
+	for (int c = 0; c < 50; c++) {
+		char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		if (p == MAP_FAILED)
+			return 1;
+		for (long i = 0; i < n; i++)
+			p[i * page] = 1;
+		munmap(p, n * page);
+		nanosleep(&nap, NULL);
+	}
+	len = snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (getrusage(RUSAGE_SELF, &u) < 0 || (fd = open(to, O_WRONLY | O_CLOEXEC)) < 0)
+		return 1;
+	if (write(fd, pid, len) != len)
+		return 1;
+	close(fd);
+	printf("%ld\n", u.ru_minflt);
+	fflush(stdout);
 	done();
 	return 0;
 }
@@ -96,7 +155,7 @@ int main(int argc, char **argv)
 	else if (argc != 3)
 		n = 0;
 	if (n <= 0) {
-		fprintf(stderr, "usage: known switches|faults|sleeps N [--no-stop]\n");
+		fprintf(stderr, "usage: known switches|faults|sleeps|moves N [--no-stop]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "switches"))
@@ -105,6 +164,8 @@ int main(int argc, char **argv)
 		return touch_pages(n);
 	if (!strcmp(argv[1], "sleeps"))
 		return touch_and_sleep(n);
+	if (!strcmp(argv[1], "moves"))
+		return sleep_then_move(n);
 	fprintf(stderr, "known: unknown mode '%s'\n", argv[1]);
 	return 2;
 }

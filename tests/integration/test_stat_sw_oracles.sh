@@ -7,7 +7,8 @@
 # switch to idle holds the faults unread), with its cpu-clock against
 # perf's; then two of them in two cgroups taking turns on one CPU through
 # idle (the faults left unread for one cgroup must be taken before the
-# other's task runs).
+# other's task runs); and a task that moves itself to another cgroup while
+# it runs (the faults left unread for its old cgroup stay there).
 source "$CGPERF_SRC/tests/lib/common.sh"
 cg=$(mkcg sw)
 
@@ -79,3 +80,24 @@ log "page-faults, two cgroups through idle on one CPU: a $got_a (minflt $flt_a),
 [ "$flt_a" -ge 4000 ] && [ "$flt_b" -ge 4000 ] || fail "the sleepers made only $flt_a and $flt_b faults"
 assert_count "page-faults of cgroup a vs its minflt" "$got_a" "$flt_a" 1 50
 assert_count "page-faults of cgroup b vs its minflt" "$got_b" "$flt_b" 1 50
+
+# A task in c that moves itself to d while it runs, after bursts of faults
+# each followed by a switch to idle: the faults it made in c, left unread
+# at those switches, are c's, not d's.
+cgc=$(mkcg swc) cgd=$(mkcg swd)
+start_cgperf moved -e page-faults,cpu-clock -G "$cgc,$cgd"
+KNOWN_MOVE_TO="$TEST_CG/swd/cgroup.procs" run_in_cg swc taskset -c "$BURN_CPU" "$KNOWN" moves 2000 >"$TMP/moved.out"
+pm=$LAST_PID
+wait_stopped "$pm"
+flt_total=$(proc_minflt "$pm")
+kill -CONT "$pm"
+wait "$pm" || fail "known moves failed"
+flt_c=$(cat "$TMP/moved.out")
+sleep 0.2
+kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "$TMP/moved.log")"
+got_c=$(stat_csv_value "$TMP/moved.csv" page-faults "$cgc")
+got_d=$(stat_csv_value "$TMP/moved.csv" page-faults "$cgd")
+log "page-faults of a task that moved itself while it ran: c $got_c (minflt before the move $flt_c), d $got_d (after $((flt_total - flt_c)))"
+[ "$flt_c" -ge 100000 ] || fail "the mover made only $flt_c faults before it moved"
+assert_count "page-faults in the cgroup it left vs its minflt before the move" "$got_c" "$flt_c" 1 50
+assert_count "page-faults in the cgroup it moved to vs its minflt after" "$got_d" "$((flt_total - flt_c))" 1 50
