@@ -90,6 +90,18 @@ static bool want_watch(void *ctx, const struct cg_watch *w, const char *path, ui
 	return cg_select_may_match_below(&a->sel, path) && !agent_waiting_unwatched(a, id, path);
 }
 
-const struct cg_watch_ops agent_watch_ops = { .added = on_added,
-					      .removed = on_removed,
-					      .want_watch = want_watch };
+/* Where the selection can match nothing below a directory, the cgroups
+ * there are neither walked nor reported: a container's own sub-cgroups are
+ * counted with it (the follower charges them to their nearest counted
+ * ancestor), and the rescan confirms each such directory from its entry
+ * instead of a stat (at 1000 containers, 1000 fewer system calls a rescan). */
+static bool want_below(void *ctx, const struct cg_watch *w, const char *path, uint64_t id)
+{
+	const struct agent *a = ctx;
+
+	return cg_select_may_match_below(&a->sel, path);
+}
+
+const struct cg_watch_ops agent_watch_ops = {
+	.added = on_added, .removed = on_removed, .want_watch = want_watch, .want_below = want_below
+};

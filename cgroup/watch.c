@@ -57,6 +57,7 @@ struct node {
 	int level; /* 0 for the root */
 	int wd; /* inotify watch descriptor, -1: none */
 	bool want_watch; /* should have one (depth, the caller's want_watch) */
+	bool no_below; /* the caller's want_below said nothing below matters */
 	bool reported; /* added() was called: everything but the hierarchy root */
 	unsigned mark; /* generation of the last walk that saw it */
 	struct node *parent, *first_child, *prev_sibling, *next_sibling;
@@ -142,6 +143,13 @@ static bool wants_node(const struct cg_watch *w, int level)
 static bool wants_children(const struct cg_watch *w, int level)
 {
 	return w->max_depth == 0 || level < w->max_depth;
+}
+
+/* Whether n's subdirectories are walked: depth, and the caller's want_below
+ * as asked when n was first seen. */
+static bool node_wants_children(const struct cg_watch *w, const struct node *n)
+{
+	return wants_children(w, n->level) && !n->no_below;
 }
 
 static bool caller_wants_watch(const struct cg_watch *w, const struct node *n)
@@ -527,6 +535,7 @@ static int reconcile(struct cg_watch *w, struct node *parent, char **path, uint6
 		.wd = -1,
 		.reported = !is_root_path(*path),
 		.mark = w->generation,
+		.no_below = w->ops.want_below && !w->ops.want_below(w->ctx, w, *path, id),
 	};
 	*path = NULL;
 	node_link(w, parent, n);
@@ -591,7 +600,7 @@ static int visit_fd(struct cg_watch *w, struct node *parent, int fd, char *path,
 		goto finish;
 	r = 0;
 
-	if (!wants_children(w, level))
+	if (!node_wants_children(w, n))
 		goto finish;
 
 	/* Asked at every visit, so a rescan applies changed answers. */
@@ -649,15 +658,20 @@ static int watch_known_leaf(struct cg_watch *w, struct node *n, int dfd, const c
  * else (another id, a 32-bit kernel's inode number, subdirectories) returns
  * 0: the full visit decides. Returns 1 when n's visit is complete, or
  * -ENOMEM. */
-static int visit_unchanged(struct cg_watch *w, struct node *n, int dfd, const char *name,
+static int visit_unchanged(struct cg_watch *w, struct node *n, int dfd, const struct dirent *de,
 			   bool by_rescan)
 {
+	const char *name = de->d_name;
 	struct stat st;
 
+	/* Nothing below it to look for: the directory entry's inode number
+	 * is the same identity the stat would give. */
+	if (!node_wants_children(w, n) && de->d_type == DT_DIR && (uint64_t)de->d_ino == n->id)
+		goto seen;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
 	    (uint64_t)st.st_ino != n->id)
 		return 0;
-	if (wants_children(w, n->level)) {
+	if (node_wants_children(w, n)) {
 		if (st.st_nlink != 2)
 			return 0;
 		/* Asked at every visit, as the full visit does. */
@@ -667,6 +681,7 @@ static int visit_unchanged(struct cg_watch *w, struct node *n, int dfd, const ch
 		if (!n->want_watch)
 			unwatch_node(w, n);
 	}
+seen:
 	n->mark = w->generation;
 	if (by_rescan)
 		w->stats.rescan_skipped++;
@@ -674,15 +689,16 @@ static int visit_unchanged(struct cg_watch *w, struct node *n, int dfd, const ch
 }
 
 /* Visits parent's subdirectory name, open from dfd. Returns 0 or -ENOMEM. */
-static int visit_child(struct cg_watch *w, struct node *parent, int dfd, const char *name,
+static int visit_child(struct cg_watch *w, struct node *parent, int dfd, const struct dirent *de,
 		       bool by_rescan)
 {
+	const char *name = de->d_name;
 	struct node *known = known_child(w, parent, name);
 	char *path;
 	int fd, r;
 
 	if (known) {
-		r = visit_unchanged(w, known, dfd, name, by_rescan);
+		r = visit_unchanged(w, known, dfd, de, by_rescan);
 		if (r != 0)
 			return r < 0 ? r : 0;
 	}
@@ -730,7 +746,7 @@ static int visit_children(struct cg_watch *w, struct node *n, int fd, bool by_re
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 
-		r = visit_child(w, n, dirfd(d), de->d_name, by_rescan);
+		r = visit_child(w, n, dirfd(d), de, by_rescan);
 		if (r < 0)
 			break;
 	}
@@ -970,7 +986,7 @@ int cg_watch_refresh(struct cg_watch *w, uint64_t id)
 	n = lookup_id(w, id);
 	if (!n)
 		return -ENOENT;
-	if (!wants_children(w, n->level))
+	if (!node_wants_children(w, n))
 		return 0;
 	n->want_watch = caller_wants_watch(w, n);
 	if (!n->want_watch || n->wd >= 0) {
@@ -1157,7 +1173,7 @@ static void count_nodes(const struct cg_watch *w, const struct node *n, struct c
 {
 	if (n->reported)
 		s->cgroups++;
-	if (n->wd < 0 && wants_children(w, n->level)) {
+	if (n->wd < 0 && node_wants_children(w, n)) {
 		if (n->want_watch)
 			s->unwatched++;
 		else

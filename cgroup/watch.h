@@ -27,6 +27,13 @@ struct cg_watch_ops {
 	 * event, rescan) and by cg_watch_refresh(); NULL: always. A directory
 	 * without one is still walked by every rescan. */
 	bool (*want_watch)(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id);
+	/* Optional: may anything below this directory matter to the caller?
+	 * false: nothing below it is walked, watched or reported, as below
+	 * max_depth, and a rescan confirms the directory itself from its
+	 * directory entry (inode number), without a stat. Asked once, when
+	 * the directory is first seen: the answer for a path must not change
+	 * while the watcher lives. NULL: always. */
+	bool (*want_below)(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id);
 };
 
 struct cg_watch_opts {

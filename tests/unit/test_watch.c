@@ -1279,6 +1279,89 @@ static void test_rescan_unchanged(void **state)
 	rec_free(&c.rec);
 }
 
+/* want_below(): below a directory the caller says nothing matters under,
+ * nothing is walked, watched or reported (not at the start, not by a rescan,
+ * not when created later); the directory itself is reported, and a rescan
+ * confirms it from its directory entry: counted as skipped, and replaced
+ * unseen (removed and created again, events lost) it is found as before. */
+static bool below_want(void *ctx, const struct cg_watch *w, const char *rel_path, uint64_t id)
+{
+	size_t n = strlen(rel_path);
+
+	(void)ctx;
+	(void)w;
+	(void)id;
+	return n < 2 ||
+	       (strcmp(rel_path + n - 2, "/a") != 0 && strcmp(rel_path + n - 2, "/b") != 0);
+}
+
+static void test_want_below(void **state)
+{
+	static const struct cg_watch_ops ops = { .added = on_added,
+						 .removed = on_removed,
+						 .want_below = below_want };
+	char top[PATH_MAX], a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], asub[PATH_MAX], bsub[PATH_MAX],
+		csub[PATH_MAX];
+	uint64_t id_a, id_b, id_b_new, id_c, id_csub;
+	struct cg_watch_opts o = {};
+	struct recorder rec = {};
+	struct cg_watch *w;
+
+	FIXTURE();
+	mkcg(rel(top, sizeof(top), "below"));
+	id_a = mkcg(rel(a, sizeof(a), "below/a"));
+	id_b = mkcg(rel(b, sizeof(b), "below/b"));
+	id_c = mkcg(rel(c, sizeof(c), "below/c"));
+	mkcg(rel(asub, sizeof(asub), "below/a/sub"));
+	o.subtree = top;
+	assert_int_equal(cg_watch_new(&o, &ops, &rec, &w), 0);
+	rec.w = w;
+	/* top, a, b, c: not a/sub. */
+	assert_int_equal(rec.n, 4);
+	assert_reported_once(&rec, true, id_a, a);
+	assert_reported_once(&rec, true, id_c, c);
+	/* anchor + top + c: a and b need no watch, and are not "unwatched". */
+	assert_int_equal(stats_of(w).watches, 3);
+	assert_int_equal(stats_of(w).unwatched, 0);
+	assert_int_equal(stats_of(w).not_wanted, 0);
+	rec_reset(&rec);
+
+	/* Created below b and c: c's is reported by its event, b's never. */
+	mkcg(rel(bsub, sizeof(bsub), "below/b/sub"));
+	id_csub = mkcg(rel(csub, sizeof(csub), "below/c/sub"));
+	drain(w);
+	assert_int_equal(rec.n, 1);
+	assert_reported_once(&rec, true, id_csub, csub);
+	rec_reset(&rec);
+
+	/* A rescan: a and b from their entries, c/sub by its stat; nothing
+	 * below a or b found. */
+	rescan_expecting(w, 0, 3);
+	assert_int_equal(rec.n, 0);
+
+	/* b replaced unseen: its entry shows another inode number. */
+	rmcg(bsub);
+	rmcg(b);
+	id_b_new = mkcg(b);
+	assert_true(id_b_new != id_b);
+	drop_events(w);
+	rescan_expecting(w, 2, 2);
+	assert_reported_once(&rec, false, id_b, b);
+	assert_reported_once(&rec, true, id_b_new, b);
+	assert_int_equal(rec.n, 2);
+
+	rmcg(csub);
+	rmcg(c);
+	rmcg(b);
+	rmcg(asub);
+	rmcg(a);
+	rmcg(top);
+	drain(w);
+	assert_int_equal(stats_of(w).cgroups, 0);
+	cg_watch_free(w);
+	rec_free(&rec);
+}
+
 /* max_watches: never more watches than that; the rest is reported and found
  * by rescans; once the tree shrinks everything is watched again. */
 static void test_watch_cap(void **state)
@@ -1486,6 +1569,7 @@ int main(void)
 		cmocka_unit_test(test_max_depth),
 		cmocka_unit_test(test_want_watch_and_refresh),
 		cmocka_unit_test(test_rescan_unchanged),
+		cmocka_unit_test(test_want_below),
 		cmocka_unit_test(test_watch_cap),
 		cmocka_unit_test(test_plain_tree),
 	};
