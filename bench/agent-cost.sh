@@ -29,6 +29,7 @@ WINDOW_10S=100
 INTERVALS="1 10"
 PERSIST=0
 DO_FIRST=1
+ROUNDS=1
 
 usage() {
 	cat <<EOF
@@ -41,6 +42,9 @@ usage: agent-cost [options]
   --persist       a persistent session (the agent's default; released after each row)
                   instead of --no-persist
   --no-first      skip the first-interval row at $N_FIRST cgroups
+  --rounds R      R rows per binary and interval, the binaries' order reversed
+                  every other round (default $ROUNDS): the binary measured first
+                  pays for what setting up the cgroups and files left behind
 Environment: CGPERF (default: this build), CGPERF_BEFORE (an older binary to compare).
 EOF
 }
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--max) MAX=$2; shift ;;
 	--persist) PERSIST=1 ;;
 	--no-first) DO_FIRST=0 ;;
+	--rounds) ROUNDS=$2; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "agent-cost: unknown option '$1'" >&2; usage >&2; exit 2 ;;
 	esac
@@ -220,10 +225,14 @@ echo "cgperf agent at $N cgroups x 4 software events, CSV on, cgroups.max $MAX,"
 printf '%-34s %8s %10s %10s %9s %9s %9s %8s\n' "binary" interval "cpu% tick" "cpu% sched" \
 	"RSS KiB" "HWM KiB" "maps KiB" "rows"
 for iv in $INTERVALS; do
-	for k in "${!BINS[@]}"; do
-		win=$WINDOW_1S
-		[ "$iv" = 10 ] && win=$WINDOW_10S
-		measure "${BINS[$k]}" "$iv" "$win" "${LABELS[$k]}"
+	win=$WINDOW_1S
+	[ "$iv" = 10 ] && win=$WINDOW_10S
+	for ((r = 1; r <= ROUNDS; r++)); do
+		order=("${!BINS[@]}")
+		((r % 2 == 0)) && order=($(printf '%s\n' "${order[@]}" | tac))
+		for k in "${order[@]}"; do
+			measure "${BINS[$k]}" "$iv" "$win" "${LABELS[$k]}"
+		done
 	done
 done
 echo "cpu% tick: utime+stime (/proc/PID/stat) over the window; cpu% sched: time on CPU"
