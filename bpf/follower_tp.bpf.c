@@ -192,11 +192,10 @@ static __always_inline void hold_counters(struct prev_state *prev, const struct 
 
 /* Take the reads owed to what is held now: before anything else runs on
  * this CPU that they could move (a task of another cgroup). */
-static __always_inline void settle_owed(struct prev_state *prev)
+/* Every event's delta into d (READ_DELTA); prev's readings advance. */
+static __always_inline void read_deltas(struct prev_state *prev, struct cgperf_reading *d, __u64 dt,
+					__u64 switches)
 {
-	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
-	__u64 dt = 0, switches = 0;
-
 	READ_DELTA(0);
 	READ_DELTA(1);
 	READ_DELTA(2);
@@ -205,6 +204,13 @@ static __always_inline void settle_owed(struct prev_state *prev)
 	READ_DELTA(5);
 	READ_DELTA(6);
 	READ_DELTA(7);
+}
+
+static __always_inline void settle_owed(struct prev_state *prev)
+{
+	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
+
+	read_deltas(prev, d, 0, 0);
 	hold_counters(prev, d);
 }
 
@@ -224,14 +230,7 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 	prev->switches = 0;
 	/* Always advance prev, counting or not: otherwise the next counted
 	 * task would be charged for what ran before it. */
-	READ_DELTA(0);
-	READ_DELTA(1);
-	READ_DELTA(2);
-	READ_DELTA(3);
-	READ_DELTA(4);
-	READ_DELTA(5);
-	READ_DELTA(6);
-	READ_DELTA(7);
+	read_deltas(prev, d, dt, switches);
 	/* The first run on a CPU (one that was offline when this session
 	 * started) only sets the previous readings: a delta from zero would be
 	 * the counter's whole history. */

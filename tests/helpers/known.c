@@ -65,58 +65,40 @@ static int ping_pong(long n)
 	return waitpid(pid, NULL, 0) == pid ? 0 : 1;
 }
 
-static int touch_pages_only(long n)
+/* n fresh pages touched (n minor faults), nap_us of sleep after each (0:
+ * none); unmapped after. */
+static int touch_fresh_pages(long n, long nap_us)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return 1;
-	for (long i = 0; i < n; i++)
-		p[i * page] = 1;
-	return 0;
-}
-
-static int touch_pages(long n)
-{
-	if (touch_pages_only(n))
-		return 1;
-	done();
-	return 0;
-}
-
-/* n faults, each followed by a 100 us sleep. */
-static int fault_and_nap(long n)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	struct timespec nap = { .tv_nsec = 100 * 1000 };
+	struct timespec nap = { .tv_nsec = nap_us * 1000 };
 	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return 1;
 	for (long i = 0; i < n; i++) {
 		p[i * page] = 1;
-		nanosleep(&nap, NULL);
+		if (nap_us)
+			nanosleep(&nap, NULL);
 	}
+	munmap(p, n * page);
 	return 0;
 }
 
-static int touch_and_sleep(long n)
+static int touch_then_stop(long n, long nap_us)
 {
-	if (fault_and_nap(n))
+	if (touch_fresh_pages(n, nap_us))
 		return 1;
 	done();
 	return 0;
 }
 
-/* 50 times: n faults at once (a fresh mapping, unmapped after), then a
- * 20 us sleep; then the task moves itself (while it runs) to the cgroup
- * whose cgroup.procs is $KNOWN_MOVE_TO. */
+/* 50 times: n faults at once, then a 20 us sleep; then the task moves
+ * itself (while it runs) to the cgroup whose cgroup.procs is
+ * $KNOWN_MOVE_TO. */
 static int sleep_then_move(long n)
 {
 	const char *to = getenv("KNOWN_MOVE_TO");
 	struct timespec nap = { .tv_nsec = 20 * 1000 };
-	long page = sysconf(_SC_PAGESIZE);
 	struct rusage u;
 	char pid[32];
 	int fd, len;
@@ -124,14 +106,8 @@ static int sleep_then_move(long n)
 	if (!to)
 		return 1;
 	for (int c = 0; c < 50; c++) {
-		char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
-
-		if (p == MAP_FAILED)
+		if (touch_fresh_pages(n, 0))
 			return 1;
-		for (long i = 0; i < n; i++)
-			p[i * page] = 1;
-		munmap(p, n * page);
 		nanosleep(&nap, NULL);
 	}
 	len = snprintf(pid, sizeof(pid), "%d", (int)getpid());
@@ -161,9 +137,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "switches"))
 		return ping_pong(n);
 	if (!strcmp(argv[1], "faults"))
-		return touch_pages(n);
+		return touch_then_stop(n, 0);
 	if (!strcmp(argv[1], "sleeps"))
-		return touch_and_sleep(n);
+		return touch_then_stop(n, 100);
 	if (!strcmp(argv[1], "moves"))
 		return sleep_then_move(n);
 	fprintf(stderr, "known: unknown mode '%s'\n", argv[1]);

@@ -16,14 +16,7 @@ start_cgperf g -G "$cg" -e context-switches,page-faults
 g_pid=$CGPERF_PID
 # g has no interval: told of hotplug, nothing wakes it while nothing changes
 # (it read the online CPUs every second before).
-if grep -q "no CPU hotplug notification" "$TMP/g.log"; then
-	log "SKIP (idle part): $(grep "no CPU hotplug notification" "$TMP/g.log")"
-else
-	ctxt() { awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$g_pid/status"; }
-	v0=$(ctxt); sleep 3; v1=$(ctxt)
-	log "cgperf stat woke $((v1 - v0)) times in 3 s idle"
-	[ $((v1 - v0)) -le 1 ] || fail "the idle cgperf stat woke $((v1 - v0)) times in 3 s (a per-second check?)"
-fi
+assert_idle_wakeups "cgperf stat" "$g_pid" "$TMP/g.log" 3 1
 start_cgperf hp -a -e cpu-clock,context-switches -I 1000 --duration 7
 hp_pid=$CGPERF_PID
 sleep 1.3

@@ -334,6 +334,22 @@ proc_minflt() {
 	for p in "$@"; do cat /proc/"$p"/stat; done |
 		awk '{ sub(/.*\) /, ""); s += $8 } END { print s + 0 }'
 }
+# assert_idle_wakeups WHO PID LOG SECS MAX: PID's main thread woke at most
+# MAX times in SECS idle seconds (its voluntary switches), unless LOG says it
+# has no CPU hotplug notification (then it reads the CPUs every second: the
+# part is skipped, with the reason).
+assert_idle_wakeups() {
+	local who=$1 pid=$2 log_file=$3 secs=$4 max=$5 v0 v1
+	if grep -q "no CPU hotplug notification" "$log_file"; then
+		log "SKIP (idle part): $(grep "no CPU hotplug notification" "$log_file")"
+		return 0
+	fi
+	v0=$(awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$pid/status")
+	sleep "$secs"
+	v1=$(awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$pid/status")
+	log "$who woke $((v1 - v0)) times in $secs s idle"
+	[ $((v1 - v0)) -le "$max" ] || fail "the idle $who woke $((v1 - v0)) times in $secs s (a per-second check?)"
+}
 # assert_count WHAT GOT WANT PCT ABS: |GOT - WANT| <= PCT% of WANT + ABS.
 assert_count() {
 	awk -v a="$2" -v b="$3" -v p="$4" -v k="$5" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100 + k) }' ||
