@@ -43,14 +43,35 @@ int accum_choose(enum accum_request req, enum accum_kind *ret)
 	return 0;
 }
 
+/* Every accumulator map of kind: hash values follow the live slots. */
+static enum bpf_map_type map_type(enum accum_kind kind)
+{
+	return kind == ACCUM_HASH ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+static __u32 map_flags(enum accum_kind kind)
+{
+	return kind == ACCUM_HASH ? BPF_F_NO_PREALLOC : 0;
+}
+
 void accum_configure(struct bpf_map *m, enum accum_kind kind, int max_slots, int nr_events)
 {
-	if (kind == ACCUM_HASH) {
-		bpf_map__set_type(m, BPF_MAP_TYPE_PERCPU_HASH);
-		bpf_map__set_map_flags(m, BPF_F_NO_PREALLOC);
-	}
+	bpf_map__set_type(m, map_type(kind));
+	bpf_map__set_map_flags(m, map_flags(kind));
 	bpf_map__set_max_entries(m, max_slots);
 	bpf_map__set_value_size(m, nr_events * sizeof(struct cgperf_reading));
+}
+
+int accum_create(enum accum_kind kind, int max_slots, int nr_events, int *ret_fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = map_flags(kind));
+	int fd = bpf_map_create(map_type(kind), "accum_readings", sizeof(__u32),
+				nr_events * sizeof(struct cgperf_reading), max_slots, &opts);
+
+	if (fd < 0)
+		return -errno;
+	*ret_fd = fd;
+	return 0;
 }
 
 int accum_init(struct accum *a, int fd, int nr_events, int max_slots)

@@ -51,6 +51,10 @@ const char *accum_kind_name(enum accum_kind k);
 int accum_choose(enum accum_request req, enum accum_kind *ret);
 /* Before load: the map's type, flags and size for kind. */
 void accum_configure(struct bpf_map *m, enum accum_kind kind, int max_slots, int nr_events);
+/* A session's accumulator map for a hub's map-in-map (follower_hub.bpf.c).
+ * An array's size must be its hub's template's (the kernel allows inner
+ * maps of other sizes for plain arrays only). */
+int accum_create(enum accum_kind kind, int max_slots, int nr_events, int *ret_fd);
 
 /* Bind to the loaded (or pinned) map fd. -EPROTO: it is not a session's
  * accumulator map of nr_events events and max_slots slots. */

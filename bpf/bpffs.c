@@ -1,5 +1,6 @@
 #include "bpf/bpffs.h"
 #include "util/log.h"
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 #include <linux/magic.h>
 
 #define BPFFS_MOUNT "/sys/fs/bpf"
@@ -86,5 +88,67 @@ int bpffs_prepare(char *ret_dir, size_t len)
 		return r;
 	if ((size_t)snprintf(ret_dir, len, "%s", dir) >= len)
 		return -ENAMETOOLONG;
+	return 0;
+}
+
+static bool map_compatible(int fd, __u32 key_size, __u32 value_size)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return false;
+	return info.type == BPF_MAP_TYPE_HASH && info.key_size == key_size &&
+	       info.value_size == value_size;
+}
+
+static int map_create_pinned(const char *path, const char *map_name, __u32 key_size,
+			     __u32 value_size, __u32 entries)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, map_name, key_size, value_size, entries, NULL);
+	int r;
+
+	if (fd < 0) {
+		r = -errno;
+		log_error("cannot create the map %s: %s", map_name, strerror(-r));
+		return r;
+	}
+	if (bpf_obj_pin(fd, path) < 0) {
+		r = -errno;
+		close(fd);
+		log_error("cannot pin the map %s at %s: %s", map_name, log_name(path), strerror(-r));
+		return r;
+	}
+	chmod(path, 0600);
+	return fd;
+}
+
+int bpffs_map_open(const char *dir, const char *pin, const char *map_name, __u32 key_size,
+		   __u32 value_size, __u32 entries, int *ret_fd)
+{
+	char path[512];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, pin);
+	r = bpffs_check_pin(path);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	fd = bpf_obj_get(path);
+	if (fd < 0 && errno == ENOENT)
+		fd = map_create_pinned(path, map_name, key_size, value_size, entries);
+	else if (fd < 0) {
+		r = -errno;
+		log_error("cannot open %s: %s", log_name(path), strerror(-r));
+		return r;
+	}
+	if (fd < 0)
+		return fd;
+	if (!map_compatible(fd, key_size, value_size)) {
+		close(fd);
+		log_error("%s was made by an incompatible cgperf version; remove it when no cgperf runs",
+			  log_name(path));
+		return -EPROTO;
+	}
+	*ret_fd = fd;
 	return 0;
 }

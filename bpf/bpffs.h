@@ -12,3 +12,10 @@ int bpffs_prepare(char *ret_dir, size_t len);
  * also made 0700). -EPERM (logged) otherwise, -ENOENT when missing. */
 int bpffs_check_dir(const char *path);
 int bpffs_check_pin(const char *path);
+
+/* The hash map pinned as dir/pin (made and pinned 0600 when missing): one of
+ * cgperf's registries (the attr map of the leaders, the hub map). -EPROTO
+ * (logged) when the one pinned there has other sizes (another cgperf). */
+#include <linux/types.h>
+int bpffs_map_open(const char *dir, const char *pin, const char *map_name, __u32 key_size,
+		   __u32 value_size, __u32 entries, int *ret_fd);

@@ -49,6 +49,22 @@ struct cgperf_filter_gen {
 	__u64 release_gen;
 };
 
+/* Sessions one cgroup hub serves (follower_hub.bpf.c); a session that
+ * finds its hub full gets a hub of its own. */
+#define CGPERF_HUB_MAX_SESSIONS 8 /* a power of two (follower_hub.bpf.c) */
+
+/* The hub's sessions map: one entry per index. The hub reads enabled only;
+ * the rest says who registered it, so that an index left by a process that
+ * died (SIGKILL) is taken back (bpf/hub.c). */
+struct cgperf_hub_session {
+	__u32 enabled; /* counts: the hub adds to its slots */
+	__u32 used; /* registered */
+	__u32 pinned; /* a persistent session: lives without its process */
+	__u32 pad;
+	__u64 owner_pid;
+	__u64 owner_start; /* the owner's start time (clock ticks after boot) */
+};
+
 /* Value of the pinned attr map (key: struct perf_event_attr). Ids, not fds,
  * so the pin does not keep anything alive: when the last session is gone the
  * ids go stale and the next session creates a new leader. */

@@ -1,8 +1,10 @@
 #include "bpf/counter.h"
 #include "bpf/accum.h"
 #include "bpf/filter_gen.h"
+#include "bpf/hub.h"
 #include "bpf/leader.h"
 #include "bpf/prog_stats.h"
+#include "bpf/read_masks.h"
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
 #include "follower_fexit.skel.h"
@@ -28,8 +30,10 @@ struct counter {
 	int max_slots;
 	struct leader leaders[CGPERF_MAX_EVENTS];
 	int nr_leaders;
-	/* FOLLOWER_TP: one program serves all events */
+	/* FOLLOWER_TP: one program serves all events: the session's own, or
+	 * for a cgroup filter a hub it shares with other sessions */
 	struct follower_tp_bpf *tp;
+	struct hub *hub;
 	/* FOLLOWER_FEXIT: one program per event; [0] owns filter and accum maps */
 	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
 	int filter_fd, accum_fd;
@@ -119,38 +123,42 @@ static bool tracks_tasks(const struct counter_opts *o)
 	return o->filter == CGPERF_FILTER_PID || o->filter == CGPERF_FILTER_TGID;
 }
 
-/* What the tp follower may derive instead of reading (software events only;
- * see follower_tp.bpf.c): clock and switch events from the switch itself,
- * and whether a switch from idle needs any read (idle moves none of the
- * events and the filter never counts it). Clocks only where the filter
- * never counts idle: a CPU that was offline comes back in idle, and the
- * interval its first switch flushes spans the time it was away, which a
- * derived clock would count for -a/-C (the perf_event, reopened then,
- * counts only what ran). */
 static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counter_opts *o)
 {
-	bool never_idle = o->filter == CGPERF_FILTER_CGROUP || tracks_tasks(o);
-	bool idle_quiet = never_idle;
+	struct read_masks m;
 
-	for (int i = 0; i < o->nr_events; i++) {
-		uint64_t config = o->events[i].attr.config;
+	read_masks_of(o->events, o->nr_events, tracks_tasks(o), &m);
+	skel->rodata->software_mask = m.software;
+	skel->rodata->clock_mask = m.clock;
+	skel->rodata->switch_mask = m.switches;
+	skel->rodata->idle_skips_reads = m.idle_skips_reads;
+}
 
-		if (o->events[i].attr.type != PERF_TYPE_SOFTWARE) {
-			idle_quiet = false;
-			continue;
-		}
-		skel->rodata->software_mask |= 1u << i;
-		if (config == PERF_COUNT_SW_CPU_CLOCK || config == PERF_COUNT_SW_TASK_CLOCK) {
-			if (never_idle)
-				skel->rodata->clock_mask |= 1u << i;
-		} else if (config == PERF_COUNT_SW_CONTEXT_SWITCHES)
-			skel->rodata->switch_mask |= 1u << i;
-		else if (config != PERF_COUNT_SW_PAGE_FAULTS &&
-			 config != PERF_COUNT_SW_PAGE_FAULTS_MIN &&
-			 config != PERF_COUNT_SW_PAGE_FAULTS_MAJ)
-			idle_quiet = false;
-	}
-	skel->rodata->idle_skips_reads = idle_quiet;
+/* A cgroup session: its own filter and accumulators, registered with a hub
+ * (the host's shared one; a persistent session's own). */
+static int load_hub_session(struct counter *c, const struct counter_opts *o)
+{
+	struct hub_opts ho = {
+		.events = o->events,
+		.leaders = c->leaders,
+		.nr_events = o->nr_events,
+		.nr_possible = c->nr_possible,
+		.accum_kind = c->accum_kind,
+		.max_slots = o->max_slots,
+		.bpffs_dir = c->bpffs_dir,
+		.shared = !o->pin_dir,
+		.pinned = o->pin_dir != NULL,
+	};
+	int r = hub_session_maps(c->accum_kind, o->max_keys, o->max_slots, o->nr_events,
+				 &c->filter_fd, &c->accum_fd);
+
+	if (r == 0)
+		r = hub_join(&ho, c->filter_fd, c->accum_fd, &c->hub);
+	if (r < 0)
+		return r;
+	c->sync_fd = hub_sync_fd(c->hub);
+	r = filter_gen_open(&c->gen, hub_gen_fd(c->hub));
+	return r < 0 ? r : accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 }
 
 static int load_tp_follower(struct counter *c, const struct counter_opts *o)
@@ -158,6 +166,8 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	struct follower_tp_bpf *skel;
 	int r;
 
+	if (o->filter == CGPERF_FILTER_CGROUP)
+		return load_hub_session(c, o);
 	skel = follower_tp_bpf__open();
 	if (!skel)
 		return -errno;
@@ -185,11 +195,7 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
 	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
-	/* Only a cgroup filter holds charges (and so needs the generation). */
-	r = filter_gen_open(&c->gen, o->filter == CGPERF_FILTER_CGROUP
-					     ? bpf_map__fd(skel->maps.filter_gen)
-					     : -1);
-	return r < 0 ? r : accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
+	return accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 fail:
 	follower_tp_bpf__destroy(skel);
 	return r;
@@ -266,14 +272,24 @@ static void unload_programs(struct counter *c)
 		leader_release(&c->leaders[i]);
 	c->nr_leaders = 0;
 	accum_free(&c->acc);
-	if (c->adopted) {
-		/* Opened from pins (the skeletons own theirs otherwise). */
+	filter_gen_close(&c->gen);
+	/* Opened from pins, or made for a hub (a skeleton owns them otherwise). */
+	if (c->adopted || c->hub) {
 		close(c->filter_fd);
 		close(c->accum_fd);
+	}
+	if (c->adopted) {
 		close(c->sync_fd);
 		if (c->gen.fd >= 0)
 			close(c->gen.fd);
 	}
+	/* The hub's own fds (sync, generation) go with it; a session still
+	 * pinned goes on counting. */
+	if (c->pin_dir[0])
+		hub_close(c->hub);
+	else
+		hub_leave(c->hub);
+	c->hub = NULL;
 	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
 }
 
@@ -437,6 +453,24 @@ static int adopt(struct counter *c, const struct counter_opts *o)
 	return r;
 }
 
+/* A cgroup session's hub is its own: pinned with the session's own maps,
+ * under the names a tp follower's had (what open_pins and drains look for). */
+static int pin_session(struct counter *c, const char *dir, const struct session_meta *m)
+{
+	int r;
+
+	if (!c->hub)
+		return session_pin(dir, c->tp->skeleton, m);
+	r = session_pin_map(dir, "map_filter", c->filter_fd);
+	if (r == 0)
+		r = session_pin_map(dir, "map_accum_readings", c->accum_fd);
+	if (r == 0)
+		r = session_pin(dir, hub_skeleton(c->hub), m);
+	if (r < 0)
+		session_unpin(dir);
+	return r;
+}
+
 static int load_and_pin(struct counter *c, const struct counter_opts *o)
 {
 	struct session_meta m;
@@ -447,7 +481,7 @@ static int load_and_pin(struct counter *c, const struct counter_opts *o)
 	if (r < 0)
 		return r;
 	describe(c, o, &m);
-	r = session_pin(o->pin_dir, c->tp->skeleton, &m);
+	r = pin_session(c, o->pin_dir, &m);
 	if (r == 0)
 		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", o->pin_dir);
 	return r;
@@ -508,6 +542,10 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 			  strerror(-r));
 		goto fail;
 	}
+	/* Joined a hub: what CPUs that missed the sync hold under lists of
+	 * before (an earlier owner of this index's) is dropped. */
+	if (c->hub && (r = filter_gen_released(&c->gen)) < 0)
+		goto fail;
 	/* What the followers held is in the slots now; a process killed
 	 * between a filter change and its generation store (the previous
 	 * agent) leaves held lists that look current: no longer. */
@@ -585,6 +623,13 @@ static int add_obj_ids(struct bpf_object *obj, uint32_t *ids, int *nr)
 static int loaded_prog_ids(const struct counter *c, uint32_t *ids, int *nr)
 {
 	int r = add_obj_ids(c->tp ? c->tp->obj : NULL, ids, nr);
+
+	if (!r && c->hub) {
+		if (*nr + 2 > COUNTER_MAX_PROGS)
+			return -E2BIG;
+		r = hub_prog_ids(c->hub, &ids[*nr]);
+		*nr += r == 0 ? 2 : 0;
+	}
 
 	for (int i = 0; !r && i < CGPERF_MAX_EVENTS; i++)
 		r = add_obj_ids(c->fexit[i] ? c->fexit[i]->obj : NULL, ids, nr);
@@ -767,6 +812,12 @@ int counter_enable(struct counter *c)
 	settle_owed(c);
 	if (c->tp)
 		c->tp->bss->enabled = 1;
+	if (c->hub) {
+		int r = hub_enable(c->hub);
+
+		if (r < 0)
+			return r;
+	}
 	for (int i = 0; i < CGPERF_MAX_EVENTS; i++)
 		if (c->fexit[i])
 			c->fexit[i]->bss->enabled = 1;

@@ -9,10 +9,10 @@
 #include <bpf/bpf_core_read.h>
 #include "cgperf_shared.h"
 #include "task_min.h"
+#include "slots.bpf.h"
 
-/* Set through skel->rodata before load. */
+/* Set through skel->rodata before load (nr_events: slots.bpf.h). */
 const volatile __u32 filter_type = CGPERF_FILTER_GLOBAL;
-const volatile __u32 nr_events = 1;
 /* PID/TGID: also count what matching tasks fork from now on (perf's inherit). */
 const volatile __u32 inherit = 0;
 
@@ -40,35 +40,6 @@ struct {
 	__uint(max_entries, 1); /* set by user space */
 } accum_readings SEC(".maps");
 
-/* Cgroup filter: the task's own cgroup first (one lookup in the common case);
- * a task in an unmonitored cgroup (a sub-cgroup a container made, or one not
- * added yet) belongs to its deepest monitored ancestor, whose entry already
- * lists that ancestor's own monitored ancestors. */
-static __always_inline const struct cgperf_slots *resolve_cgroup(void)
-{
-	const struct cgperf_slots *found = NULL, *s;
-	__u64 id;
-
-	/* The idle task (pid 0) belongs to no cgroup anyone monitors, and it is
-	 * half of all switches on a host that is not saturated: skip the
-	 * lookups (and the ancestor walk a miss would start). */
-	if ((__u32)bpf_get_current_pid_tgid() == 0)
-		return NULL;
-	id = bpf_get_current_cgroup_id();
-	s = bpf_map_lookup_elem(&filter, &id);
-	if (s)
-		return s;
-	for (int level = 0; level < CGPERF_MAX_CGROUP_DEPTH; level++) {
-		id = bpf_get_current_ancestor_cgroup_id(level);
-		if (!id)
-			break;
-		s = bpf_map_lookup_elem(&filter, &id);
-		if (s)
-			found = s;
-	}
-	return found;
-}
-
 static __always_inline const struct cgperf_slots *resolve_slots(void)
 {
 	__u64 key;
@@ -86,36 +57,18 @@ static __always_inline const struct cgperf_slots *resolve_slots(void)
 		key = bpf_get_current_pid_tgid() >> 32;
 		break;
 	case CGPERF_FILTER_CGROUP:
-		return resolve_cgroup();
+		return resolve_cgroup_in(&filter);
 	default:
 		return NULL;
 	}
 	return bpf_map_lookup_elem(&filter, &key);
 }
 
-/* Add d[0..nr) to events [first, first + nr) of every slot in s. The tp
- * follower adds all its events at once, an fexit follower its one event. */
+/* Add d[0..nr) to events [first, first + nr) of every slot in s. */
 static __always_inline void add_to_slots(const struct cgperf_slots *s, __u32 first, __u32 nr,
 					 const struct cgperf_reading *d)
 {
-	for (int i = 0; i < CGPERF_MAX_NEST; i++) {
-		struct cgperf_reading *acc;
-		__u32 slot;
-
-		if (i >= s->nr)
-			break;
-		slot = s->slot[i];
-		acc = bpf_map_lookup_elem(&accum_readings, &slot);
-		if (!acc)
-			continue;
-		for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++) {
-			if (e >= nr || first + e >= nr_events)
-				break;
-			acc[first + e].counter += d[e].counter;
-			acc[first + e].enabled += d[e].enabled;
-			acc[first + e].running += d[e].running;
-		}
-	}
+	add_to_slots_in(&accum_readings, s, first, nr, d);
 }
 
 /* Inherit: a task forked by a counted task is counted too, like perf's

@@ -23,17 +23,6 @@
 #define ATTR_MAP_ENTRIES 64
 #define ATTR_LOCK_TIMEOUT_MS 10000
 
-static bool attr_map_compatible(int fd)
-{
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
-		return false;
-	return info.type == BPF_MAP_TYPE_HASH && info.key_size == sizeof(struct perf_event_attr) &&
-	       info.value_size == sizeof(struct cgperf_leader_entry);
-}
-
 /* Serialise find-or-create between cgperf processes with a flock on cgperf's
  * bpffs directory: a real inode of its own. (A flock on a BPF map fd would
  * lock the one anonymous inode that every map, eventfd and epoll fd on the
@@ -64,46 +53,10 @@ static int lock_dir(const char *dir)
 
 static int attr_map_open(const char *dir)
 {
-	char path[512];
-	int fd, r;
+	int fd, r = bpffs_map_open(dir, ATTR_MAP_NAME, "cgperf_attrs", sizeof(struct perf_event_attr),
+				   sizeof(struct cgperf_leader_entry), ATTR_MAP_ENTRIES, &fd);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, ATTR_MAP_NAME);
-	r = bpffs_check_pin(path);
-	if (r < 0 && r != -ENOENT)
-		return r;
-	fd = bpf_obj_get(path);
-	if (fd < 0 && errno == ENOENT) {
-		LIBBPF_OPTS(bpf_map_create_opts, opts);
-		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgperf_attrs",
-				    sizeof(struct perf_event_attr),
-				    sizeof(struct cgperf_leader_entry), ATTR_MAP_ENTRIES, &opts);
-		if (fd < 0) {
-			r = -errno;
-			log_error("cannot create the attr map: %s", strerror(errno));
-			return r;
-		}
-		if (bpf_obj_pin(fd, path) < 0) {
-			r = -errno;
-			close(fd);
-			log_error("cannot pin the attr map at %s: %s", log_name(path),
-				  strerror(-r));
-			return r;
-		}
-		chmod(path, 0600);
-	}
-	if (fd < 0) {
-		r = -errno;
-		log_error("cannot open %s: %s", log_name(path), strerror(errno));
-		return r;
-	}
-	if (!attr_map_compatible(fd)) {
-		close(fd);
-		log_error(
-			"%s was made by an incompatible cgperf version; remove it when no cgperf runs",
-			log_name(path));
-		return -EPROTO;
-	}
-	return fd;
+	return r < 0 ? r : fd;
 }
 
 int attr_map_lock(const char *dir, int *ret_lock_fd)

@@ -134,6 +134,11 @@ int session_pin(const char *dir, const struct bpf_object_skeleton *s,
 	return r;
 }
 
+int session_pin_map(const char *dir, const char *name, int fd)
+{
+	return pin_fd(dir, "", name, fd);
+}
+
 int session_pin_get(const char *dir, const char *name, int *ret_fd)
 {
 	char p[700];

@@ -25,10 +25,13 @@
  * stale). 4 was pinned by development builds only; it is drained.
  * 6: a switch to idle may hold its charges without reading, leaving page
  * fault reads owed to the held cgroup (prev_readings grew reads_owed).
+ * 7: a cgroup session's follower is a hub of its own (follower_hub.bpf.c:
+ * its filter and accumulators registered at index 0 of map-in-map arrays;
+ * the filter_gen map is mmapable).
  * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
  * description, and accumulators whose kind their map says, so they can
  * still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 6
+#define CGPERF_SESSION_LAYOUT 7
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 
@@ -62,6 +65,8 @@ bool session_pinned(const char *dir);
  * the shared perf_event arrays, and the description. Undone on failure. */
 int session_pin(const char *dir, const struct bpf_object_skeleton *s,
 		const struct session_meta *meta);
+/* Pin one map (not a skeleton's) as name in dir. */
+int session_pin_map(const char *dir, const char *name, int fd);
 /* fd of a pin ("prog_on_switch", "map_filter", ...), checked to be root's
  * regular pin, not a link. */
 int session_pin_get(const char *dir, const char *name, int *ret_fd);

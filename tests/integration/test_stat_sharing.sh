@@ -2,7 +2,7 @@
 # array holding one perf_event per CPU. SIGKILL of one leaves the other
 # counting correctly; when both are gone the kernel frees the leader (its
 # perf_events closed) and the next session makes a new one. Nothing but the
-# attr map stays pinned.
+# attr map and the hub map stay pinned.
 source "$CGPERF_SRC/tests/lib/common.sh"
 command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftool)"
 cg=$(mkcg c)
@@ -92,7 +92,7 @@ wait_map_gone "$id_c"
 
 # Nothing leaks: no cgperf program loaded since the test began is left
 # without a live holder (another cgperf process's are held by it), only the
-# attr map pinned.
+# attr map and the hub map pinned.
 held=$(held_progs | paste -sd,)
 left=$(bpftool prog show -j | python3 -c "
 import json, sys
@@ -100,8 +100,8 @@ held = {int(i) for i in '$held'.split(',') if i}
 print(sum(1 for p in json.load(sys.stdin) if p['id'] > $first_prog and p['id'] not in held
           and p.get('name') in ('on_switch', 'on_sync', 'on_fork', 'on_free', 'fexit_on_switch')))")
 [ "$left" = 0 ] || fail "$left cgperf programs still loaded after every session exited"
-pinned=$(ls "$CGPERF_BPFFS_DIR")
-[ "$pinned" = "attr_map" ] || fail "unexpected pinned objects: $pinned"
+pinned=$(ls "$CGPERF_BPFFS_DIR" | paste -sd' ')
+[ "$pinned" = "attr_map hub_map" ] || fail "unexpected pinned objects: $pinned"
 log "ok: no programs left, pinned: $pinned"
 
 # An unrelated process holding a flock on an anonymous-inode fd (eventfd: the

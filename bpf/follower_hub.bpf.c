@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The cgroup hub: one sched_switch program for every session on the host
+ * that counts cgroups with one event set (where fexit is refused). perf's
+ * leader computes each event's delta once per switch for all followers;
+ * here one program reads (or derives) the deltas once and charges them to
+ * the cgroup whose task ran, and each registered session only adds the
+ * charge to the slots its own filter gives that cgroup. Two or four sessions
+ * (the agent, an on-call `cgperf stat -G`) cost one program run per switch,
+ * not one each: the skipped and held switches below are the same for all.
+ *
+ * Sessions are registered by user space (bpf/hub.c) at an index of the
+ * map-in-map arrays sess_filter and sess_accum (their filter and
+ * accumulator maps) and sessions (whether they count yet). A sync (on_sync
+ * on every CPU) by any of them brings all of them up to date.
+ *
+ * Departures from perf: perf reads at every switch that leaves a cgroup;
+ * this skips switches within a cgroup, holds the charges of one cgroup per
+ * CPU until another cgroup's task flushes, and reads nothing at a switch to
+ * idle by the held cgroup's task (see hold_to_idle). */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "cgperf_shared.h"
+#include "task_min.h"
+#include "follower_reads.bpf.h"
+
+/* One registered session (user space writes; this reads enabled). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cgperf_hub_session);
+	__uint(max_entries, CGPERF_HUB_MAX_SESSIONS);
+} sessions SEC(".maps");
+
+/* Each session's filter (cgroup id -> slots) and accumulators (slot -> its
+ * events on this CPU). The templates' flags, type and value size are set by
+ * user space before load to match what its sessions create. */
+struct hub_filter {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct cgperf_slots);
+	__uint(max_entries, 1);
+};
+
+struct hub_accum {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct cgperf_reading));
+	__uint(max_entries, 1);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CGPERF_HUB_MAX_SESSIONS);
+	__type(key, __u32);
+	__array(values, struct hub_filter);
+} sess_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, CGPERF_HUB_MAX_SESSIONS);
+	__type(key, __u32);
+	__array(values, struct hub_accum);
+} sess_accum SEC(".maps");
+
+/* Moved by user space on every filter change of any session, and at every
+ * registration or slot release (struct cgperf_filter_gen). Mmapable: the
+ * sessions of several processes move it with atomic operations. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct cgperf_filter_gen);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+} filter_gen SEC(".maps");
+
+/* Everything that ran on this CPU since ktime (the last flush) is owed to
+ * one cgroup: the readings there, and the cgroup the task switched in at
+ * that flush was in (owner). */
+struct prev_state {
+	/* What every switch touches first, in one cache line; then what a
+	 * held switch adds to (held), then what a read needs (ev). */
+	__u64 ktime;
+	__u64 owner;
+	/* Switches skipped since ktime, all by tasks of owner. */
+	__u64 switches;
+	/* Charges held (see charge_cgroup): what flushes charged to the
+	 * cgroup held_id since the sessions' slot lists were looked up under
+	 * filter generation held_gen, not added to those slots yet. held_id 0:
+	 * nothing held, no lists cached. */
+	__u64 held_id;
+	__u64 held_gen;
+	/* Reads owed to what is held (see hold_to_idle): the counters read
+	 * (page faults) moved since ev only for tasks of held_id, so their
+	 * deltas belong to it, and were not taken yet. */
+	__u64 reads_owed;
+	struct cgperf_reading held[CGPERF_MAX_EVENTS];
+	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
+	/* Per session: its slots for held_id (nr 0: it counts none). */
+	struct cgperf_slots held_slots[CGPERF_HUB_MAX_SESSIONS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct prev_state);
+	__uint(max_entries, 1);
+} prev_readings SEC(".maps");
+
+/* Add what is held to every counting session's slots and hold nothing. Not
+ * if a slot was released (or a session registered) since the lists were
+ * looked up: a released slot, or an index, may have another owner now. Only
+ * a CPU that missed a sync (offline then, or the sync failed there) can hold
+ * such lists: every release and registration syncs first, and a sync
+ * releases every hold. */
+static __always_inline void release_held(struct prev_state *prev, const struct cgperf_filter_gen *g)
+{
+	if (prev->held_id && prev->held_gen >= g->release_gen) {
+		for (__u32 i = 0; i < CGPERF_HUB_MAX_SESSIONS; i++) {
+			const struct cgperf_hub_session *sess;
+			/* Bounded for the verifier: the key's copy on the
+			 * stack loses the loop's bounds. */
+			__u32 k = i, at = i & (CGPERF_HUB_MAX_SESSIONS - 1);
+			void *accum;
+
+			if (!prev->held_slots[at].nr)
+				continue;
+			sess = bpf_map_lookup_elem(&sessions, &k);
+			if (!sess || !sess->enabled)
+				continue;
+			accum = bpf_map_lookup_elem(&sess_accum, &k);
+			if (accum)
+				add_to_slots_in(accum, &prev->held_slots[at], 0, nr_events, prev->held);
+		}
+	}
+	prev->held_id = 0;
+}
+
+/* Each registered session's slot list for the current task's cgroup. */
+static __always_inline void look_up_lists(struct prev_state *prev)
+{
+	for (__u32 i = 0; i < CGPERF_HUB_MAX_SESSIONS; i++) {
+		const struct cgperf_slots *s = NULL;
+		__u32 k = i, at = i & (CGPERF_HUB_MAX_SESSIONS - 1); /* as in release_held */
+		void *filter = bpf_map_lookup_elem(&sess_filter, &k);
+
+		if (filter)
+			s = resolve_cgroup_in(filter);
+		if (s)
+			prev->held_slots[at] = *s;
+		else
+			prev->held_slots[at].nr = 0; /* remembered: no ancestor walk next time */
+	}
+}
+
+/* The flushes of one CPU charge the same cgroup over and over (a task and
+ * idle taking turns; threads of one service): instead of looking the slot
+ * lists up and adding to every slot of every session at each flush, the
+ * charges are held per CPU and added at the first flush that charges
+ * another cgroup, or at a sync, under the lists looked up for the first of
+ * them. The lists are trusted while the filter generation stands still; a
+ * read always comes after a sync, so nothing held is ever missing from it. */
+static __always_inline void charge_cgroup(struct prev_state *prev, const struct cgperf_reading *d,
+					  __u64 id)
+{
+	const struct cgperf_filter_gen *g;
+	__u32 zero = 0;
+	__u64 gen;
+
+	g = bpf_map_lookup_elem(&filter_gen, &zero);
+	if (!g)
+		return;
+	gen = g->gen; /* before the lookups: a change after them moves gen on */
+	if (prev->held_id == id && prev->held_gen == gen) {
+		for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
+			prev->held[e].counter += d[e].counter;
+			prev->held[e].enabled += d[e].enabled;
+			prev->held[e].running += d[e].running;
+		}
+		return;
+	}
+	release_held(prev, g);
+	look_up_lists(prev);
+	/* The lists are of the current task's cgroup: id, unless the task
+	 * moved to another cgroup while it ran (a cgroup.procs write on
+	 * another CPU); then what it ran goes to the new one, held under its
+	 * id. */
+	prev->held_id = bpf_get_current_cgroup_id();
+	prev->held_gen = gen;
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++)
+		prev->held[e] = d[e];
+}
+
+/* What was read since ev but not taken: the counters of events that are
+ * neither clocks nor switches (those two are derived, never read); d holds
+ * their deltas, owed to what is held (prev->reads_owed). */
+static __always_inline void hold_counters(struct prev_state *prev, const struct cgperf_reading *d)
+{
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++)
+		if (!((clock_mask | switch_mask) & (1u << e)))
+			prev->held[e].counter += d[e].counter;
+	prev->reads_owed = 0;
+}
+
+/* Take the reads owed to what is held now: before anything else runs on
+ * this CPU that they could move (a task of another cgroup). */
+static __always_inline void settle_owed(struct prev_state *prev)
+{
+	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
+
+	read_deltas(prev->ev, d, 0, 0);
+	hold_counters(prev, d);
+}
+
+/* Charge what ran on this CPU since the last flush to the cgroup id of the
+ * task that ran (idle: nobody), and start over from now. at_switch: the
+ * task is being switched out (its switch belongs to this interval), not
+ * synced. */
+static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id, int idle)
+{
+	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
+	__u64 now = bpf_ktime_get_ns(), dt = now - prev->ktime;
+	int first = prev->ktime == 0;
+
+	prev->ktime = now;
+	/* Always advance the readings, counting or not: otherwise the next
+	 * task would be charged for what ran before it. */
+	read_deltas(prev->ev, d, dt, prev->switches + at_switch);
+	prev->switches = 0;
+	/* The first run on a CPU (one that was offline when the hub was made)
+	 * only sets the previous readings: a delta from zero would be the
+	 * counter's whole history. */
+	if (first)
+		return;
+	/* Reads owed to what is held are in d. Charged to the held cgroup with
+	 * the rest when the interval is its too (the task came in from idle as
+	 * one of its tasks: settle_owed ran otherwise); to what is held alone
+	 * when the interval is idle's (a sync while idle: idle moved none of
+	 * them) or the task changed cgroups while it ran (its interval's
+	 * counters, read together with what is owed, stay with the held cgroup
+	 * rather than carry a whole interval of owed reads away). */
+	if (prev->reads_owed && (idle || id != prev->held_id)) {
+		hold_counters(prev, d);
+		for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++)
+			if (!((clock_mask | switch_mask) & (1u << e)))
+				d[e].counter = 0;
+	}
+	prev->reads_owed = 0;
+	/* Idle is nobody's (and not its cgroup's). */
+	if (!idle)
+		charge_cgroup(prev, d, id);
+}
+
+/* The cgroup v2 id of a task, as bpf_get_current_cgroup_id() gives it for
+ * current (task_dfl_cgroup(task)->kn->id). */
+static __always_inline __u64 cgroup_id_of(struct task_struct *t)
+{
+	return t->cgroups->dfl_cgrp->kn->id;
+}
+
+/* perf's trick: a switch between two tasks of the same cgroup changes
+ * nothing anyone counts, so it needs no reads at all: the interval since the
+ * last flush just goes on, owed to that cgroup, and is charged at the next
+ * switch that leaves it, or at a sync (a read), whichever comes first.
+ * The interval's switches are counted (switch_mask events). Switches to and
+ * from the idle task (pid 0) are never skipped: idle is counted by no
+ * session, so an interval that ends in idle is dropped whole, which is
+ * right only if nothing else ran in it (a switch from idle may still read
+ * nothing: idle_skips_reads). */
+static __always_inline int same_owner(const struct prev_state *prev, struct task_struct *p,
+				      struct task_struct *n)
+{
+	__u64 id;
+
+	if (!prev->ktime || !p->pid || !n->pid)
+		return 0;
+	id = cgroup_id_of(p);
+	return id == prev->owner && id == cgroup_id_of(n);
+}
+
+/* A switch to idle by a task of the cgroup whose charges are held (a task
+ * and idle taking turns: every switch of the cross-CPU ping-pong) holds
+ * what it owes without reading anything: the clocks and its switches are
+ * derived from the switch, and the read counters (page faults: the only
+ * other events when idle_skips_reads) are left where they are, owed to what
+ * is held (reads_owed). Idle moves none of them, so they are read once,
+ * when a task of another cgroup comes in (settle_owed), or at a flush or
+ * sync. perf reads at every switch that leaves a cgroup; this reads at a
+ * switch that changes which cgroup the CPU's counters move for. */
+static __always_inline int hold_to_idle(struct prev_state *prev, struct task_struct *p)
+{
+	const struct cgperf_filter_gen *g;
+	__u64 now, dt, switches;
+	__u32 zero = 0;
+
+	if (!prev->held_id || cgroup_id_of(p) != prev->held_id || prev->owner != prev->held_id)
+		return 0;
+	g = bpf_map_lookup_elem(&filter_gen, &zero);
+	if (!g || g->gen != prev->held_gen)
+		return 0;
+	now = bpf_ktime_get_ns();
+	dt = now - prev->ktime;
+	switches = prev->switches + 1;
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
+		if (clock_mask & (1u << e))
+			prev->held[e].counter += dt;
+		else if (switch_mask & (1u << e))
+			prev->held[e].counter += switches;
+		prev->held[e].enabled += dt;
+		prev->held[e].running += dt;
+	}
+	prev->ktime = now;
+	prev->switches = 0;
+	prev->reads_owed = 1;
+	return 1;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *n)
+{
+	struct prev_state *prev;
+	__u32 zero = 0;
+
+	prev = bpf_map_lookup_elem(&prev_readings, &zero);
+	if (!prev)
+		return 0;
+	if (same_owner(prev, p, n)) {
+		prev->switches++;
+		return 0;
+	}
+	if (idle_skips_reads && !p->pid && prev->ktime) {
+		/* Idle (owed to nobody) ends: the switch to idle flushed or
+		 * held, and nothing read since moved (idle_skips_reads), so the
+		 * previous readings already stand where the next task's
+		 * interval starts, unless reads are owed to another cgroup's
+		 * charges; only the clock has run on, and idle's own switch is
+		 * idle's. */
+		prev->ktime = bpf_ktime_get_ns();
+		prev->switches = 0;
+		prev->owner = cgroup_id_of(n);
+		if (prev->reads_owed && prev->owner != prev->held_id)
+			settle_owed(prev);
+		return 0;
+	}
+	if (idle_skips_reads && !n->pid && p->pid && prev->ktime && hold_to_idle(prev, p))
+		return 0;
+	flush(prev, 1, cgroup_id_of(p), !p->pid);
+	prev->owner = cgroup_id_of(n);
+	return 0;
+}
+
+/* Run by syncs on every CPU (BPF_PROG_TEST_RUN): what the running task and
+ * those switched before it without a flush ran is charged up to now, and
+ * every charge held is added to its sessions' slots. */
+SEC("raw_tp")
+int BPF_PROG(on_sync)
+{
+	const struct cgperf_filter_gen *g;
+	struct prev_state *prev;
+	__u32 zero = 0;
+
+	prev = bpf_map_lookup_elem(&prev_readings, &zero);
+	if (!prev)
+		return 0;
+	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0);
+	g = bpf_map_lookup_elem(&filter_gen, &zero);
+	if (g)
+		release_held(prev, g);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

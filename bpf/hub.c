@@ -1,0 +1,427 @@
+#include "bpf/hub.h"
+#include "bpf/bpffs.h"
+#include "bpf/cgperf_shared.h"
+#include "bpf/leader.h"
+#include "bpf/read_masks.h"
+#include "follower_hub.skel.h"
+#include "util/log.h"
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HUB_MAP_NAME "hub_map"
+#define HUB_MAP_ENTRIES 64
+
+/* The registry: a hub serves the sessions whose events are these leaders'
+ * arrays (same attrs, same perf_events) with accumulators of this kind (and
+ * for per-CPU arrays, of this size: the kernel compares an inner array's
+ * size with the template's). */
+struct hub_key {
+	__u32 accum_kind;
+	__u32 max_slots; /* arrays only; 0 for a hash */
+	__u32 nr_events;
+	__u32 pad;
+	__u32 events_map_id[CGPERF_MAX_EVENTS];
+};
+
+struct hub_entry {
+	__u32 link_id; /* the on_switch link: alive while some session holds it */
+	__u32 sync_prog_id;
+};
+
+struct hub {
+	struct follower_hub_bpf *skel; /* made here (NULL: found) */
+	int link_fd, sync_fd, sessions_fd, filter_outer_fd, accum_outer_fd, gen_fd;
+	int index; /* ours in the hub; -1: not registered */
+	struct cgperf_hub_session me;
+};
+
+int hub_session_maps(enum accum_kind kind, int max_keys, int max_slots, int nr_events,
+		     int *ret_filter_fd, int *ret_accum_fd)
+{
+	/* Like the accumulators: not preallocated where a tracing program may
+	 * use such a map (only user space adds and removes cgroup keys). */
+	LIBBPF_OPTS(bpf_map_create_opts, opts,
+		    .map_flags = kind == ACCUM_HASH ? BPF_F_NO_PREALLOC : 0);
+	int filter_fd, accum_fd, r;
+
+	filter_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "filter", sizeof(__u64),
+				   sizeof(struct cgperf_slots), max_keys > 0 ? max_keys : 1, &opts);
+	if (filter_fd < 0)
+		return -errno;
+	r = accum_create(kind, max_slots, nr_events, &accum_fd);
+	if (r < 0) {
+		close(filter_fd);
+		return r;
+	}
+	*ret_filter_fd = filter_fd;
+	*ret_accum_fd = accum_fd;
+	return 0;
+}
+
+/* The start time of pid (clock ticks after boot: field 22 of its stat), which
+ * tells a process from a later one that got its pid. */
+static int proc_start(long pid, __u64 *ret)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name (field 2) may hold anything: count after its ')'. */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+				"%*d %*d %*d %llu",
+			 &start) != 1)
+		return -EPROTO;
+	*ret = start;
+	return 0;
+}
+
+static bool owner_gone(const struct cgperf_hub_session *s)
+{
+	__u64 start;
+
+	return !s->pinned && (proc_start((long)s->owner_pid, &start) < 0 || start != s->owner_start);
+}
+
+static void set_masks(struct follower_hub_bpf *skel, const struct hub_opts *o)
+{
+	struct read_masks m;
+
+	read_masks_of(o->events, o->nr_events, true, &m);
+	skel->rodata->nr_events = o->nr_events;
+	skel->rodata->software_mask = m.software;
+	skel->rodata->clock_mask = m.clock;
+	skel->rodata->switch_mask = m.switches;
+	skel->rodata->idle_skips_reads = m.idle_skips_reads;
+}
+
+/* Every fd a member holds, from the loaded skeleton. */
+static int take_skel_fds(struct hub *h)
+{
+	struct follower_hub_bpf *s = h->skel;
+
+	h->link_fd = dup(bpf_link__fd(s->links.on_switch));
+	h->sync_fd = dup(bpf_program__fd(s->progs.on_sync));
+	h->sessions_fd = dup(bpf_map__fd(s->maps.sessions));
+	h->filter_outer_fd = dup(bpf_map__fd(s->maps.sess_filter));
+	h->accum_outer_fd = dup(bpf_map__fd(s->maps.sess_accum));
+	h->gen_fd = dup(bpf_map__fd(s->maps.filter_gen));
+	if (h->link_fd < 0 || h->sync_fd < 0 || h->sessions_fd < 0 || h->filter_outer_fd < 0 ||
+	    h->accum_outer_fd < 0 || h->gen_fd < 0)
+		return -errno;
+	return 0;
+}
+
+static int hub_load(struct hub *h, const struct hub_opts *o, int filter_fd, int accum_fd)
+{
+	struct follower_hub_bpf *skel = follower_hub_bpf__open();
+	int r;
+
+	if (!skel)
+		return -errno;
+	h->skel = skel;
+	set_masks(skel, o);
+	r = leaders_share_events(skel->obj, o->leaders, o->nr_events, o->nr_possible);
+	if (r < 0)
+		return r;
+	/* The first session's maps are the templates every later one's must
+	 * match (type, sizes, flags): all are made by hub_session_maps(). */
+	r = bpf_map__set_inner_map_fd(skel->maps.sess_filter, filter_fd);
+	if (r == 0)
+		r = bpf_map__set_inner_map_fd(skel->maps.sess_accum, accum_fd);
+	if (r < 0)
+		return r;
+	/* on_sync is only run by syncs (test_run), never attached. */
+	bpf_program__set_autoattach(skel->progs.on_sync, false);
+	r = follower_hub_bpf__load(skel);
+	if (r == 0)
+		r = follower_hub_bpf__attach(skel);
+	return r < 0 ? r : take_skel_fds(h);
+}
+
+/* fd of the map of prog named name (bpf_map_info.name). */
+static int prog_map_by_name(int prog_fd, const char *name, int *ret_fd)
+{
+	__u32 ids[16], len;
+	struct bpf_prog_info info = { 0 };
+
+	len = sizeof(info);
+	info.nr_map_ids = 16;
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
+		return -errno;
+	for (__u32 i = 0; i < info.nr_map_ids && i < 16; i++) {
+		struct bpf_map_info mi = { 0 };
+		__u32 mlen = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 && strcmp(mi.name, name) == 0) {
+			*ret_fd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/* The hub of a registry entry, if it is alive: its fds through its link. */
+static int hub_find(struct hub *h, const struct hub_entry *e)
+{
+	struct bpf_link_info li = { 0 };
+	__u32 len = sizeof(li);
+	int prog_fd, r;
+
+	h->link_fd = bpf_link_get_fd_by_id(e->link_id);
+	if (h->link_fd < 0)
+		return -ENOENT;
+	if (bpf_obj_get_info_by_fd(h->link_fd, &li, &len) < 0)
+		return -errno;
+	prog_fd = bpf_prog_get_fd_by_id(li.prog_id);
+	h->sync_fd = bpf_prog_get_fd_by_id(e->sync_prog_id);
+	if (prog_fd < 0 || h->sync_fd < 0) {
+		r = -ENOENT;
+		goto out;
+	}
+	r = prog_map_by_name(prog_fd, "sessions", &h->sessions_fd);
+	if (r == 0)
+		r = prog_map_by_name(prog_fd, "sess_filter", &h->filter_outer_fd);
+	if (r == 0)
+		r = prog_map_by_name(prog_fd, "sess_accum", &h->accum_outer_fd);
+	if (r == 0)
+		r = prog_map_by_name(prog_fd, "filter_gen", &h->gen_fd);
+out:
+	if (prog_fd >= 0)
+		close(prog_fd);
+	return r;
+}
+
+static void hub_fds_close(struct hub *h)
+{
+	int *fds[] = { &h->link_fd,	    &h->sync_fd,	&h->sessions_fd,
+		       &h->filter_outer_fd, &h->accum_outer_fd, &h->gen_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+	follower_hub_bpf__destroy(h->skel);
+	h->skel = NULL;
+}
+
+static struct hub *hub_alloc(void)
+{
+	struct hub *h = calloc(1, sizeof(*h));
+
+	if (h) {
+		h->link_fd = h->sync_fd = h->sessions_fd = h->filter_outer_fd = -1;
+		h->accum_outer_fd = h->gen_fd = h->index = -1;
+	}
+	return h;
+}
+
+/* Index i free: nothing registered, or its process gone (its entry, and the
+ * hub's references to its maps, are taken back). */
+static bool index_free(struct hub *h, __u32 i)
+{
+	struct cgperf_hub_session s;
+
+	if (bpf_map_lookup_elem(h->sessions_fd, &i, &s) < 0)
+		return false;
+	if (s.used && !owner_gone(&s))
+		return false;
+	if (s.used)
+		log_info("hub index %u: its session (pid %llu) is gone; taken back", i,
+			 (unsigned long long)s.owner_pid);
+	return true;
+}
+
+static int hub_register(struct hub *h, int filter_fd, int accum_fd, bool pinned)
+{
+	struct cgperf_hub_session s = { .used = 1, .pinned = pinned, .owner_pid = getpid() };
+	int r = proc_start(getpid(), &s.owner_start);
+
+	for (__u32 i = 0; r == 0 && i < CGPERF_HUB_MAX_SESSIONS; i++) {
+		if (!index_free(h, i))
+			continue;
+		/* Disabled until hub_enable(): nothing is added to its slots. */
+		if (bpf_map_update_elem(h->sessions_fd, &i, &s, BPF_ANY) < 0 ||
+		    bpf_map_update_elem(h->filter_outer_fd, &i, &filter_fd, BPF_ANY) < 0 ||
+		    bpf_map_update_elem(h->accum_outer_fd, &i, &accum_fd, BPF_ANY) < 0)
+			return -errno;
+		h->index = i;
+		h->me = s;
+		return 0;
+	}
+	return r < 0 ? r : -ENOSPC;
+}
+
+static void registry_key(const struct hub_opts *o, struct hub_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->accum_kind = o->accum_kind;
+	k->max_slots = o->accum_kind == ACCUM_ARRAY ? o->max_slots : 0;
+	k->nr_events = o->nr_events;
+	for (int i = 0; i < o->nr_events; i++)
+		k->events_map_id[i] = o->leaders[i].events_map_id;
+}
+
+static __u32 id_of_prog(int fd)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
+}
+
+static __u32 id_of_link(int fd)
+{
+	struct bpf_link_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
+}
+
+/* With the registry locked: join the shared hub, or make one and publish
+ * it (replacing a full or dead one: its members keep it). */
+static int join_shared(struct hub *h, const struct hub_opts *o, int reg_fd, int filter_fd,
+		       int accum_fd)
+{
+	struct hub_entry e;
+	struct hub_key k;
+	int r;
+
+	registry_key(o, &k);
+	if (bpf_map_lookup_elem(reg_fd, &k, &e) == 0 && hub_find(h, &e) == 0 &&
+	    (r = hub_register(h, filter_fd, accum_fd, o->pinned)) != -ENOSPC) {
+		if (r == 0)
+			log_info("sharing the cgroup hub (link %u) at index %d", e.link_id, h->index);
+		return r;
+	}
+	hub_fds_close(h);
+	r = hub_load(h, o, filter_fd, accum_fd);
+	if (r == 0)
+		r = hub_register(h, filter_fd, accum_fd, o->pinned);
+	if (r < 0)
+		return r;
+	e = (struct hub_entry){ id_of_link(h->link_fd), id_of_prog(h->sync_fd) };
+	if (bpf_map_update_elem(reg_fd, &k, &e, BPF_ANY) < 0)
+		log_warn("cannot publish the cgroup hub: %s (other sessions make their own)",
+			 strerror(errno));
+	return 0;
+}
+
+int hub_join(const struct hub_opts *o, int filter_fd, int accum_fd, struct hub **ret)
+{
+	struct hub *h = hub_alloc();
+	int reg_fd = -1, lock_fd = -1, r;
+
+	if (!h)
+		return -ENOMEM;
+	if (!o->shared) {
+		r = hub_load(h, o, filter_fd, accum_fd);
+		if (r == 0)
+			r = hub_register(h, filter_fd, accum_fd, o->pinned);
+		goto out;
+	}
+	/* The leaders' lock serialises registrations and the registry. */
+	r = attr_map_lock(o->bpffs_dir, &lock_fd);
+	if (r < 0)
+		goto out;
+	attr_map_unlock(r, -1);
+	r = bpffs_map_open(o->bpffs_dir, HUB_MAP_NAME, "cgperf_hubs", sizeof(struct hub_key),
+			   sizeof(struct hub_entry), HUB_MAP_ENTRIES, &reg_fd);
+	if (r == 0)
+		r = join_shared(h, o, reg_fd, filter_fd, accum_fd);
+	if (reg_fd >= 0)
+		close(reg_fd);
+	attr_map_unlock(-1, lock_fd);
+out:
+	if (r < 0) {
+		hub_leave(h);
+		return r;
+	}
+	*ret = h;
+	return 0;
+}
+
+int hub_enable(struct hub *h)
+{
+	__u32 i = h->index;
+
+	h->me.enabled = 1;
+	return bpf_map_update_elem(h->sessions_fd, &i, &h->me, BPF_ANY) < 0 ? -errno : 0;
+}
+
+int hub_sync_fd(const struct hub *h)
+{
+	return h->sync_fd;
+}
+
+int hub_gen_fd(const struct hub *h)
+{
+	return h->gen_fd;
+}
+
+bool hub_created(const struct hub *h)
+{
+	return h->skel != NULL;
+}
+
+const struct bpf_object_skeleton *hub_skeleton(const struct hub *h)
+{
+	return h->skel ? h->skel->skeleton : NULL;
+}
+
+int hub_prog_ids(const struct hub *h, __u32 ret_ids[2])
+{
+	struct bpf_link_info li = { 0 };
+	__u32 len = sizeof(li), sync_id = id_of_prog(h->sync_fd);
+
+	if (bpf_obj_get_info_by_fd(h->link_fd, &li, &len) < 0)
+		return -errno;
+	if (!sync_id)
+		return -ENOENT;
+	ret_ids[0] = li.prog_id;
+	ret_ids[1] = sync_id;
+	return 0;
+}
+
+void hub_close(struct hub *h)
+{
+	if (!h)
+		return;
+	hub_fds_close(h);
+	free(h);
+}
+
+void hub_leave(struct hub *h)
+{
+	if (h && h->index >= 0) {
+		/* Nothing is added to the maps once their entries are gone;
+		 * what a CPU still holds for this index is dropped (no maps) or
+		 * replaced at the next registration's sync. */
+		struct cgperf_hub_session none = { 0 };
+		__u32 i = h->index;
+
+		bpf_map_update_elem(h->sessions_fd, &i, &none, BPF_ANY);
+		bpf_map_delete_elem(h->filter_outer_fd, &i);
+		bpf_map_delete_elem(h->accum_outer_fd, &i);
+	}
+	hub_close(h);
+}

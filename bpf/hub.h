@@ -1,0 +1,61 @@
+/* The cgroup hub (follower_hub.bpf.c) from user space: one sched_switch
+ * program per event set that serves every cgroup session of the host, each
+ * registered at an index with its own filter and accumulator maps.
+ *
+ * Shared hubs are found through a registry pinned in cgperf's bpffs
+ * directory (hub_map: the leaders' perf_event arrays and the accumulator
+ * kind -> the hub's link and sync program ids), under the leaders' lock.
+ * Like a leader, a hub lives while some session holds it: its link, held by
+ * each member process (or pinned by a persistent session), keeps the
+ * program attached. An index whose process died without leaving (SIGKILL)
+ * is taken back at the next registration. A persistent session (the
+ * agent's) gets a hub of its own, pinned with it, so that nothing another
+ * process does can take its index. */
+#pragma once
+#include "bpf/accum.h"
+#include <stdbool.h>
+
+struct leader;
+struct bpf_object_skeleton;
+
+struct hub_opts {
+	const struct event_spec *events; /* software or not: what the hub reads */
+	const struct leader *leaders; /* their perf_event arrays */
+	int nr_events;
+	int nr_possible;
+	enum accum_kind accum_kind;
+	int max_slots;
+	const char *bpffs_dir; /* where the registry is */
+	bool shared; /* false: a hub of its own, found by nobody (persistent sessions) */
+	bool pinned; /* the session lives without its process (never reaped) */
+};
+
+struct hub;
+
+/* A session's filter and accumulator maps, as the hub's templates want them. */
+int hub_session_maps(enum accum_kind kind, int max_keys, int max_slots, int nr_events,
+		     int *ret_filter_fd, int *ret_accum_fd);
+/* Register the session's maps (not owned) with a hub: the host's shared one
+ * for o's event set, made if there is none or it is full, or one of its own.
+ * The session does not count until hub_enable(); before that, the caller
+ * syncs (every CPU's held charges are added under the lists of before) and
+ * then calls filter_gen_released() (a CPU that missed the sync must not add
+ * what it held for this index's previous owner). */
+int hub_join(const struct hub_opts *o, int filter_fd, int accum_fd, struct hub **ret);
+int hub_enable(struct hub *h);
+/* The program syncs run on every CPU, and the filter generation map. */
+int hub_sync_fd(const struct hub *h);
+int hub_gen_fd(const struct hub *h);
+/* Whether this session made the hub (vs found one to share). */
+bool hub_created(const struct hub *h);
+/* The skeleton of a hub this process made (NULL otherwise): what a
+ * persistent session pins. */
+const struct bpf_object_skeleton *hub_skeleton(const struct hub *h);
+/* The hub's programs' ids (on_switch, on_sync). */
+int hub_prog_ids(const struct hub *h, __u32 ret_ids[2]);
+/* Stop counting and give the index back; the hub goes when no session holds
+ * it. NULL is fine. */
+void hub_leave(struct hub *h);
+/* Let go of the hub and leave the session counting (a pinned one: its pins
+ * hold the hub). NULL is fine. */
+void hub_close(struct hub *h);
