@@ -146,7 +146,6 @@ static int load_hub_session(struct counter *c, const struct counter_opts *o)
 		.accum_kind = c->accum_kind,
 		.max_slots = o->max_slots,
 		.bpffs_dir = c->bpffs_dir,
-		.shared = !o->pin_dir,
 		.pinned = o->pin_dir != NULL,
 	};
 	int r = hub_session_maps(c->accum_kind, o->max_keys, o->max_slots, o->nr_events,
@@ -652,9 +651,34 @@ int counter_prog_ids(const struct counter *c, uint32_t ret_ids[COUNTER_MAX_PROGS
 	return 0;
 }
 
+/* An adopted (or drained) cgroup session of layout 7 on: its hub, which
+ * other sessions may keep alive, stops serving it. Earlier layouts have no
+ * hub pins. */
+static void leave_pinned_hub(const struct counter *c)
+{
+	int fds[3] = { -1, -1, -1 }, r;
+
+	r = session_pin_get(c->pin_dir, "map_sessions", &fds[0]);
+	if (r == 0)
+		r = session_pin_get(c->pin_dir, "map_sess_filter", &fds[1]);
+	if (r == 0)
+		r = session_pin_get(c->pin_dir, "map_sess_accum", &fds[2]);
+	if (r == 0)
+		r = hub_leave_pinned(fds[0], fds[1], fds[2], c->filter_fd);
+	if (r < 0 && r != -ENOENT)
+		log_warn("cannot take the pinned session out of its hub: %s", strerror(-r));
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 int counter_unpin(struct counter *c)
 {
-	int r = c->pin_dir[0] ? session_unpin(c->pin_dir) : 0;
+	int r;
+
+	if (c->adopted && c->pin_dir[0])
+		leave_pinned_hub(c);
+	r = c->pin_dir[0] ? session_unpin(c->pin_dir) : 0;
 
 	c->pin_dir[0] = '\0';
 	return r;

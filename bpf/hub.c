@@ -297,18 +297,19 @@ static __u32 id_of_link(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
 }
 
-/* With the registry locked: join the shared hub, or make one and publish
- * it (replacing a full or dead one: its members keep it). */
-static int join_shared(struct hub *h, const struct hub_opts *o, int reg_fd, int filter_fd,
-		       int accum_fd)
+/* With the registry locked: join the published hub (not a persistent
+ * session: it makes its own), or make one and publish it (replacing a full
+ * or dead one: its members keep it). */
+static int join_or_make(struct hub *h, const struct hub_opts *o, int reg_fd, int filter_fd,
+			int accum_fd)
 {
 	struct hub_entry e;
 	struct hub_key k;
 	int r;
 
 	registry_key(o, &k);
-	if (bpf_map_lookup_elem(reg_fd, &k, &e) == 0 && hub_find(h, &e) == 0 &&
-	    (r = hub_register(h, filter_fd, accum_fd, o->pinned)) != -ENOSPC) {
+	if (!o->pinned && bpf_map_lookup_elem(reg_fd, &k, &e) == 0 && hub_find(h, &e) == 0 &&
+	    (r = hub_register(h, filter_fd, accum_fd, false)) != -ENOSPC) {
 		if (r == 0)
 			log_info("sharing the cgroup hub (link %u) at index %d", e.link_id, h->index);
 		return r;
@@ -333,25 +334,19 @@ int hub_join(const struct hub_opts *o, int filter_fd, int accum_fd, struct hub *
 
 	if (!h)
 		return -ENOMEM;
-	if (!o->shared) {
-		r = hub_load(h, o, filter_fd, accum_fd);
-		if (r == 0)
-			r = hub_register(h, filter_fd, accum_fd, o->pinned);
-		goto out;
-	}
 	/* The leaders' lock serialises registrations and the registry. */
 	r = attr_map_lock(o->bpffs_dir, &lock_fd);
-	if (r < 0)
-		goto out;
-	attr_map_unlock(r, -1);
-	r = bpffs_map_open(o->bpffs_dir, HUB_MAP_NAME, "cgperf_hubs", sizeof(struct hub_key),
-			   sizeof(struct hub_entry), HUB_MAP_ENTRIES, &reg_fd);
+	if (r >= 0) {
+		attr_map_unlock(r, -1);
+		r = bpffs_map_open(o->bpffs_dir, HUB_MAP_NAME, "cgperf_hubs",
+				   sizeof(struct hub_key), sizeof(struct hub_entry),
+				   HUB_MAP_ENTRIES, &reg_fd);
+	}
 	if (r == 0)
-		r = join_shared(h, o, reg_fd, filter_fd, accum_fd);
+		r = join_or_make(h, o, reg_fd, filter_fd, accum_fd);
 	if (reg_fd >= 0)
 		close(reg_fd);
 	attr_map_unlock(-1, lock_fd);
-out:
 	if (r < 0) {
 		hub_leave(h);
 		return r;
@@ -410,18 +405,38 @@ void hub_close(struct hub *h)
 	free(h);
 }
 
+static void unregister(int sessions_fd, int filter_outer_fd, int accum_outer_fd, __u32 i)
+{
+	/* Nothing is added to the maps once their entries are gone; what a
+	 * CPU still holds for this index is dropped (no maps) or replaced at
+	 * the next registration's sync. */
+	struct cgperf_hub_session none = { 0 };
+
+	bpf_map_update_elem(sessions_fd, &i, &none, BPF_ANY);
+	bpf_map_delete_elem(filter_outer_fd, &i);
+	bpf_map_delete_elem(accum_outer_fd, &i);
+}
+
 void hub_leave(struct hub *h)
 {
-	if (h && h->index >= 0) {
-		/* Nothing is added to the maps once their entries are gone;
-		 * what a CPU still holds for this index is dropped (no maps) or
-		 * replaced at the next registration's sync. */
-		struct cgperf_hub_session none = { 0 };
-		__u32 i = h->index;
-
-		bpf_map_update_elem(h->sessions_fd, &i, &none, BPF_ANY);
-		bpf_map_delete_elem(h->filter_outer_fd, &i);
-		bpf_map_delete_elem(h->accum_outer_fd, &i);
-	}
+	if (h && h->index >= 0)
+		unregister(h->sessions_fd, h->filter_outer_fd, h->accum_outer_fd, h->index);
 	hub_close(h);
+}
+
+int hub_leave_pinned(int sessions_fd, int filter_outer_fd, int accum_outer_fd, int filter_fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info), inner_id;
+
+	if (bpf_obj_get_info_by_fd(filter_fd, &info, &len) < 0)
+		return -errno;
+	/* From user space, a map-in-map's value is its inner map's id. */
+	for (__u32 i = 0; i < CGPERF_HUB_MAX_SESSIONS; i++) {
+		if (bpf_map_lookup_elem(filter_outer_fd, &i, &inner_id) < 0 || inner_id != info.id)
+			continue;
+		unregister(sessions_fd, filter_outer_fd, accum_outer_fd, i);
+		return 0;
+	}
+	return -ENOENT;
 }

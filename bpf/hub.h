@@ -9,8 +9,9 @@
  * each member process (or pinned by a persistent session), keeps the
  * program attached. An index whose process died without leaving (SIGKILL)
  * is taken back at the next registration. A persistent session (the
- * agent's) gets a hub of its own, pinned with it, so that nothing another
- * process does can take its index. */
+ * agent's) makes a hub of its own at index 0, pinned with it, and publishes
+ * it: sessions that start later join it, and it goes on serving them while
+ * the agent restarts. */
 #pragma once
 #include "bpf/accum.h"
 #include <stdbool.h>
@@ -26,8 +27,9 @@ struct hub_opts {
 	enum accum_kind accum_kind;
 	int max_slots;
 	const char *bpffs_dir; /* where the registry is */
-	bool shared; /* false: a hub of its own, found by nobody (persistent sessions) */
-	bool pinned; /* the session lives without its process (never reaped) */
+	/* A persistent session: a hub of its own (index 0, never reaped), which
+	 * replaces the published one for later sessions. */
+	bool pinned;
 };
 
 struct hub;
@@ -56,6 +58,10 @@ int hub_prog_ids(const struct hub *h, __u32 ret_ids[2]);
 /* Stop counting and give the index back; the hub goes when no session holds
  * it. NULL is fine. */
 void hub_leave(struct hub *h);
+/* A pinned session's hub from its pins (the hub's maps sessions,
+ * sess_filter and sess_accum) stops serving it: the index whose filter is
+ * filter_fd is given back. -ENOENT: none is. */
+int hub_leave_pinned(int sessions_fd, int filter_outer_fd, int accum_outer_fd, int filter_fd);
 /* Let go of the hub and leave the session counting (a pinned one: its pins
  * hold the hub). NULL is fine. */
 void hub_close(struct hub *h);

@@ -8,14 +8,7 @@ command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftoo
 cg=$(mkcg c)
 mkcg k >/dev/null # not counted by a or b
 # Other cgperf processes may run on this host (the leaders are shared with
-# them by design): programs are told apart by who holds them.
-# held_progs [PID...]: ids of the BPF programs the processes hold an fd of
-# (a program or a link), all live processes if none given.
-held_progs() {
-	local d
-	if [ $# = 0 ]; then set -- $(ls /proc | grep -E '^[0-9]+$'); fi
-	for d in "$@"; do cat /proc/"$d"/fdinfo/* 2>/dev/null || true; done | awk '$1 == "prog_id:" { print $2 }' | sort -un
-}
+# them by design): programs are told apart by who holds them (held_progs).
 first_prog=$(bpftool prog show -j | python3 -c "import json, sys; print(max([p['id'] for p in json.load(sys.stdin)] + [0]))")
 
 start_cgperf a -e cpu-clock,page-faults -G "$cg"; pid_a=$CGPERF_PID

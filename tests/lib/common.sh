@@ -251,6 +251,14 @@ leader_id() {
 	sed -n "s/.*event '$2': .* leader (perf_event array id \([0-9]*\)).*/\1/p" "$1" | head -1
 }
 
+# held_progs [PID...]: ids of the BPF programs the processes hold an fd of
+# (a program or a link), all live processes if none given.
+held_progs() {
+	local d
+	if [ $# = 0 ]; then set -- $(ls /proc | grep -E '^[0-9]+$'); fi
+	for d in "$@"; do cat /proc/"$d"/fdinfo/* 2>/dev/null || true; done | awk '$1 == "prog_id:" { print $2 }' | sort -un
+}
+
 # wait_map_gone ID: the kernel frees a leader once its last holder is gone
 # (program frees are deferred by an RCU grace period); wait for that.
 wait_map_gone() {

@@ -1,0 +1,92 @@
+# Sessions that count cgroups with one event set share one cgroup hub
+# (bpf/follower_hub.bpf.c): one on_switch program for all of them, each
+# counting its own cgroups exactly. A member killed with SIGKILL leaves its
+# index, which the next session takes back; the agent's persistent session
+# makes a hub of its own and publishes it, so an on-call `cgperf stat -G`
+# started later joins it and keeps counting right through an agent restart.
+source "$CGPERF_SRC/tests/lib/common.sh"
+command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftool)"
+EV=cpu-clock,context-switches # agent_yaml's events, in its order
+cg_a=$(mkcg a)
+cg_b=$(mkcg b)
+first_prog=$(bpftool prog show -j | python3 -c "import json, sys; print(max([p['id'] for p in json.load(sys.stdin)] + [0]))")
+
+# switch_progs PID...: the on_switch programs loaded since the test began
+# that these processes hold (pins count for nobody: see live_switch_progs).
+switch_progs() {
+	local held
+	held=$(held_progs "$@" | paste -sd,)
+	bpftool prog show -j | python3 -c "
+import json, sys
+held = {int(i) for i in '$held'.split(',') if i}
+print(sorted(p['id'] for p in json.load(sys.stdin) if p['id'] > $first_prog and p['id'] in held
+             and p.get('name') == 'on_switch'))"
+}
+# live_switch_progs: every on_switch program loaded since the test began.
+live_switch_progs() {
+	bpftool prog show -j | python3 -c "
+import json, sys
+print(sorted(p['id'] for p in json.load(sys.stdin) if p['id'] > $first_prog and p.get('name') == 'on_switch'))"
+}
+# counted NAME CG: cpu-clock (ms) session NAME wrote for CG.
+counted() { stat_csv_value "$TMP/$1.csv" cpu-clock "$2"; }
+
+# ---- two sessions, one program ----------------------------------------------
+start_cgperf s1 -e "$EV" -G "$cg_a"; p1=$CGPERF_PID
+start_cgperf s2 -e "$EV" -G "$cg_b"; p2=$CGPERF_PID
+grep -q "sharing the cgroup hub" "$TMP/s2.log" || fail "s2 did not join s1's hub: $(cat "$TMP/s2.log")"
+progs=$(switch_progs "$p1" "$p2")
+[ "$(echo "$progs" | tr -cd , | wc -c)" = 0 ] && [ "$progs" != "[]" ] ||
+	fail "two cgroup sessions of one event set hold on_switch programs $progs, expected one"
+log "s1 and s2 share on_switch program $progs"
+
+a0=$(usage_usec a); b0=$(usage_usec b)
+burn_pinned a 1 s_a
+burn_pinned b 1 s_b
+a1=$(usage_usec a); b1=$(usage_usec b)
+
+# ---- SIGKILL of s1: s2 goes on, s3 takes s1's index back --------------------
+kill -KILL "$p1"; wait "$p1" 2>/dev/null || true
+start_cgperf s3 -e "$EV" -G "$cg_a"; p3=$CGPERF_PID
+grep -q "sharing the cgroup hub .* at index 0" "$TMP/s3.log" ||
+	fail "s3 did not join the hub at s1's index: $(cat "$TMP/s3.log")"
+grep -q "hub index 0: its session (pid $p1) is gone; taken back" "$TMP/s3.log" ||
+	fail "s3 did not say it took s1's index back: $(cat "$TMP/s3.log")"
+[ "$(switch_progs "$p2" "$p3")" = "$progs" ] || fail "s3 is not on the hub $progs: $(switch_progs "$p2" "$p3")"
+a2=$(usage_usec a)
+burn_pinned a 1 s3_a
+burn_pinned b 1 s_b
+a3=$(usage_usec a); b2=$(usage_usec b)
+kill -INT "$p2" "$p3"; wait "$p2" || fail "s2 failed"; wait "$p3" || fail "s3 failed"
+assert_cpu_clock "s2: b's two burns (one after s1's SIGKILL)" "$(counted s2 "$cg_b")" \
+	"$(((b2 - b0) / 1000))" 2 s_b
+assert_cpu_clock "s3: a's burn after it took s1's index" "$(counted s3 "$cg_a")" \
+	"$(((a3 - a2) / 1000))" 2 s3_a
+# s1's index held none of its counts over to s3 (a's first burn was s1's).
+awk -v got="$(counted s3 "$cg_a")" -v first="$(((a1 - a0) / 1000))" -v second="$(((a3 - a2) / 1000))" \
+	'BEGIN { exit !(got < second + first / 2) }' || fail "s3 counted s1's burn too"
+poll 100 0.1 test "$(live_switch_progs)" = "[]" || fail "the hub outlived its sessions: $(live_switch_progs)"
+
+# ---- the agent's hub: a later stat joins it, and keeps counting across ------
+# ---- an agent restart ---------------------------------------------------------
+mkcg system.slice/web >/dev/null
+agent_yaml "$TMP/hub.yaml" "$TMP/csv"
+start_agent ag1 "$TMP/hub.yaml"
+grep -q "cgroup hub" "$TMP/ag1.log" && fail "the agent joined a hub instead of making its own: $(cat "$TMP/ag1.log")"
+start_cgperf s4 -e "$EV" -G "$cg_a"; p4=$CGPERF_PID
+grep -q "sharing the cgroup hub .* at index 1" "$TMP/s4.log" ||
+	fail "s4 did not join the agent's hub: $(cat "$TMP/s4.log")"
+hub=$(live_switch_progs)
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed at SIGTERM"
+a4=$(usage_usec a)
+burn_pinned a 1 s4_a
+start_agent ag2 "$TMP/hub.yaml"
+grep -q "adopt" "$TMP/ag2.log" || fail "the agent did not adopt its pinned session: $(cat "$TMP/ag2.log")"
+burn_pinned a 1 s4_a
+a5=$(usage_usec a)
+[ "$(live_switch_progs)" = "$hub" ] || fail "on_switch programs were $hub, now $(live_switch_progs)"
+kill -INT "$p4"; wait "$p4" || fail "s4 failed"
+assert_cpu_clock "s4 on the agent's hub, across the agent's restart" "$(counted s4 "$cg_a")" \
+	"$(((a5 - a4) / 1000))" 2 s4_a
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed at SIGTERM"
+log "ok: one hub for every session, indexes taken back, the agent's hub shared across its restart"
