@@ -369,16 +369,20 @@ static int release_other(const char *bpffs_dir, const char *name)
 	return r;
 }
 
-/* Nothing of cgperf's is left in bpffs: the attr map (ids of the shared
- * leaders only; a running `cgperf stat` keeps its own fds and goes on, a
- * new one makes a new map) and the empty directories. */
+/* Nothing of cgperf's is left in bpffs: the registries (the attr map of the
+ * shared leaders, the hub map of the shared cgroup hubs: ids only; a running
+ * `cgperf stat` keeps its own fds and goes on, a new one makes new maps) and
+ * the empty directories. */
 static void remove_leftovers(const char *dir, const char *instances)
 {
-	char attr_map[320];
+	static const char *const registries[] = { "attr_map", "hub_map" };
+	char path[320];
 
-	snprintf(attr_map, sizeof(attr_map), "%s/attr_map", dir);
-	if (unlink(attr_map) < 0 && errno != ENOENT)
-		log_warn("cannot remove %s: %s", attr_map, strerror(errno));
+	for (size_t i = 0; i < sizeof(registries) / sizeof(registries[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, registries[i]);
+		if (unlink(path) < 0 && errno != ENOENT)
+			log_warn("cannot remove %s: %s", path, strerror(errno));
+	}
 	if (rmdir(instances) < 0 && errno != ENOENT)
 		log_warn("cannot remove %s: %s", instances, strerror(errno));
 	if (rmdir(dir) < 0 && errno != ENOENT)

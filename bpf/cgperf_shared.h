@@ -63,6 +63,7 @@ struct cgperf_hub_session {
 	__u32 pad;
 	__u64 owner_pid;
 	__u64 owner_start; /* the owner's start time (clock ticks after boot) */
+	__u64 owner_pidns; /* inode of its pid namespace: pids of others are not ours to check */
 };
 
 /* Value of the pinned attr map (key: struct perf_event_attr). Ids, not fds,

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define HUB_MAP_NAME "hub_map"
@@ -89,11 +90,24 @@ static int proc_start(long pid, __u64 *ret)
 	return 0;
 }
 
+/* The inode of this process's pid namespace (0: unknown). */
+static __u64 own_pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? st.st_ino : 0;
+}
+
+/* Only a session registered from this pid namespace can be seen to be gone
+ * (another namespace's pid means another process here); a pinned one lives
+ * without its process. */
 static bool owner_gone(const struct cgperf_hub_session *s)
 {
 	__u64 start;
 
-	return !s->pinned && (proc_start((long)s->owner_pid, &start) < 0 || start != s->owner_start);
+	if (s->pinned || !s->owner_pidns || s->owner_pidns != own_pidns())
+		return false;
+	return proc_start((long)s->owner_pid, &start) < 0 || start != s->owner_start;
 }
 
 static void set_masks(struct follower_hub_bpf *skel, const struct hub_opts *o)
@@ -152,8 +166,10 @@ static int hub_load(struct hub *h, const struct hub_opts *o, int filter_fd, int 
 	return r < 0 ? r : take_skel_fds(h);
 }
 
-/* fd of the map of prog named name (bpf_map_info.name). */
-static int prog_map_by_name(int prog_fd, const char *name, int *ret_fd)
+/* fd of the map of prog named name (bpf_map_info.name) of this type. Ids
+ * are not reused soon, but a registry entry could outlive its hub: what it
+ * names is checked before anything is written there. */
+static int prog_map_by_name(int prog_fd, const char *name, __u32 type, int *ret_fd)
 {
 	__u32 ids[16], len;
 	struct bpf_prog_info info = { 0 };
@@ -170,13 +186,32 @@ static int prog_map_by_name(int prog_fd, const char *name, int *ret_fd)
 
 		if (fd < 0)
 			continue;
-		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 && strcmp(mi.name, name) == 0) {
+		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 && strcmp(mi.name, name) == 0 &&
+		    mi.type == type) {
 			*ret_fd = fd;
 			return 0;
 		}
 		close(fd);
 	}
 	return -ENOENT;
+}
+
+static bool is_hub_prog(int fd, const char *name)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && strcmp(info.name, name) == 0;
+}
+
+static bool sessions_map_ok(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+	       info.value_size == sizeof(struct cgperf_hub_session) &&
+	       info.max_entries == CGPERF_HUB_MAX_SESSIONS;
 }
 
 /* The hub of a registry entry, if it is alive: its fds through its link. */
@@ -197,13 +232,19 @@ static int hub_find(struct hub *h, const struct hub_entry *e)
 		r = -ENOENT;
 		goto out;
 	}
-	r = prog_map_by_name(prog_fd, "sessions", &h->sessions_fd);
+	r = is_hub_prog(prog_fd, "on_switch") && is_hub_prog(h->sync_fd, "on_sync") ? 0 : -ENOENT;
 	if (r == 0)
-		r = prog_map_by_name(prog_fd, "sess_filter", &h->filter_outer_fd);
+		r = prog_map_by_name(prog_fd, "sessions", BPF_MAP_TYPE_ARRAY, &h->sessions_fd);
 	if (r == 0)
-		r = prog_map_by_name(prog_fd, "sess_accum", &h->accum_outer_fd);
+		r = prog_map_by_name(prog_fd, "sess_filter", BPF_MAP_TYPE_ARRAY_OF_MAPS,
+				     &h->filter_outer_fd);
 	if (r == 0)
-		r = prog_map_by_name(prog_fd, "filter_gen", &h->gen_fd);
+		r = prog_map_by_name(prog_fd, "sess_accum", BPF_MAP_TYPE_ARRAY_OF_MAPS,
+				     &h->accum_outer_fd);
+	if (r == 0)
+		r = prog_map_by_name(prog_fd, "filter_gen", BPF_MAP_TYPE_ARRAY, &h->gen_fd);
+	if (r == 0 && !sessions_map_ok(h->sessions_fd))
+		r = -ENOENT;
 out:
 	if (prog_fd >= 0)
 		close(prog_fd);
@@ -253,7 +294,9 @@ static bool index_free(struct hub *h, __u32 i)
 
 static int hub_register(struct hub *h, int filter_fd, int accum_fd, bool pinned)
 {
-	struct cgperf_hub_session s = { .used = 1, .pinned = pinned, .owner_pid = getpid() };
+	struct cgperf_hub_session s = {
+		.used = 1, .pinned = pinned, .owner_pid = getpid(), .owner_pidns = own_pidns()
+	};
 	int r = proc_start(getpid(), &s.owner_start);
 
 	for (__u32 i = 0; r == 0 && i < CGPERF_HUB_MAX_SESSIONS; i++) {
@@ -409,12 +452,14 @@ static void unregister(int sessions_fd, int filter_outer_fd, int accum_outer_fd,
 {
 	/* Nothing is added to the maps once their entries are gone; what a
 	 * CPU still holds for this index is dropped (no maps) or replaced at
-	 * the next registration's sync. */
+	 * the next registration's sync. The index is marked free last, after
+	 * its maps are out: leaving takes no lock, and a registration that
+	 * took the index meanwhile would lose its maps. */
 	struct cgperf_hub_session none = { 0 };
 
-	bpf_map_update_elem(sessions_fd, &i, &none, BPF_ANY);
 	bpf_map_delete_elem(filter_outer_fd, &i);
 	bpf_map_delete_elem(accum_outer_fd, &i);
+	bpf_map_update_elem(sessions_fd, &i, &none, BPF_ANY);
 }
 
 void hub_leave(struct hub *h)
