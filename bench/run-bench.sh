@@ -532,8 +532,9 @@ print_table() {
 # switch_cost K: the follower's run time per context switch (kernel BPF
 # statistics through `cgperf stat -b`, which holds them on only while it
 # runs) with K sessions over MAX_SIZE cgroups, pingpong in the current
-# placement. Prints one row: ns per run (mean over the sessions), runs per
-# round trip.
+# placement. Prints one row: the on_switch programs that ran (one per
+# session, or one hub for all), ns per run (mean over them), ns per switch
+# summed over them (what a switch costs), runs per round trip per program.
 switch_cost() {
 	local k=$1 bin=${2:-$CGPERF} label=${3:-} ids=() pid f id bpid i rc=0
 	start_sessions "$MAX_SIZE" "$k" "$bin" || return 1
@@ -563,8 +564,8 @@ switch_cost() {
 		$2 == "on_switch" { runs += $5; ns += $6; progs++ }
 		END {
 			if (!progs || !runs) { print "no on_switch program ran"; exit 1 }
-			printf "%-16s %8d %9d %10.0f %14.2f\n", pin, k, n, ns / runs,
-				runs / progs / trips }' "$TMPD/bpfstats.csv"
+			printf "%-16s %8d %9d %6d %8.0f %10.0f %14.2f\n", pin, k, n, progs, ns / runs,
+				ns / runs * progs, runs / progs / trips }' "$TMPD/bpfstats.csv"
 }
 
 for p in "${PINS[@]}"; do
@@ -590,7 +591,8 @@ echo "goals at $MAX_SIZE cgroups: cgperf <= 1.05x (1 session), <= 1.10x ($SESSIO
 if [ "$DO_SWITCHCOST" = 1 ]; then
 	echo
 	echo "follower run time per context switch (kernel BPF statistics, cgperf stat -b):"
-	printf '%-16s %8s %9s %10s %14s\n' pin sessions cgroups "ns/switch" "runs/trip/prog"
+	printf '%-16s %8s %9s %6s %8s %10s %14s\n' pin sessions cgroups progs "ns/run" "ns/switch" \
+		"runs/trip/prog"
 	for p in "${PINS[@]}"; do
 		set_pin "$p"
 		TRIPS=${TABLE_TRIPS[$PIN]}
@@ -600,6 +602,7 @@ if [ "$DO_SWITCHCOST" = 1 ]; then
 				echo "$PIN, $k session(s), before: failed"
 		done
 	done
+	echo "ns/switch: ns/run x programs (cgroup sessions of one event set share one hub)."
 	echo "goal: <= 150 ns per switch (4 software events). The statistics add their own"
 	echo "two clock reads per run: an upper bound."
 fi
