@@ -383,7 +383,11 @@ static int agent_start(struct agent *a)
 	}
 	if (r < 0)
 		return r;
-	counter_enable(a->counter);
+	r = counter_enable(a->counter);
+	if (r < 0) {
+		log_error("cannot start counting: %s", strerror(-r));
+		return r;
+	}
 	/* Before the BPF programs are looked at: its program is cgperf's own. */
 	r = cpuhp_notify_open(&a->cpuhp);
 	if (r < 0)

@@ -5,6 +5,7 @@
  * one stopped: nothing counted twice, nothing skipped. See docs/AGENT.md. */
 #include "agent/agent_int.h"
 #include "bpf/bpffs.h"
+#include "bpf/hub.h"
 #include "bpf/session_pin.h"
 #include <dirent.h>
 #include <errno.h>
@@ -348,6 +349,16 @@ void persist_forget(struct agent *a, uint64_t id)
 /* `cgperf release --all`: the other instances' sessions too. Their outputs
  * are in their own configurations, so their last rows are not written here:
  * said once per instance. */
+/* The instance pinned in path stops being served by its hub, which on-call
+ * sessions that joined it may keep alive (earlier layouts have none). */
+static void leave_hub(const char *path)
+{
+	struct hub *h;
+
+	if (hub_open_pinned(path, &h) == 0)
+		hub_leave(h);
+}
+
 static int release_other(const char *bpffs_dir, const char *name)
 {
 	char path[600];
@@ -359,6 +370,7 @@ static int release_other(const char *bpffs_dir, const char *name)
 	}
 	if (r < 0)
 		return r;
+	leave_hub(path);
 	r = session_unpin(path);
 	if (r == 0)
 		log_warn(

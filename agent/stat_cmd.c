@@ -572,7 +572,11 @@ int do_stat(int argc, char **argv)
 			fprintf(stderr, "cgperf stat: cannot set up counting: %s\n", strerror(-r));
 		goto out;
 	}
-	counter_enable(s.counter);
+	r = counter_enable(s.counter);
+	if (r < 0) {
+		fprintf(stderr, "cgperf stat: cannot start counting: %s\n", strerror(-r));
+		goto out;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &s.start);
 	log_info("counting started (%s, %s accumulators)",
 		 follower_mode_name(counter_mode(s.counter)),

@@ -61,9 +61,9 @@ struct cgperf_hub_session {
 	__u32 used; /* registered */
 	__u32 pinned; /* a persistent session: lives without its process */
 	__u32 pad;
-	__u64 owner_pid;
+	__u64 owner_pid; /* as the procfs owner_proc names it */
 	__u64 owner_start; /* the owner's start time (clock ticks after boot) */
-	__u64 owner_pidns; /* inode of its pid namespace: pids of others are not ours to check */
+	__u64 owner_proc; /* device of the procfs that names it (0: never reaped) */
 };
 
 /* Value of the pinned attr map (key: struct perf_event_attr). Ids, not fds,

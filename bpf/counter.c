@@ -48,6 +48,9 @@ struct counter {
 	struct slot_table *slots;
 	int sync_fd; /* the program test_run syncs run (tp mode) */
 	struct filter_gen gen;
+	/* The generation the last sync vouches for (0: it failed somewhere):
+	 * what releases drop holds below. */
+	__u64 release_mark;
 	bool adopted; /* opened from pins */
 	char pin_dir[600]; /* persistent: where it is pinned */
 };
@@ -134,6 +137,17 @@ static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counte
 	skel->rodata->idle_skips_reads = m.idle_skips_reads;
 }
 
+/* The hub's generation, moved by the sessions of several processes: only
+ * with atomic operations on its mapping. */
+static int open_hub_gen(struct counter *c)
+{
+	int r = filter_gen_open(&c->gen, hub_gen_fd(c->hub));
+
+	if (r == 0 && !c->gen.map)
+		r = -EOPNOTSUPP;
+	return r;
+}
+
 /* A cgroup session: its own filter and accumulators, registered with a hub
  * (the host's shared one; a persistent session's own). */
 static int load_hub_session(struct counter *c, const struct counter_opts *o)
@@ -151,12 +165,17 @@ static int load_hub_session(struct counter *c, const struct counter_opts *o)
 	int r = hub_session_maps(c->accum_kind, o->max_keys, o->max_slots, o->nr_events,
 				 &c->filter_fd, &c->accum_fd);
 
-	if (r == 0)
-		r = hub_join(&ho, c->filter_fd, c->accum_fd, &c->hub);
 	if (r < 0)
 		return r;
+	r = hub_join(&ho, c->filter_fd, c->accum_fd, &c->hub);
+	if (r < 0) {
+		close(c->filter_fd);
+		close(c->accum_fd);
+		c->filter_fd = c->accum_fd = -1;
+		return r;
+	}
 	c->sync_fd = hub_sync_fd(c->hub);
-	r = filter_gen_open(&c->gen, hub_gen_fd(c->hub));
+	r = open_hub_gen(c);
 	return r < 0 ? r : accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 }
 
@@ -321,7 +340,7 @@ static int sync_and_release(struct counter *c)
 {
 	int r = counter_sync(c);
 
-	return r < 0 ? r : filter_gen_released(&c->gen);
+	return r < 0 ? r : filter_gen_released(&c->gen, c->release_mark);
 }
 
 static int reset_slot(void *ctx, int slot)
@@ -428,6 +447,12 @@ static int open_pins(struct counter *c, const char *dir, uint32_t layout)
 		if (r == 0 && (r = filter_gen_open(&c->gen, fd)) < 0)
 			close(fd);
 	}
+	/* From layout 7 on the session is at an index of a hub, which other
+	 * sessions may share: what enabling and leaving work on. */
+	if (r == 0 && layout >= 7) {
+		r = hub_open_pinned(dir, &c->hub);
+		r = r == -ENOENT ? -ESTALE : r;
+	}
 	if (r == 0) {
 		c->adopted = true;
 		c->mode = FOLLOWER_TP;
@@ -532,6 +557,10 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 	r = load_session(c, o);
 	if (r < 0)
 		goto fail;
+	/* Joined a hub: lists held from before the join (which may name an
+	 * earlier owner's slots at this index) are of an older generation. */
+	if (c->hub && !c->adopted && (r = filter_gen_changed(&c->gen)) < 0)
+		goto fail;
 	/* Leaders can only be trusted with exact reads if test_run works on
 	 * this kernel for raw_tp programs (perf's check, too). */
 	r = counter_sync(c);
@@ -542,8 +571,8 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 		goto fail;
 	}
 	/* Joined a hub: what CPUs that missed the sync hold under lists of
-	 * before (an earlier owner of this index's) is dropped. */
-	if (c->hub && (r = filter_gen_released(&c->gen)) < 0)
+	 * before the join (an earlier owner of this index's) is dropped. */
+	if (c->hub && !c->adopted && (r = filter_gen_released(&c->gen, c->release_mark)) < 0)
 		goto fail;
 	/* What the followers held is in the slots now; a process killed
 	 * between a filter change and its generation store (the previous
@@ -651,34 +680,9 @@ int counter_prog_ids(const struct counter *c, uint32_t ret_ids[COUNTER_MAX_PROGS
 	return 0;
 }
 
-/* An adopted (or drained) cgroup session of layout 7 on: its hub, which
- * other sessions may keep alive, stops serving it. Earlier layouts have no
- * hub pins. */
-static void leave_pinned_hub(const struct counter *c)
-{
-	int fds[3] = { -1, -1, -1 }, r;
-
-	r = session_pin_get(c->pin_dir, "map_sessions", &fds[0]);
-	if (r == 0)
-		r = session_pin_get(c->pin_dir, "map_sess_filter", &fds[1]);
-	if (r == 0)
-		r = session_pin_get(c->pin_dir, "map_sess_accum", &fds[2]);
-	if (r == 0)
-		r = hub_leave_pinned(fds[0], fds[1], fds[2], c->filter_fd);
-	if (r < 0 && r != -ENOENT)
-		log_warn("cannot take the pinned session out of its hub: %s", strerror(-r));
-	for (int i = 0; i < 3; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-}
-
 int counter_unpin(struct counter *c)
 {
-	int r;
-
-	if (c->adopted && c->pin_dir[0])
-		leave_pinned_hub(c);
-	r = c->pin_dir[0] ? session_unpin(c->pin_dir) : 0;
+	int r = c->pin_dir[0] ? session_unpin(c->pin_dir) : 0;
 
 	c->pin_dir[0] = '\0';
 	return r;
@@ -801,7 +805,7 @@ int counter_release_slot(struct counter *c, int slot)
 {
 	/* A follower that held this slot's list since before now (an
 	 * offline CPU's) must not add to the slot's next owner. */
-	int r = filter_gen_released(&c->gen);
+	int r = filter_gen_released(&c->gen, c->release_mark);
 
 	if (r == 0)
 		r = accum_clear(&c->acc, slot);
@@ -937,10 +941,15 @@ int counter_follow_cpus(struct counter *c)
 
 int counter_sync(struct counter *c)
 {
+	__u64 mark = filter_gen_now(&c->gen);
 	int *online = NULL, nr = 0, r = counter_follow_cpus(c);
 
-	if (r == 0)
-		return sync_cpus(c, c->cpus, c->nr_cpus);
+	c->release_mark = 0;
+	if (r == 0) {
+		r = sync_cpus(c, c->cpus, c->nr_cpus);
+		c->release_mark = r == 0 ? mark : 0;
+		return r;
+	}
 	/* Counting on a CPU that came online may be incomplete (its perf_events
 	 * were not reopened), but what runs there is still synced: a CPU
 	 * left out would keep what it holds out of every read. */

@@ -49,21 +49,27 @@ int filter_gen_changed(struct filter_gen *g)
 	return store(g);
 }
 
-int filter_gen_released(struct filter_gen *g)
+__u64 filter_gen_now(const struct filter_gen *g)
 {
+	return g->map ? __atomic_load_n(&g->map->gen, __ATOMIC_SEQ_CST) : g->v.gen;
+}
+
+int filter_gen_released(struct filter_gen *g, __u64 mark)
+{
+	__u64 to = mark ? mark : filter_gen_now(g);
+
 	if (g->map) {
-		/* Up to gen, never back: another process may have moved both. */
-		__u64 gen = __atomic_load_n(&g->map->gen, __ATOMIC_SEQ_CST);
+		/* Up only: another process may have moved it further. */
 		__u64 cur = __atomic_load_n(&g->map->release_gen, __ATOMIC_SEQ_CST);
 
-		while (cur < gen && !__atomic_compare_exchange_n(&g->map->release_gen, &cur, gen,
-								 false, __ATOMIC_SEQ_CST,
-								 __ATOMIC_SEQ_CST))
+		while (cur < to && !__atomic_compare_exchange_n(&g->map->release_gen, &cur, to,
+								false, __ATOMIC_SEQ_CST,
+								__ATOMIC_SEQ_CST))
 			;
 		return 0;
 	}
 	if (g->fd < 0)
 		return 0;
-	g->v.release_gen = g->v.gen;
+	g->v.release_gen = to;
 	return store(g);
 }

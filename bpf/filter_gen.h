@@ -22,7 +22,13 @@ int filter_gen_open(struct filter_gen *g, int fd);
 void filter_gen_close(struct filter_gen *g);
 /* After a change of the filter map. */
 int filter_gen_changed(struct filter_gen *g);
+/* The generation now: taken before a sync, it is the mark that sync can
+ * vouch for (every hold of an earlier generation was released by it, on the
+ * CPUs it ran on). */
+__u64 filter_gen_now(const struct filter_gen *g);
 /* Before a slot's counts are cleared for reuse (or after a session was
- * registered and synced): held lists looked up before now are dropped (only
- * CPUs that missed the sync can still hold one). */
-int filter_gen_released(struct filter_gen *g);
+ * registered and synced): held lists looked up before mark (0: now) are
+ * dropped (only CPUs that missed the sync can still hold one). Not later
+ * ones: another process's sessions may have moved the generation since
+ * the sync, and their lists, looked up after it, name no released slot. */
+int filter_gen_released(struct filter_gen *g, __u64 mark);

@@ -82,6 +82,9 @@ struct prev_state {
 	 * held switch adds to (held), then what a read needs (ev). */
 	__u64 ktime;
 	__u64 owner;
+	/* owner's struct cgroup, compared by address at every switch (see
+	 * same_owner). */
+	__u64 owner_cgrp;
 	/* Switches skipped since ktime, all by tasks of owner. */
 	__u64 switches;
 	/* Charges held (see charge_cgroup): what flushes charged to the
@@ -251,11 +254,25 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 		charge_cgroup(prev, d, id);
 }
 
-/* The cgroup v2 id of a task, as bpf_get_current_cgroup_id() gives it for
- * current (task_dfl_cgroup(task)->kn->id). */
+/* The cgroup v2 of a task, and its id as bpf_get_current_cgroup_id() gives
+ * it for current (task_dfl_cgroup(task)->kn->id). */
+static __always_inline struct cgroup *cgroup_of(struct task_struct *t)
+{
+	return t->cgroups->dfl_cgrp;
+}
+
 static __always_inline __u64 cgroup_id_of(struct task_struct *t)
 {
-	return t->cgroups->dfl_cgrp->kn->id;
+	return cgroup_of(t)->kn->id;
+}
+
+/* From now on, what runs here is owed to n's cgroup. */
+static __always_inline void set_owner(struct prev_state *prev, struct task_struct *n)
+{
+	struct cgroup *cg = cgroup_of(n);
+
+	prev->owner_cgrp = (__u64)cg;
+	prev->owner = cg->kn->id;
 }
 
 /* perf's trick: a switch between two tasks of the same cgroup changes
@@ -270,12 +287,19 @@ static __always_inline __u64 cgroup_id_of(struct task_struct *t)
 static __always_inline int same_owner(const struct prev_state *prev, struct task_struct *p,
 				      struct task_struct *n)
 {
-	__u64 id;
+	struct cgroup *cg;
 
 	if (!prev->ktime || !p->pid || !n->pid)
 		return 0;
-	id = cgroup_id_of(p);
-	return id == prev->owner && id == cgroup_id_of(n);
+	/* By address: two loads a task, not four (the id is one more
+	 * dependent load away). A cgroup's address is reused only after it
+	 * was removed, which needs its tasks gone: the owner's task (running
+	 * here since the last flush, or switched out by a skip) would have to
+	 * have moved while it ran, twice, into a cgroup made at the old one's
+	 * address: the "task moved while it runs" case (docs/ARCHITECTURE.md),
+	 * at worst one interval charged to the cgroup it moved to. */
+	cg = cgroup_of(p);
+	return (__u64)cg == prev->owner_cgrp && cgroup_of(n) == cg;
 }
 
 /* A switch to idle by a task of the cgroup whose charges are held (a task
@@ -337,7 +361,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		 * idle's. */
 		prev->ktime = bpf_ktime_get_ns();
 		prev->switches = 0;
-		prev->owner = cgroup_id_of(n);
+		set_owner(prev, n);
 		if (prev->reads_owed && prev->owner != prev->held_id)
 			settle_owed(prev);
 		return 0;
@@ -345,7 +369,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	if (idle_skips_reads && !n->pid && p->pid && prev->ktime && hold_to_idle(prev, p))
 		return 0;
 	flush(prev, 1, cgroup_id_of(p), !p->pid);
-	prev->owner = cgroup_id_of(n);
+	set_owner(prev, n);
 	return 0;
 }
 

@@ -2,8 +2,11 @@
 #include "bpf/bpffs.h"
 #include "bpf/cgperf_shared.h"
 #include "bpf/leader.h"
+#include "bpf/probe.h"
 #include "bpf/read_masks.h"
+#include "bpf/session_pin.h"
 #include "follower_hub.skel.h"
+#include "util/cpus.h"
 #include "util/log.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -64,16 +68,17 @@ int hub_session_maps(enum accum_kind kind, int max_keys, int max_slots, int nr_e
 	return 0;
 }
 
-/* The start time of pid (clock ticks after boot: field 22 of its stat), which
- * tells a process from a later one that got its pid. */
-static int proc_start(long pid, __u64 *ret)
+/* The start time of the process /proc/<name> is (clock ticks after boot:
+ * field 22 of its stat), which tells a process from a later one that got
+ * its pid. */
+static int proc_start(const char *name, __u64 *ret)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long start;
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	snprintf(path, sizeof(path), "/proc/%s/stat", name);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -90,24 +95,40 @@ static int proc_start(long pid, __u64 *ret)
 	return 0;
 }
 
-/* The inode of this process's pid namespace (0: unknown). */
-static __u64 own_pidns(void)
+/* Who registers: this process as the /proc mounted here names it (its pid
+ * there, its start time, that procfs's device), so that a reaper reading
+ * the same procfs checks the same process, whatever pid namespaces the two
+ * run in. A process /proc does not show (another namespace's procfs) is
+ * never taken for gone (device 0). */
+static void own_identity(struct cgperf_hub_session *s)
 {
+	char self[32];
 	struct stat st;
+	ssize_t n = readlink("/proc/self", self, sizeof(self) - 1);
 
-	return stat("/proc/self/ns/pid", &st) == 0 ? st.st_ino : 0;
+	if (n <= 0 || stat("/proc", &st) < 0)
+		return;
+	self[n] = '\0';
+	if (proc_start("self", &s->owner_start) < 0)
+		return;
+	s->owner_pid = strtoull(self, NULL, 10);
+	s->owner_proc = st.st_dev;
 }
 
-/* Only a session registered from this pid namespace can be seen to be gone
- * (another namespace's pid means another process here); a pinned one lives
- * without its process. */
+/* A member registered through this same procfs whose process is gone (or
+ * whose pid is another process's now); a pinned one lives without its
+ * process. */
 static bool owner_gone(const struct cgperf_hub_session *s)
 {
+	char pid[24];
+	struct stat st;
 	__u64 start;
 
-	if (s->pinned || !s->owner_pidns || s->owner_pidns != own_pidns())
+	if (s->pinned || !s->owner_proc || stat("/proc", &st) < 0 || st.st_dev != s->owner_proc)
 		return false;
-	return proc_start((long)s->owner_pid, &start) < 0 || start != s->owner_start;
+	snprintf(pid, sizeof(pid), "%llu", (unsigned long long)s->owner_pid);
+	return proc_start(pid, &start) == -ENOENT || (proc_start(pid, &start) == 0 &&
+						       start != s->owner_start);
 }
 
 static void set_masks(struct follower_hub_bpf *skel, const struct hub_opts *o)
@@ -122,17 +143,23 @@ static void set_masks(struct follower_hub_bpf *skel, const struct hub_opts *o)
 	skel->rodata->idle_skips_reads = m.idle_skips_reads;
 }
 
-/* Every fd a member holds, from the loaded skeleton. */
+static int dup_cloexec(int fd)
+{
+	return fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/* Every fd a member holds, from the loaded skeleton (close-on-exec: a
+ * command run later must not keep the hub attached). */
 static int take_skel_fds(struct hub *h)
 {
 	struct follower_hub_bpf *s = h->skel;
 
-	h->link_fd = dup(bpf_link__fd(s->links.on_switch));
-	h->sync_fd = dup(bpf_program__fd(s->progs.on_sync));
-	h->sessions_fd = dup(bpf_map__fd(s->maps.sessions));
-	h->filter_outer_fd = dup(bpf_map__fd(s->maps.sess_filter));
-	h->accum_outer_fd = dup(bpf_map__fd(s->maps.sess_accum));
-	h->gen_fd = dup(bpf_map__fd(s->maps.filter_gen));
+	h->link_fd = dup_cloexec(bpf_link__fd(s->links.on_switch));
+	h->sync_fd = dup_cloexec(bpf_program__fd(s->progs.on_sync));
+	h->sessions_fd = dup_cloexec(bpf_map__fd(s->maps.sessions));
+	h->filter_outer_fd = dup_cloexec(bpf_map__fd(s->maps.sess_filter));
+	h->accum_outer_fd = dup_cloexec(bpf_map__fd(s->maps.sess_accum));
+	h->gen_fd = dup_cloexec(bpf_map__fd(s->maps.filter_gen));
 	if (h->link_fd < 0 || h->sync_fd < 0 || h->sessions_fd < 0 || h->filter_outer_fd < 0 ||
 	    h->accum_outer_fd < 0 || h->gen_fd < 0)
 		return -errno;
@@ -292,26 +319,62 @@ static bool index_free(struct hub *h, __u32 i)
 	return true;
 }
 
+static void unregister(int sessions_fd, int filter_outer_fd, int accum_outer_fd, __u32 i)
+{
+	/* Nothing is added to the maps once their entries are gone; what a
+	 * CPU still holds for this index is dropped (no maps) or replaced at
+	 * the next registration's sync. The index is marked free last, after
+	 * its maps are out: leaving takes no lock, and a registration that
+	 * took the index meanwhile would lose its maps. */
+	struct cgperf_hub_session none = { 0 };
+
+	bpf_map_delete_elem(filter_outer_fd, &i);
+	bpf_map_delete_elem(accum_outer_fd, &i);
+	bpf_map_update_elem(sessions_fd, &i, &none, BPF_ANY);
+}
+
+/* Wait until no program that may have read an index's old entry still runs:
+ * a test run on every online CPU runs between programs there (the IPI
+ * cannot interrupt one), and a program is never preempted. */
+static int wait_out(const struct hub *h)
+{
+	int *cpus = NULL, nr = 0, r = cpus_online(&cpus, &nr);
+
+	for (int i = 0; r == 0 && i < nr; i++) {
+		r = bpf_run_on_cpu(h->sync_fd, cpus[i]);
+		r = r == -ENXIO ? 0 : r; /* offline now: runs nothing */
+	}
+	free(cpus);
+	return r;
+}
+
 static int hub_register(struct hub *h, int filter_fd, int accum_fd, bool pinned)
 {
-	struct cgperf_hub_session s = {
-		.used = 1, .pinned = pinned, .owner_pid = getpid(), .owner_pidns = own_pidns()
-	};
-	int r = proc_start(getpid(), &s.owner_start);
+	struct cgperf_hub_session s = { .used = 1, .pinned = pinned };
+	__u32 i;
+	int r;
 
-	for (__u32 i = 0; r == 0 && i < CGPERF_HUB_MAX_SESSIONS; i++) {
-		if (!index_free(h, i))
-			continue;
-		/* Disabled until hub_enable(): nothing is added to its slots. */
-		if (bpf_map_update_elem(h->sessions_fd, &i, &s, BPF_ANY) < 0 ||
-		    bpf_map_update_elem(h->filter_outer_fd, &i, &filter_fd, BPF_ANY) < 0 ||
-		    bpf_map_update_elem(h->accum_outer_fd, &i, &accum_fd, BPF_ANY) < 0)
-			return -errno;
-		h->index = i;
-		h->me = s;
-		return 0;
+	own_identity(&s);
+	for (i = 0; i < CGPERF_HUB_MAX_SESSIONS && !index_free(h, i); i++)
+		;
+	if (i == CGPERF_HUB_MAX_SESSIONS)
+		return -ENOSPC;
+	/* A program that read the previous owner's enabled flag may still be
+	 * about to look up the maps at i: not ours yet. */
+	r = wait_out(h);
+	if (r < 0)
+		return r;
+	/* Disabled until hub_enable(): nothing is added to its slots. */
+	if (bpf_map_update_elem(h->sessions_fd, &i, &s, BPF_ANY) < 0 ||
+	    bpf_map_update_elem(h->filter_outer_fd, &i, &filter_fd, BPF_ANY) < 0 ||
+	    bpf_map_update_elem(h->accum_outer_fd, &i, &accum_fd, BPF_ANY) < 0) {
+		r = -errno;
+		unregister(h->sessions_fd, h->filter_outer_fd, h->accum_outer_fd, i);
+		return r;
 	}
-	return r < 0 ? r : -ENOSPC;
+	h->index = i;
+	h->me = s;
+	return 0;
 }
 
 static void registry_key(const struct hub_opts *o, struct hub_key *k)
@@ -340,6 +403,31 @@ static __u32 id_of_link(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
 }
 
+/* Entries of hubs that are gone (every member exited: their key, the
+ * leaders' array ids, will not come again): deleted, so that the registry
+ * never fills up. */
+static void registry_sweep(int reg_fd)
+{
+	struct hub_key keys[HUB_MAP_ENTRIES], k, *prev = NULL;
+	struct hub_entry e;
+	int nr = 0;
+
+	while (nr < HUB_MAP_ENTRIES && bpf_map_get_next_key(reg_fd, prev, &k) == 0) {
+		int fd;
+
+		prev = &k;
+		if (bpf_map_lookup_elem(reg_fd, &k, &e) < 0)
+			continue;
+		fd = bpf_link_get_fd_by_id(e.link_id);
+		if (fd >= 0)
+			close(fd);
+		else if (errno == ENOENT)
+			keys[nr++] = k;
+	}
+	for (int i = 0; i < nr; i++)
+		bpf_map_delete_elem(reg_fd, &keys[i]);
+}
+
 /* With the registry locked: join the published hub (not a persistent
  * session: it makes its own), or make one and publish it (replacing a full
  * or dead one: its members keep it). */
@@ -364,6 +452,7 @@ static int join_or_make(struct hub *h, const struct hub_opts *o, int reg_fd, int
 	if (r < 0)
 		return r;
 	e = (struct hub_entry){ id_of_link(h->link_fd), id_of_prog(h->sync_fd) };
+	registry_sweep(reg_fd);
 	if (bpf_map_update_elem(reg_fd, &k, &e, BPF_ANY) < 0)
 		log_warn("cannot publish the cgroup hub: %s (other sessions make their own)",
 			 strerror(errno));
@@ -448,20 +537,6 @@ void hub_close(struct hub *h)
 	free(h);
 }
 
-static void unregister(int sessions_fd, int filter_outer_fd, int accum_outer_fd, __u32 i)
-{
-	/* Nothing is added to the maps once their entries are gone; what a
-	 * CPU still holds for this index is dropped (no maps) or replaced at
-	 * the next registration's sync. The index is marked free last, after
-	 * its maps are out: leaving takes no lock, and a registration that
-	 * took the index meanwhile would lose its maps. */
-	struct cgperf_hub_session none = { 0 };
-
-	bpf_map_delete_elem(filter_outer_fd, &i);
-	bpf_map_delete_elem(accum_outer_fd, &i);
-	bpf_map_update_elem(sessions_fd, &i, &none, BPF_ANY);
-}
-
 void hub_leave(struct hub *h)
 {
 	if (h && h->index >= 0)
@@ -469,19 +544,56 @@ void hub_leave(struct hub *h)
 	hub_close(h);
 }
 
-int hub_leave_pinned(int sessions_fd, int filter_outer_fd, int accum_outer_fd, int filter_fd)
+/* Our index: the one whose filter is the map with filter_fd's id (from user
+ * space, a map-in-map's value is its inner map's id). */
+static int find_index(struct hub *h, int filter_fd)
 {
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info), inner_id;
 
 	if (bpf_obj_get_info_by_fd(filter_fd, &info, &len) < 0)
 		return -errno;
-	/* From user space, a map-in-map's value is its inner map's id. */
 	for (__u32 i = 0; i < CGPERF_HUB_MAX_SESSIONS; i++) {
-		if (bpf_map_lookup_elem(filter_outer_fd, &i, &inner_id) < 0 || inner_id != info.id)
-			continue;
-		unregister(sessions_fd, filter_outer_fd, accum_outer_fd, i);
-		return 0;
+		if (bpf_map_lookup_elem(h->filter_outer_fd, &i, &inner_id) == 0 &&
+		    inner_id == info.id &&
+		    bpf_map_lookup_elem(h->sessions_fd, &i, &h->me) == 0) {
+			h->index = i;
+			return 0;
+		}
 	}
 	return -ENOENT;
+}
+
+static int open_pins(struct hub *h, const char *dir, int *filter_fd)
+{
+	static const char *const names[] = { "link_on_switch",	"prog_on_sync",	  "map_sessions",
+					     "map_sess_filter", "map_sess_accum", "map_filter_gen",
+					     "map_filter" };
+	int *fds[] = { &h->link_fd,	    &h->sync_fd,	&h->sessions_fd, &h->filter_outer_fd,
+		       &h->accum_outer_fd, &h->gen_fd, filter_fd };
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < sizeof(names) / sizeof(names[0]); i++)
+		r = session_pin_get(dir, names[i], fds[i]);
+	return r;
+}
+
+int hub_open_pinned(const char *dir, struct hub **ret)
+{
+	struct hub *h = hub_alloc();
+	int filter_fd = -1, r;
+
+	if (!h)
+		return -ENOMEM;
+	r = open_pins(h, dir, &filter_fd);
+	if (r == 0)
+		r = find_index(h, filter_fd);
+	if (filter_fd >= 0)
+		close(filter_fd);
+	if (r < 0) {
+		hub_close(h);
+		return r;
+	}
+	*ret = h;
+	return 0;
 }

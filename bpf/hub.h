@@ -58,10 +58,11 @@ int hub_prog_ids(const struct hub *h, __u32 ret_ids[2]);
 /* Stop counting and give the index back; the hub goes when no session holds
  * it. NULL is fine. */
 void hub_leave(struct hub *h);
-/* A pinned session's hub from its pins (the hub's maps sessions,
- * sess_filter and sess_accum) stops serving it: the index whose filter is
- * filter_fd is given back. -ENOENT: none is. */
-int hub_leave_pinned(int sessions_fd, int filter_outer_fd, int accum_outer_fd, int filter_fd);
+/* The hub of the persistent session pinned in dir (layout 7 on), at the
+ * session's index (the one whose filter is the pinned map_filter):
+ * hub_enable() and hub_leave() work on it. -ENOENT: no hub pins (an earlier
+ * layout), or no index is the session's. */
+int hub_open_pinned(const char *dir, struct hub **ret);
 /* Let go of the hub and leave the session counting (a pinned one: its pins
  * hold the hub). NULL is fine. */
 void hub_close(struct hub *h);
