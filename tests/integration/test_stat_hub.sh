@@ -3,7 +3,9 @@
 # counting its own cgroups exactly. A member killed with SIGKILL leaves its
 # index, which the next session takes back; the agent's persistent session
 # makes a hub of its own and publishes it, so an on-call `cgperf stat -G`
-# started later joins it and keeps counting right through an agent restart.
+# started later joins it and keeps counting right through an agent restart
+# and its release (which gives the agent's index back). The registry keeps
+# only live hubs.
 source "$CGPERF_SRC/tests/lib/common.sh"
 command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftool)"
 EV=cpu-clock,context-switches # agent_yaml's events, in its order
@@ -85,8 +87,37 @@ grep -q "adopt" "$TMP/ag2.log" || fail "the agent did not adopt its pinned sessi
 burn_pinned a 1 s4_a
 a5=$(usage_usec a)
 [ "$(live_switch_progs)" = "$hub" ] || fail "on_switch programs were $hub, now $(live_switch_progs)"
-kill -INT "$p4"; wait "$p4" || fail "s4 failed"
-assert_cpu_clock "s4 on the agent's hub, across the agent's restart" "$(counted s4 "$cg_a")" \
-	"$(((a5 - a4) / 1000))" 2 s4_a
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed at SIGTERM"
-log "ok: one hub for every session, indexes taken back, the agent's hub shared across its restart"
+
+# ---- the agent released while s4 holds its hub: index 0 given back, s4 ------
+# ---- goes on ------------------------------------------------------------------
+# hub_index_used I: the used flag of index I in the hub's sessions map.
+hub_index_used() {
+	python3 - "$hub" "$1" <<'PY'
+import json, subprocess, sys
+def bt(*a): return json.loads(subprocess.run(['bpftool', '-j'] + list(a), capture_output=True, check=True).stdout)
+prog = bt('prog', 'show', 'id', sys.argv[1].strip('[]'))
+sess = [m for m in prog['map_ids'] if bt('map', 'show', 'id', str(m))['name'] == 'sessions'][0]
+entry = [e['formatted'] for e in bt('map', 'dump', 'id', str(sess)) if e['formatted']['key'] == int(sys.argv[2])][0]
+print(entry['value']['used'])
+PY
+}
+[ "$(hub_index_used 0)" = 1 ] || fail "the agent's pinned session is not at index 0 of its hub"
+"$CGPERF" release -c "$TMP/hub.yaml" 2>"$TMP/release.log" || fail "release failed: $(cat "$TMP/release.log")"
+[ "$(hub_index_used 0)" = 0 ] || fail "the released agent's index 0 is still used in the hub s4 holds"
+[ "$(live_switch_progs)" = "$hub" ] || fail "the hub s4 holds is gone: $(live_switch_progs)"
+a6=$(usage_usec a)
+burn_pinned a 1 s4_b
+a7=$(usage_usec a)
+kill -INT "$p4"; wait "$p4" || fail "s4 failed"
+assert_cpu_clock "s4 on the agent's hub, across the agent's restart and release" \
+	"$(counted s4 "$cg_a")" "$(((a5 - a4 + a7 - a6) / 1000))" 2 s4_a
+
+# ---- the registry keeps only live hubs --------------------------------------
+for ev in page-faults cpu-clock context-switches; do
+	"$CGPERF" stat -x, -o /dev/null -e "$ev" -G "$cg_a" --duration 0.1 2>"$TMP/reg.log" ||
+		fail "a short stat failed: $(cat "$TMP/reg.log")"
+done
+entries=$(bpftool map dump pinned "$CGPERF_BPFFS_DIR/hub_map" -j | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+[ "$entries" -le 1 ] || fail "the hub registry holds $entries entries after every hub but the last is gone"
+log "ok: one hub for every session, indexes taken back, the agent's hub shared across its restart and release, the registry swept"
