@@ -73,6 +73,16 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
 	return 0;
 }
 
+/* The instance pinned in path stops being served by its hub, which on-call
+ * sessions that joined it may keep alive (earlier layouts have none). */
+static void leave_hub(const char *path)
+{
+	struct hub *h;
+
+	if (hub_open_pinned(path, &h) == 0)
+		hub_leave(h);
+}
+
 int persist_drain_begin(struct agent *a, struct persist_drained *d)
 {
 	struct drain_ctx c = { .d = d, .root = a->cfg.cgroups.root };
@@ -85,6 +95,7 @@ int persist_drain_begin(struct agent *a, struct persist_drained *d)
 			 "(layout) and cannot be read (%s): its counts since its last rows are "
 			 "lost; replacing it",
 			 a->cfg.instance, a->pin_dir, strerror(-r));
+		leave_hub(a->pin_dir);
 		session_unpin(a->pin_dir);
 		return r;
 	}
@@ -349,16 +360,6 @@ void persist_forget(struct agent *a, uint64_t id)
 /* `cgperf release --all`: the other instances' sessions too. Their outputs
  * are in their own configurations, so their last rows are not written here:
  * said once per instance. */
-/* The instance pinned in path stops being served by its hub, which on-call
- * sessions that joined it may keep alive (earlier layouts have none). */
-static void leave_hub(const char *path)
-{
-	struct hub *h;
-
-	if (hub_open_pinned(path, &h) == 0)
-		hub_leave(h);
-}
-
 static int release_other(const char *bpffs_dir, const char *name)
 {
 	char path[600];

@@ -66,6 +66,10 @@ struct cgperf_hub_session {
 	__u64 owner_proc; /* device of the procfs that names it (0: never reaped) */
 };
 
+/* What a sync program returns when it ran inside another sync on its CPU
+ * and did nothing (follower_hub.bpf.c on_sync): run it again. */
+#define CGPERF_SYNC_BUSY 1
+
 /* Value of the pinned attr map (key: struct perf_event_attr). Ids, not fds,
  * so the pin does not keep anything alive: when the last session is gone the
  * ids go stale and the next session creates a new leader. */

@@ -452,6 +452,8 @@ static int open_pins(struct counter *c, const char *dir, uint32_t layout)
 	if (r == 0 && layout >= 7) {
 		r = hub_open_pinned(dir, &c->hub);
 		r = r == -ENOENT ? -ESTALE : r;
+		if (r == 0 && !c->gen.map)
+			r = -EOPNOTSUPP; /* shared: only with atomic operations */
 	}
 	if (r == 0) {
 		c->adopted = true;
@@ -957,6 +959,7 @@ int counter_sync(struct counter *c)
 	if (cpus_online(&online, &nr) < 0)
 		return sync_cpus(c, c->cpus, c->nr_cpus);
 	r = sync_cpus(c, online, nr);
+	c->release_mark = r == 0 ? mark : 0; /* every CPU online now was synced */
 	free(online);
 	return r;
 }

@@ -101,6 +101,8 @@ struct prev_state {
 	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
 	/* Per session: its slots for held_id (nr 0: it counts none). */
 	struct cgperf_slots held_slots[CGPERF_HUB_MAX_SESSIONS];
+	/* An on_sync runs here (see on_sync). */
+	__u32 syncing;
 };
 
 struct {
@@ -375,7 +377,13 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 
 /* Run by syncs on every CPU (BPF_PROG_TEST_RUN): what the running task and
  * those switched before it without a flush ran is charged up to now, and
- * every charge held is added to its sessions' slots. */
+ * every charge held is added to its sessions' slots. Syncs of several
+ * processes may meet on one CPU: a sync of the CPU its caller runs on runs
+ * there with interrupts on, and another process's sync, an IPI, can run
+ * inside it. That one changes nothing and says so (CGPERF_SYNC_BUSY); its
+ * caller tries again once the interrupted one is done. (A switch cannot
+ * come in between: preemption is off, and on_switch runs with interrupts
+ * off.) */
 SEC("raw_tp")
 int BPF_PROG(on_sync)
 {
@@ -386,10 +394,14 @@ int BPF_PROG(on_sync)
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
+	if (prev->syncing)
+		return CGPERF_SYNC_BUSY;
+	prev->syncing = 1;
 	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0);
 	g = bpf_map_lookup_elem(&filter_gen, &zero);
 	if (g)
 		release_held(prev, g);
+	prev->syncing = 0;
 	return 0;
 }
 

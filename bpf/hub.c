@@ -123,12 +123,13 @@ static bool owner_gone(const struct cgperf_hub_session *s)
 	char pid[24];
 	struct stat st;
 	__u64 start;
+	int r;
 
 	if (s->pinned || !s->owner_proc || stat("/proc", &st) < 0 || st.st_dev != s->owner_proc)
 		return false;
 	snprintf(pid, sizeof(pid), "%llu", (unsigned long long)s->owner_pid);
-	return proc_start(pid, &start) == -ENOENT || (proc_start(pid, &start) == 0 &&
-						       start != s->owner_start);
+	r = proc_start(pid, &start);
+	return r == -ENOENT || (r == 0 && start != s->owner_start);
 }
 
 static void set_masks(struct follower_hub_bpf *skel, const struct hub_opts *o)
@@ -360,7 +361,10 @@ static int hub_register(struct hub *h, int filter_fd, int accum_fd, bool pinned)
 	if (i == CGPERF_HUB_MAX_SESSIONS)
 		return -ENOSPC;
 	/* A program that read the previous owner's enabled flag may still be
-	 * about to look up the maps at i: not ours yet. */
+	 * about to look up the maps at i: its entry and maps go first (a
+	 * member taken back left them), then every such program is waited
+	 * out, and only then are they ours. */
+	unregister(h->sessions_fd, h->filter_outer_fd, h->accum_outer_fd, i);
 	r = wait_out(h);
 	if (r < 0)
 		return r;
@@ -489,10 +493,14 @@ int hub_join(const struct hub_opts *o, int filter_fd, int accum_fd, struct hub *
 
 int hub_enable(struct hub *h)
 {
+	struct cgperf_hub_session me = h->me;
 	__u32 i = h->index;
 
-	h->me.enabled = 1;
-	return bpf_map_update_elem(h->sessions_fd, &i, &h->me, BPF_ANY) < 0 ? -errno : 0;
+	me.enabled = 1;
+	if (bpf_map_update_elem(h->sessions_fd, &i, &me, BPF_ANY) < 0)
+		return -errno;
+	h->me = me;
+	return 0;
 }
 
 int hub_sync_fd(const struct hub *h)
@@ -503,11 +511,6 @@ int hub_sync_fd(const struct hub *h)
 int hub_gen_fd(const struct hub *h)
 {
 	return h->gen_fd;
-}
-
-bool hub_created(const struct hub *h)
-{
-	return h->skel != NULL;
 }
 
 const struct bpf_object_skeleton *hub_skeleton(const struct hub *h)
@@ -537,9 +540,20 @@ void hub_close(struct hub *h)
 	free(h);
 }
 
+/* Index i is still ours: another registration may have taken it back if
+ * the owner could not be seen (a /proc that hides other users' processes). */
+static bool still_ours(const struct hub *h, __u32 i)
+{
+	struct cgperf_hub_session s;
+
+	return bpf_map_lookup_elem(h->sessions_fd, &i, &s) == 0 && s.used &&
+	       s.owner_pid == h->me.owner_pid && s.owner_start == h->me.owner_start &&
+	       s.owner_proc == h->me.owner_proc && s.pinned == h->me.pinned;
+}
+
 void hub_leave(struct hub *h)
 {
-	if (h && h->index >= 0)
+	if (h && h->index >= 0 && still_ours(h, h->index))
 		unregister(h->sessions_fd, h->filter_outer_fd, h->accum_outer_fd, h->index);
 	hub_close(h);
 }

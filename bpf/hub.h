@@ -40,16 +40,16 @@ int hub_session_maps(enum accum_kind kind, int max_keys, int max_slots, int nr_e
 /* Register the session's maps (not owned) with a hub: the host's shared one
  * for o's event set, made if there is none or it is full, or one of its own.
  * The session does not count until hub_enable(); before that, the caller
- * syncs (every CPU's held charges are added under the lists of before) and
- * then calls filter_gen_released() (a CPU that missed the sync must not add
- * what it held for this index's previous owner). */
+ * moves the generation (filter_gen_changed), syncs (every CPU's held
+ * charges are added under the lists of before) and releases up to the
+ * generation taken before that sync (filter_gen_released): a CPU that
+ * missed the sync must not add what it held for this index's previous
+ * owner. */
 int hub_join(const struct hub_opts *o, int filter_fd, int accum_fd, struct hub **ret);
 int hub_enable(struct hub *h);
 /* The program syncs run on every CPU, and the filter generation map. */
 int hub_sync_fd(const struct hub *h);
 int hub_gen_fd(const struct hub *h);
-/* Whether this session made the hub (vs found one to share). */
-bool hub_created(const struct hub *h);
 /* The skeleton of a hub this process made (NULL otherwise): what a
  * persistent session pins. */
 const struct bpf_object_skeleton *hub_skeleton(const struct hub *h);

@@ -1,10 +1,12 @@
 #include "bpf/probe.h"
+#include "bpf/cgperf_shared.h"
 #include "probe_accum.skel.h"
 #include "probe_fexit.skel.h"
 #include "probe_target.skel.h"
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +28,9 @@ const char *follower_mode_name(enum follower_mode m)
 		       : "sched_switch followers on shared perf_events (no trampolines)";
 }
 
+/* Tries of a sync that keeps finding another one running on its CPU. */
+#define RUN_BUSY_TRIES 1000
+
 int bpf_run_on_cpu(int prog_fd, int cpu)
 {
 	/* A raw_tp program takes its tracepoint arguments as u64s; the
@@ -34,9 +39,16 @@ int bpf_run_on_cpu(int prog_fd, int cpu)
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args),
 		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
 
-	if (bpf_prog_test_run_opts(prog_fd, &opts) < 0)
-		return -errno;
-	return 0;
+	/* A sync that ran inside another one on that CPU did nothing: again,
+	 * once that one is done (it finishes when the IPI returns). */
+	for (int tries = 0; tries < RUN_BUSY_TRIES; tries++) {
+		if (bpf_prog_test_run_opts(prog_fd, &opts) < 0)
+			return -errno;
+		if (opts.retval != CGPERF_SYNC_BUSY)
+			return 0;
+		sched_yield();
+	}
+	return -EBUSY;
 }
 
 bool probe_refused(int err)

@@ -29,5 +29,6 @@ bool probe_refused(int err);
  * negative errno and the reason. Cached for the life of the process. */
 int probe_accum_hash(char *reason, size_t len);
 
-/* Run prog_fd (a raw_tp program) once on `cpu` with BPF_PROG_TEST_RUN. */
+/* Run prog_fd (a raw_tp program) once on `cpu` with BPF_PROG_TEST_RUN;
+ * again while it returns CGPERF_SYNC_BUSY (-EBUSY after many tries). */
 int bpf_run_on_cpu(int prog_fd, int cpu);

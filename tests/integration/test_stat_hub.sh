@@ -47,6 +47,21 @@ burn_pinned a 1 s_a
 burn_pinned b 1 s_b
 a1=$(usage_usec a); b1=$(usage_usec b)
 
+# ---- syncs of two processes meeting on one CPU (one's IPI inside the -------
+# ---- other's local run) change nothing twice ----------------------------------
+start_cgperf f1 -e "$EV" -G "$cg_b" -I 10; pf1=$CGPERF_PID
+start_cgperf f2 -e "$EV" -G "$cg_b" -I 10; pf2=$CGPERF_PID
+bf0=$(usage_usec b)
+burn_pinned b 2 f_b
+bf1=$(usage_usec b)
+# (s2 counts this burn too: its steal bound as well.)
+STEAL_MS[s_b]=$(awk -v a="${STEAL_MS[s_b]:-0}" -v b="${STEAL_MS[f_b]:-0}" 'BEGIN { print a + b }')
+kill -INT "$pf1" "$pf2"; wait "$pf1" || fail "f1 failed"; wait "$pf2" || fail "f2 failed"
+for f in f1 f2; do
+	assert_cpu_clock "$f (-I 10, syncing beside another): b's burn" "$(counted $f "$cg_b")" \
+		"$(((bf1 - bf0) / 1000))" 2 f_b
+done
+
 # ---- SIGKILL of s1: s2 goes on, s3 takes s1's index back --------------------
 kill -KILL "$p1"; wait "$p1" 2>/dev/null || true
 start_cgperf s3 -e "$EV" -G "$cg_a"; p3=$CGPERF_PID
@@ -60,7 +75,7 @@ burn_pinned a 1 s3_a
 burn_pinned b 1 s_b
 a3=$(usage_usec a); b2=$(usage_usec b)
 kill -INT "$p2" "$p3"; wait "$p2" || fail "s2 failed"; wait "$p3" || fail "s3 failed"
-assert_cpu_clock "s2: b's two burns (one after s1's SIGKILL)" "$(counted s2 "$cg_b")" \
+assert_cpu_clock "s2: b's three burns (one after s1's SIGKILL)" "$(counted s2 "$cg_b")" \
 	"$(((b2 - b0) / 1000))" 2 s_b
 assert_cpu_clock "s3: a's burn after it took s1's index" "$(counted s3 "$cg_a")" \
 	"$(((a3 - a2) / 1000))" 2 s3_a
