@@ -335,8 +335,10 @@ static void unregister(int sessions_fd, int filter_outer_fd, int accum_outer_fd,
 }
 
 /* Wait until no program that may have read an index's old entry still runs:
- * a test run on every online CPU runs between programs there (the IPI
- * cannot interrupt one), and a program is never preempted. */
+ * a test run on every online CPU completes only between programs there (its
+ * IPI cannot interrupt on_switch, and one that interrupts a local on_sync
+ * comes back busy and is run again after it), and a program is never
+ * preempted. */
 static int wait_out(const struct hub *h)
 {
 	int *cpus = NULL, nr = 0, r = cpus_online(&cpus, &nr);
