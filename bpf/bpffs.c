@@ -116,7 +116,8 @@ static int map_create_pinned(const char *path, const char *map_name, __u32 key_s
 	if (bpf_obj_pin(fd, path) < 0) {
 		r = -errno;
 		close(fd);
-		log_error("cannot pin the map %s at %s: %s", map_name, log_name(path), strerror(-r));
+		log_error("cannot pin the map %s at %s: %s", map_name, log_name(path),
+			  strerror(-r));
 		return r;
 	}
 	chmod(path, 0600);
@@ -145,8 +146,9 @@ int bpffs_map_open(const char *dir, const char *pin, const char *map_name, __u32
 		return fd;
 	if (!map_compatible(fd, key_size, value_size)) {
 		close(fd);
-		log_error("%s was made by an incompatible cgperf version; remove it when no cgperf runs",
-			  log_name(path));
+		log_error(
+			"%s was made by an incompatible cgperf version; remove it when no cgperf runs",
+			log_name(path));
 		return -EPROTO;
 	}
 	*ret_fd = fd;

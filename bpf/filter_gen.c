@@ -62,9 +62,9 @@ int filter_gen_released(struct filter_gen *g, __u64 mark)
 		/* Up only: another process may have moved it further. */
 		__u64 cur = __atomic_load_n(&g->map->release_gen, __ATOMIC_SEQ_CST);
 
-		while (cur < to && !__atomic_compare_exchange_n(&g->map->release_gen, &cur, to,
-								false, __ATOMIC_SEQ_CST,
-								__ATOMIC_SEQ_CST))
+		while (cur < to &&
+		       !__atomic_compare_exchange_n(&g->map->release_gen, &cur, to, false,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			;
 		return 0;
 	}

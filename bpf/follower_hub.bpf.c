@@ -135,7 +135,8 @@ static __always_inline void release_held(struct prev_state *prev, const struct c
 				continue;
 			accum = bpf_map_lookup_elem(&sess_accum, &k);
 			if (accum)
-				add_to_slots_in(accum, &prev->held_slots[at], 0, nr_events, prev->held);
+				add_to_slots_in(accum, &prev->held_slots[at], 0, nr_events,
+						prev->held);
 		}
 	}
 	prev->held_id = 0;

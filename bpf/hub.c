@@ -87,8 +87,9 @@ static int proc_start(const char *name, __u64 *ret)
 	buf[n] = '\0';
 	/* The command name (field 2) may hold anything: count after its ')'. */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
-				"%*d %*d %*d %llu",
+	if (!p || sscanf(p + 1,
+			 " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+			 "%*d %*d %*d %llu",
 			 &start) != 1)
 		return -EPROTO;
 	*ret = start;
@@ -448,7 +449,8 @@ static int join_or_make(struct hub *h, const struct hub_opts *o, int reg_fd, int
 	if (!o->pinned && bpf_map_lookup_elem(reg_fd, &k, &e) == 0 && hub_find(h, &e) == 0 &&
 	    (r = hub_register(h, filter_fd, accum_fd, false)) != -ENOSPC) {
 		if (r == 0)
-			log_info("sharing the cgroup hub (link %u) at index %d", e.link_id, h->index);
+			log_info("sharing the cgroup hub (link %u) at index %d", e.link_id,
+				 h->index);
 		return r;
 	}
 	hub_fds_close(h);
@@ -571,8 +573,7 @@ static int find_index(struct hub *h, int filter_fd)
 		return -errno;
 	for (__u32 i = 0; i < CGPERF_HUB_MAX_SESSIONS; i++) {
 		if (bpf_map_lookup_elem(h->filter_outer_fd, &i, &inner_id) == 0 &&
-		    inner_id == info.id &&
-		    bpf_map_lookup_elem(h->sessions_fd, &i, &h->me) == 0) {
+		    inner_id == info.id && bpf_map_lookup_elem(h->sessions_fd, &i, &h->me) == 0) {
 			h->index = i;
 			return 0;
 		}
@@ -585,8 +586,8 @@ static int open_pins(struct hub *h, const char *dir, int *filter_fd)
 	static const char *const names[] = { "link_on_switch",	"prog_on_sync",	  "map_sessions",
 					     "map_sess_filter", "map_sess_accum", "map_filter_gen",
 					     "map_filter" };
-	int *fds[] = { &h->link_fd,	    &h->sync_fd,	&h->sessions_fd, &h->filter_outer_fd,
-		       &h->accum_outer_fd, &h->gen_fd, filter_fd };
+	int *fds[] = { &h->link_fd,	   &h->sync_fd, &h->sessions_fd, &h->filter_outer_fd,
+		       &h->accum_outer_fd, &h->gen_fd,	filter_fd };
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < sizeof(names) / sizeof(names[0]); i++)

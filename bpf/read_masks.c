@@ -8,8 +8,7 @@ static bool is_page_faults(uint64_t config)
 	       config == PERF_COUNT_SW_PAGE_FAULTS_MAJ;
 }
 
-void read_masks_of(const struct event_spec *events, int nr, bool never_idle,
-		   struct read_masks *ret)
+void read_masks_of(const struct event_spec *events, int nr, bool never_idle, struct read_masks *ret)
 {
 	struct read_masks m = { .idle_skips_reads = never_idle };
 
