@@ -137,17 +137,6 @@ static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counte
 	skel->rodata->idle_skips_reads = m.idle_skips_reads;
 }
 
-/* The hub's generation, moved by the sessions of several processes: only
- * with atomic operations on its mapping. */
-static int open_hub_gen(struct counter *c)
-{
-	int r = filter_gen_open(&c->gen, hub_gen_fd(c->hub));
-
-	if (r == 0 && !c->gen.map)
-		r = -EOPNOTSUPP;
-	return r;
-}
-
 /* A cgroup session: its own filter and accumulators, registered with a hub
  * (the host's shared one; a persistent session's own). */
 static int load_hub_session(struct counter *c, const struct counter_opts *o)
@@ -175,7 +164,7 @@ static int load_hub_session(struct counter *c, const struct counter_opts *o)
 		return r;
 	}
 	c->sync_fd = hub_sync_fd(c->hub);
-	r = open_hub_gen(c);
+	r = filter_gen_open_shared(&c->gen, hub_gen_fd(c->hub));
 	return r < 0 ? r : accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 }
 
@@ -444,7 +433,9 @@ static int open_pins(struct counter *c, const char *dir, uint32_t layout)
 
 		r = session_pin_get(dir, "map_filter_gen", &fd);
 		r = r == -ENOENT ? -ESTALE : r;
-		if (r == 0 && (r = filter_gen_open(&c->gen, fd)) < 0)
+		/* A hub's (layout 7 on) is shared with other processes. */
+		if (r == 0 && (r = layout >= 7 ? filter_gen_open_shared(&c->gen, fd)
+					       : filter_gen_open(&c->gen, fd)) < 0)
 			close(fd);
 	}
 	/* From layout 7 on the session is at an index of a hub, which other
@@ -452,8 +443,6 @@ static int open_pins(struct counter *c, const char *dir, uint32_t layout)
 	if (r == 0 && layout >= 7) {
 		r = hub_open_pinned(dir, &c->hub);
 		r = r == -ENOENT ? -ESTALE : r;
-		if (r == 0 && !c->gen.map)
-			r = -EOPNOTSUPP; /* shared: only with atomic operations */
 	}
 	if (r == 0) {
 		c->adopted = true;

@@ -29,6 +29,17 @@ int filter_gen_open(struct filter_gen *g, int fd)
 	return 0;
 }
 
+int filter_gen_open_shared(struct filter_gen *g, int fd)
+{
+	int r = filter_gen_open(g, fd);
+
+	if (r == 0 && !g->map) {
+		g->fd = -1; /* not bound: nothing moves it by syscall */
+		return -EOPNOTSUPP;
+	}
+	return r;
+}
+
 void filter_gen_close(struct filter_gen *g)
 {
 	if (g && g->map)

@@ -18,6 +18,9 @@ struct filter_gen {
 
 /* Bind to fd (-1: none, every call below does nothing). */
 int filter_gen_open(struct filter_gen *g, int fd);
+/* The same for a hub's generation, which sessions of several processes
+ * move: only through the mapping (-EOPNOTSUPP if it cannot be mapped). */
+int filter_gen_open_shared(struct filter_gen *g, int fd);
 /* Unmap (fd stays open: not owned). NULL and unbound ones are fine. */
 void filter_gen_close(struct filter_gen *g);
 /* After a change of the filter map. */

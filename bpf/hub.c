@@ -3,6 +3,7 @@
 #include "bpf/cgperf_shared.h"
 #include "bpf/leader.h"
 #include "bpf/probe.h"
+#include "bpf/prog_stats.h"
 #include "bpf/read_masks.h"
 #include "bpf/session_pin.h"
 #include "follower_hub.skel.h"
@@ -394,22 +395,6 @@ static void registry_key(const struct hub_opts *o, struct hub_key *k)
 		k->events_map_id[i] = o->leaders[i].events_map_id;
 }
 
-static __u32 id_of_prog(int fd)
-{
-	struct bpf_prog_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
-}
-
-static __u32 id_of_link(int fd)
-{
-	struct bpf_link_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 ? info.id : 0;
-}
-
 /* Entries of hubs that are gone (every member exited: their key, the
  * leaders' array ids, will not come again): deleted, so that the registry
  * never fills up. */
@@ -459,7 +444,9 @@ static int join_or_make(struct hub *h, const struct hub_opts *o, int reg_fd, int
 		r = hub_register(h, filter_fd, accum_fd, o->pinned);
 	if (r < 0)
 		return r;
-	e = (struct hub_entry){ id_of_link(h->link_fd), id_of_prog(h->sync_fd) };
+	e = (struct hub_entry){ .link_id = bpf_link_id_of(h->link_fd) };
+	if (prog_stats_id_of(h->sync_fd, &e.sync_prog_id) < 0)
+		e.sync_prog_id = 0; /* found by nobody: the next session makes its own */
 	registry_sweep(reg_fd);
 	if (bpf_map_update_elem(reg_fd, &k, &e, BPF_ANY) < 0)
 		log_warn("cannot publish the cgroup hub: %s (other sessions make their own)",
@@ -525,12 +512,13 @@ const struct bpf_object_skeleton *hub_skeleton(const struct hub *h)
 int hub_prog_ids(const struct hub *h, __u32 ret_ids[2])
 {
 	struct bpf_link_info li = { 0 };
-	__u32 len = sizeof(li), sync_id = id_of_prog(h->sync_fd);
+	__u32 len = sizeof(li), sync_id;
+	int r = prog_stats_id_of(h->sync_fd, &sync_id);
 
+	if (r < 0)
+		return r;
 	if (bpf_obj_get_info_by_fd(h->link_fd, &li, &len) < 0)
 		return -errno;
-	if (!sync_id)
-		return -ENOENT;
 	ret_ids[0] = li.prog_id;
 	ret_ids[1] = sync_id;
 	return 0;

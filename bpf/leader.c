@@ -53,7 +53,8 @@ static int lock_dir(const char *dir)
 
 static int attr_map_open(const char *dir)
 {
-	int fd, r = bpffs_map_open(dir, ATTR_MAP_NAME, "cgperf_attrs", sizeof(struct perf_event_attr),
+	int fd, r = bpffs_map_open(dir, ATTR_MAP_NAME, "cgperf_attrs",
+				   sizeof(struct perf_event_attr),
 				   sizeof(struct cgperf_leader_entry), ATTR_MAP_ENTRIES, &fd);
 
 	return r < 0 ? r : fd;
@@ -216,7 +217,7 @@ fail:
 	return r;
 }
 
-static unsigned link_id_of(int fd)
+unsigned bpf_link_id_of(int fd)
 {
 	struct bpf_link_info info = { 0 };
 	__u32 len = sizeof(info);
@@ -283,7 +284,7 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 				  strerror(-r));
 			goto fail;
 		}
-		e.link_id = link_id_of(l.link_fd);
+		e.link_id = bpf_link_id_of(l.link_fd);
 		e.diff_map_id = map_id_of(l.diff_map_fd);
 		entry_changed = true;
 	}

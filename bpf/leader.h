@@ -56,5 +56,8 @@ int leaders_acquire(const struct event_spec *events, int nr, enum follower_mode 
 struct bpf_object;
 int leaders_share_events(struct bpf_object *obj, const struct leader *l, int nr, int nr_possible);
 
+/* The id of the BPF link fd refers to (any link; 0 if it cannot be had). */
+unsigned bpf_link_id_of(int fd);
+
 /* Drop this process's references; the kernel frees the leader once nobody holds it. */
 void leader_release(struct leader *l);
