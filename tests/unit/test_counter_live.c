@@ -55,24 +55,69 @@ static uint64_t usage_usec(const char *leaf)
  * its steal widens the oracle's bound. */
 static cpu_set_t burn_cpu;
 
-/* Fork: the child joins cgroup `leaf` (moving itself) on burn_cpu and gets
- * 0 (exiting at once if it cannot), the parent the child's pid. */
+/* The state letter of /proc/<pid>/stat ('?' if unreadable). */
+static char task_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Fork: the child is placed in cgroup `leaf` by the parent while it waits
+ * (switched out), the way container runtimes place a container's first
+ * process, then pinned to burn_cpu, and gets 0 (exiting at once if anything
+ * fails); the parent gets the child's pid. A child that moved itself would
+ * be charged, in its new cgroup, the ms it ran before the move (its
+ * copy-on-write faults after the fork): the documented "task moved while it
+ * runs" case (docs/ARCHITECTURE.md), not what these tests are about. */
 static pid_t fork_into(const char *leaf)
 {
-	char procs[600];
+	char procs[600], go;
+	int ready[2], gate[2];
+	FILE *f;
 	pid_t pid;
 
 	cg_path(procs, sizeof(procs) - 20, leaf);
 	strcat(procs, "/cgroup.procs");
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(gate), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		FILE *f = fopen(procs, "w");
-
-		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f) != 0 ||
+		close(ready[0]);
+		close(gate[1]);
+		if (write(ready[1], "r", 1) != 1 || read(gate[0], &go, 1) != 1 ||
 		    sched_setaffinity(0, sizeof(burn_cpu), &burn_cpu) < 0)
 			_exit(1);
+		close(ready[1]);
+		close(gate[0]);
+		return 0;
 	}
+	close(ready[1]);
+	close(gate[0]);
+	assert_int_equal(read(ready[0], &go, 1), 1);
+	/* Asleep in its read of the gate: switched out, nothing of it owed. */
+	for (int i = 0; task_state(pid) != 'S'; i++) {
+		assert_true(i < 10000);
+		usleep(100);
+	}
+	f = fopen(procs, "w");
+	assert_non_null(f);
+	assert_true(fprintf(f, "%d\n", pid) > 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(write(gate[1], "g", 1), 1);
+	close(ready[0]);
+	close(gate[1]);
 	return pid;
 }
 
