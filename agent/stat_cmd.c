@@ -519,6 +519,18 @@ static int run_bpf(const struct stat_opts *o)
 	return rc;
 }
 
+/* A kernel that hides some switches from sched_switch (bpf/unseen_switch.bpf.h):
+ * say how often, and how much time was charged to nobody (-v). */
+static void log_unseen_switches(const struct counter *c)
+{
+	uint64_t nr, ns;
+
+	if (counter_unseen_switches(c, &nr, &ns) == 0 && nr)
+		log_info("%llu switches out of tasks sched_switch did not show switching in; "
+			 "%.3f ms that hidden tasks ran before them charged to nobody",
+			 (unsigned long long)nr, ns / 1e6);
+}
+
 int do_stat(int argc, char **argv)
 {
 	struct stat_opts o = { 0 };
@@ -592,6 +604,7 @@ int do_stat(int argc, char **argv)
 	if (counter_filter_drops(s.counter))
 		log_warn("%llu forked tasks could not be tracked (filter map full)",
 			 (unsigned long long)counter_filter_drops(s.counter));
+	log_unseen_switches(s.counter);
 	rc = EXIT_OK;
 	if (w.pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		rc = EXIT_RUNTIME; /* the command could not be run */

@@ -973,6 +973,17 @@ int counter_slot_bound(const struct counter *c)
 	return slot_table_bound(c->slots);
 }
 
+int counter_unseen_switches(const struct counter *c, uint64_t *ret_switches, uint64_t *ret_ns)
+{
+	if (c->hub)
+		return hub_unseen_switches(c->hub, ret_switches, ret_ns);
+	if (!c->tp)
+		return -ENODATA;
+	*ret_switches = c->tp->bss->unseen_switches;
+	*ret_ns = c->tp->bss->unseen_ns;
+	return 0;
+}
+
 uint64_t counter_filter_drops(const struct counter *c)
 {
 	if (c->tp)

@@ -23,6 +23,7 @@
 #include "cgperf_shared.h"
 #include "task_min.h"
 #include "follower_reads.bpf.h"
+#include "unseen_switch.bpf.h"
 
 /* One registered session (user space writes; this reads enabled). */
 struct {
@@ -87,6 +88,8 @@ struct prev_state {
 	__u64 owner_cgrp;
 	/* Switches skipped since ktime, all by tasks of owner. */
 	__u64 switches;
+	/* The task last seen switched in here (unseen_switch.bpf.h). */
+	struct seen_switch seen;
 	/* Charges held (see charge_cgroup): what flushes charged to the
 	 * cgroup held_id since the sessions' slot lists were looked up under
 	 * filter generation held_gen, not added to those slots yet. held_id 0:
@@ -353,8 +356,11 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		return 0;
 	if (same_owner(prev, p, n)) {
 		prev->switches++;
+		seen_switch_in(&prev->seen, n);
 		return 0;
 	}
+	catch_unseen_switch(&prev->ktime, &prev->seen, p);
+	seen_switch_in(&prev->seen, n);
 	if (idle_skips_reads && !p->pid && prev->ktime) {
 		/* Idle (owed to nobody) ends: the switch to idle flushed or
 		 * held, and nothing read since moved (idle_skips_reads), so the
@@ -398,6 +404,8 @@ int BPF_PROG(on_sync)
 	if (prev->syncing)
 		return CGPERF_SYNC_BUSY;
 	prev->syncing = 1;
+	catch_unseen_switch(&prev->ktime, &prev->seen,
+			    (struct task_struct *)bpf_get_current_task());
 	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0);
 	g = bpf_map_lookup_elem(&filter_gen, &zero);
 	if (g)

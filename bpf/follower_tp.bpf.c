@@ -14,6 +14,7 @@
  * every CPU. */
 #include "follower_common.bpf.h"
 #include "follower_reads.bpf.h"
+#include "unseen_switch.bpf.h"
 
 /* Everything that ran on this CPU since ktime (the last flush) is owed to
  * the task running since then. */
@@ -21,6 +22,8 @@ struct prev_state {
 	__u64 ktime;
 	/* Switches since ktime that did not flush (from idle: idle's). */
 	__u64 switches;
+	/* The task last seen switched in here (unseen_switch.bpf.h). */
+	struct seen_switch seen;
 	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
 };
 
@@ -65,6 +68,10 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
+	/* -a and -C count every task, hidden ones too. */
+	if (filter_type != CGPERF_FILTER_GLOBAL && filter_type != CGPERF_FILTER_CPU)
+		catch_unseen_switch(&prev->ktime, &prev->seen, p);
+	seen_switch_in(&prev->seen, n);
 	if (idle_skips_reads && !p->pid && prev->ktime) {
 		/* Idle (counted by no filter that sets idle_skips_reads) ends:
 		 * the switch to idle flushed, and nothing read since moved, so
@@ -88,8 +95,12 @@ int BPF_PROG(on_sync)
 	__u32 zero = 0;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
-	if (prev)
-		flush(prev, 0);
+	if (!prev)
+		return 0;
+	if (filter_type != CGPERF_FILTER_GLOBAL && filter_type != CGPERF_FILTER_CPU)
+		catch_unseen_switch(&prev->ktime, &prev->seen,
+				    (struct task_struct *)bpf_get_current_task());
+	flush(prev, 0);
 	return 0;
 }
 

@@ -509,6 +509,15 @@ const struct bpf_object_skeleton *hub_skeleton(const struct hub *h)
 	return h->skel ? h->skel->skeleton : NULL;
 }
 
+int hub_unseen_switches(const struct hub *h, uint64_t *ret_switches, uint64_t *ret_ns)
+{
+	if (!h->skel)
+		return -ENODATA; /* counted in the memory of the process that made it */
+	*ret_switches = h->skel->bss->unseen_switches;
+	*ret_ns = h->skel->bss->unseen_ns;
+	return 0;
+}
+
 int hub_prog_ids(const struct hub *h, __u32 ret_ids[2])
 {
 	struct bpf_link_info li = { 0 };

@@ -15,6 +15,7 @@
 #pragma once
 #include "bpf/accum.h"
 #include <stdbool.h>
+#include <stdint.h>
 
 struct leader;
 struct bpf_object_skeleton;
@@ -54,6 +55,10 @@ int hub_gen_fd(const struct hub *h);
  * persistent session pins. */
 const struct bpf_object_skeleton *hub_skeleton(const struct hub *h);
 /* The hub's programs' ids (on_switch, on_sync). */
+/* Switches out of tasks the hub did not see switched in, and the ns before
+ * them charged to nobody (unseen_switch.bpf.h). -ENODATA: a hub this process
+ * did not make. */
+int hub_unseen_switches(const struct hub *h, uint64_t *ret_switches, uint64_t *ret_ns);
 int hub_prog_ids(const struct hub *h, __u32 ret_ids[2]);
 /* Stop counting and give the index back; the hub goes when no session holds
  * it. NULL is fine. */

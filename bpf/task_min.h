@@ -18,8 +18,15 @@ struct css_set {
 	struct cgroup *dfl_cgrp;
 } __attribute__((preserve_access_index));
 
+/* The fair class's runtime: in total, and when the task was last picked. */
+struct sched_entity {
+	__u64 sum_exec_runtime;
+	__u64 prev_sum_exec_runtime;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
 	struct css_set *cgroups;
+	struct sched_entity se;
 } __attribute__((preserve_access_index));
