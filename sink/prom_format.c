@@ -333,6 +333,39 @@ static void put_counter(struct prom_buf *b, enum prom_format fmt, const struct p
 	}
 }
 
+/* A counter of seconds (name is without _total). */
+static void put_counter_s(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
+			  const char *name, const char *help, double v)
+{
+	const struct family f = { name, "counter", help };
+
+	put_family(b, &f, fmt);
+	put_str(b, name);
+	put_str(b, "_total ");
+	put_fixed(b, v, 9);
+	append(b, "\n", 1);
+	if (fmt == PROM_FORMAT_OPENMETRICS) {
+		put_str(b, name);
+		put_str(b, "_created ");
+		put_time(b, &h->since);
+		append(b, "\n", 1);
+	}
+}
+
+/* docs/ARCHITECTURE.md, "Switches the tracepoint does not show". */
+static void put_unseen(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
+{
+	if (!h->have_unseen)
+		return;
+	put_counter(b, fmt, h, "cgperf_unseen_switches",
+		    "Tasks switched out that sched_switch never showed switching in (a kernel "
+		    "hiding some tasks' switches).",
+		    h->unseen_switches);
+	put_counter_s(b, fmt, h, "cgperf_unseen_switch_seconds",
+		      "Time hidden tasks ran before those switches, charged to no cgroup.",
+		      h->unseen_ns / 1e9);
+}
+
 static void put_health(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
 {
 	static const struct family build = {
@@ -367,6 +400,7 @@ static void put_health(struct prom_buf *b, const struct prom_health *h, enum pro
 		"1 when inotify limits left cgroup directories unwatched (new cgroups there are found "
 		"by the periodic rescan only).",
 		h->watch_limit_reached ? 1 : 0);
+	put_unseen(b, h, fmt);
 	put_family(b, &build, fmt);
 	put_str(b, "cgperf_build_info{version=\"");
 	prom_escape_label_value(b, h->version ? h->version : "");

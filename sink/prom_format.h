@@ -58,6 +58,8 @@ struct prom_health {
 	bool have_syslog;
 	uint64_t syslog_sent, syslog_dropped;
 	bool watch_limit_reached;
+	bool have_unseen; /* the follower's count of switches sched_switch hid */
+	uint64_t unseen_switches, unseen_ns;
 	const char *version;
 	const char *follower_mode;
 	struct timespec since; /* CLOCK_REALTIME the health counters started from (_created) */

@@ -167,6 +167,32 @@ static void test_text_format(void **state)
 	fixture_free(&f);
 }
 
+/* The follower's count of hidden switches: only where the agent can read it. */
+static void test_unseen_switches(void **state)
+{
+	struct fixture f;
+	char *t;
+
+	fixture_init(&f);
+	t = build(&f, 1, PROM_FORMAT_TEXT, NULL);
+	assert_lacks(t, "unseen");
+	free(t);
+	f.health.have_unseen = true;
+	f.health.unseen_switches = 4;
+	f.health.unseen_ns = 2500000;
+	t = build(&f, 1, PROM_FORMAT_TEXT, NULL);
+	assert_has(t, "# TYPE cgperf_unseen_switches_total counter\n"
+		      "cgperf_unseen_switches_total 4\n");
+	assert_has(t, "# TYPE cgperf_unseen_switch_seconds_total counter\n"
+		      "cgperf_unseen_switch_seconds_total 0.0025\n");
+	free(t);
+	t = build(&f, 1, PROM_FORMAT_OPENMETRICS, NULL);
+	assert_has(t, "# TYPE cgperf_unseen_switch_seconds counter\n");
+	assert_has(t, "\ncgperf_unseen_switch_seconds_created 1700000000");
+	free(t);
+	fixture_free(&f);
+}
+
 static void test_openmetrics_format(void **state)
 {
 	struct fixture f;
@@ -418,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_text_format),
 		cmocka_unit_test(test_openmetrics_format),
+		cmocka_unit_test(test_unseen_switches),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_sink_totals),
