@@ -314,16 +314,21 @@ static void put_gauge(struct prom_buf *b, enum prom_format fmt, const char *name
 	append(b, "\n", 1);
 }
 
-/* name is without _total. */
-static void put_counter(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
-			const char *name, const char *help, uint64_t v)
+/* A counter's family and sample name up to its value (name is without
+ * _total), and after the value its end (OpenMetrics: its _created line). */
+static void counter_begin(struct prom_buf *b, enum prom_format fmt, const char *name,
+			  const char *help)
 {
 	const struct family f = { name, "counter", help };
 
 	put_family(b, &f, fmt);
 	put_str(b, name);
 	put_str(b, "_total ");
-	put_u64(b, v);
+}
+
+static void counter_end(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
+			const char *name)
+{
 	append(b, "\n", 1);
 	if (fmt == PROM_FORMAT_OPENMETRICS) {
 		put_str(b, name);
@@ -333,23 +338,21 @@ static void put_counter(struct prom_buf *b, enum prom_format fmt, const struct p
 	}
 }
 
-/* A counter of seconds (name is without _total). */
+static void put_counter(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
+			const char *name, const char *help, uint64_t v)
+{
+	counter_begin(b, fmt, name, help);
+	put_u64(b, v);
+	counter_end(b, fmt, h, name);
+}
+
+/* A counter of seconds. */
 static void put_counter_s(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
 			  const char *name, const char *help, double v)
 {
-	const struct family f = { name, "counter", help };
-
-	put_family(b, &f, fmt);
-	put_str(b, name);
-	put_str(b, "_total ");
+	counter_begin(b, fmt, name, help);
 	put_fixed(b, v, 9);
-	append(b, "\n", 1);
-	if (fmt == PROM_FORMAT_OPENMETRICS) {
-		put_str(b, name);
-		put_str(b, "_created ");
-		put_time(b, &h->since);
-		append(b, "\n", 1);
-	}
+	counter_end(b, fmt, h, name);
 }
 
 /* docs/ARCHITECTURE.md, "Switches the tracepoint does not show". */
