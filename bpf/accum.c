@@ -1,5 +1,6 @@
 #include "bpf/accum.h"
 #include "bpf/cgperf_shared.h"
+#include "bpf/map_retry.h"
 #include "bpf/probe.h"
 #include "util/log.h"
 #include <bpf/bpf.h>
@@ -136,7 +137,7 @@ static int write_zero(struct accum *a, int slot, __u64 flags)
 	__u32 k = slot;
 
 	memset(a->buf, 0, a->nr_possible * a->value_size);
-	return bpf_map_update_elem(a->fd, &k, a->buf, flags) < 0 ? -errno : 0;
+	return map_update_retry(a->fd, &k, a->buf, flags);
 }
 
 int accum_make(struct accum *a, int slot)

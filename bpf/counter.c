@@ -3,6 +3,7 @@
 #include "bpf/filter_gen.h"
 #include "bpf/hub.h"
 #include "bpf/leader.h"
+#include "bpf/map_retry.h"
 #include "bpf/prog_stats.h"
 #include "bpf/read_masks.h"
 #include "bpf/session_pin.h"
@@ -310,8 +311,8 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 
 	if (r == 0 && !v && bpf_map_delete_elem(c->filter_fd, &k) < 0)
 		r = -errno;
-	if (r == 0 && v && bpf_map_update_elem(c->filter_fd, &k, v, BPF_ANY) < 0)
-		r = -errno;
+	if (r == 0 && v)
+		r = map_update_retry(c->filter_fd, &k, v, BPF_ANY);
 	/* Slot lists the followers hold are stale from now on (a key found
 	 * gone was a change too). A generation that cannot be stored leaves
 	 * them in use until the next sync, which every release follows. */
