@@ -346,7 +346,7 @@ void persist_save(struct agent *a)
 		a->keys[n++] = r->id;
 	}
 	if (err == 0)
-		err = session_state_put_all(a->state_fd, a->keys, a->blobs, n);
+		err = session_state_put_all(a->state_fd, a->keys, a->blobs, RECORD_BLOB_SIZE, n);
 	if (err < 0)
 		persist_failed(a, "the records of this collection", err);
 }

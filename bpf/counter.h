@@ -114,7 +114,7 @@ int counter_read_all(struct counter *c, int nr_slots, struct reading *ret_vals);
 /* Children of counted tasks that did not fit in the filter map. */
 uint64_t counter_filter_drops(const struct counter *c);
 /* Switches out of tasks the follower did not see switched in (a kernel that
- * hides some switches from sched_switch), and the ns before those tasks'
- * stints charged to nobody. -ENODATA where this process cannot read them
- * (a hub another process made, the fexit follower). */
+ * hides some switches from sched_switch) where time was taken out of the
+ * interval, and that time in ns, charged to nobody. -ENODATA where they
+ * cannot be read (the fexit follower, a hub of another build). */
 int counter_unseen_switches(const struct counter *c, uint64_t *ret_switches, uint64_t *ret_ns);

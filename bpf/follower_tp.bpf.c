@@ -69,9 +69,10 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	if (!prev)
 		return 0;
 	/* -a and -C count every task, hidden ones too. */
-	if (filter_type != CGPERF_FILTER_GLOBAL && filter_type != CGPERF_FILTER_CPU)
+	if (filter_type != CGPERF_FILTER_GLOBAL && filter_type != CGPERF_FILTER_CPU) {
 		catch_unseen_switch(&prev->ktime, &prev->seen, p);
-	seen_switch_in(&prev->seen, n);
+		seen_switch_in(&prev->seen, n);
+	}
 	if (idle_skips_reads && !p->pid && prev->ktime) {
 		/* Idle (counted by no filter that sets idle_skips_reads) ends:
 		 * the switch to idle flushed, and nothing read since moved, so

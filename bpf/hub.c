@@ -42,6 +42,7 @@ struct hub_entry {
 struct hub {
 	struct follower_hub_bpf *skel; /* made here (NULL: found) */
 	int link_fd, sync_fd, sessions_fd, filter_outer_fd, accum_outer_fd, gen_fd;
+	int bss_fd; /* a hub found or adopted: its .bss (unseen switches); -1: none */
 	int index; /* ours in the hub; -1: not registered */
 	struct cgperf_hub_session me;
 };
@@ -196,7 +197,18 @@ static int hub_load(struct hub *h, const struct hub_opts *o, int filter_fd, int 
 	return r < 0 ? r : take_skel_fds(h);
 }
 
-/* fd of the map of prog named name (bpf_map_info.name) of this type. Ids
+static bool map_name_is(const char *map, const char *name)
+{
+	size_t n = strlen(map), k = strlen(name);
+
+	/* libbpf names a .bss map after a prefix of its object's name. */
+	if (name[0] == '.')
+		return n >= k && strcmp(map + n - k, name) == 0;
+	return strcmp(map, name) == 0;
+}
+
+/* fd of the map of prog named name (bpf_map_info.name; ".bss": ending so)
+ * of this type. Ids
  * are not reused soon, but a registry entry could outlive its hub: what it
  * names is checked before anything is written there. */
 static int prog_map_by_name(int prog_fd, const char *name, __u32 type, int *ret_fd)
@@ -216,7 +228,7 @@ static int prog_map_by_name(int prog_fd, const char *name, __u32 type, int *ret_
 
 		if (fd < 0)
 			continue;
-		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 && strcmp(mi.name, name) == 0 &&
+		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 && map_name_is(mi.name, name) &&
 		    mi.type == type) {
 			*ret_fd = fd;
 			return 0;
@@ -242,6 +254,29 @@ static bool sessions_map_ok(int fd)
 	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
 	       info.value_size == sizeof(struct cgperf_hub_session) &&
 	       info.max_entries == CGPERF_HUB_MAX_SESSIONS;
+}
+
+/* The .bss of a hub this process did not make, through its link, if its
+ * layout is this build's (the unseen-switch counters); left -1 otherwise. */
+static void open_bss(struct hub *h)
+{
+	struct bpf_link_info li = { 0 };
+	struct bpf_map_info mi = { 0 };
+	__u32 len = sizeof(li), mlen = sizeof(mi);
+	int prog_fd;
+
+	if (bpf_obj_get_info_by_fd(h->link_fd, &li, &len) < 0)
+		return;
+	prog_fd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (prog_fd < 0)
+		return;
+	if (prog_map_by_name(prog_fd, ".bss", BPF_MAP_TYPE_ARRAY, &h->bss_fd) == 0 &&
+	    (bpf_obj_get_info_by_fd(h->bss_fd, &mi, &mlen) < 0 ||
+	     mi.value_size != sizeof(struct follower_hub_bpf__bss))) {
+		close(h->bss_fd);
+		h->bss_fd = -1;
+	}
+	close(prog_fd);
 }
 
 /* The hub of a registry entry, if it is alive: its fds through its link. */
@@ -275,6 +310,8 @@ static int hub_find(struct hub *h, const struct hub_entry *e)
 		r = prog_map_by_name(prog_fd, "filter_gen", BPF_MAP_TYPE_ARRAY, &h->gen_fd);
 	if (r == 0 && !sessions_map_ok(h->sessions_fd))
 		r = -ENOENT;
+	if (r == 0)
+		open_bss(h);
 out:
 	if (prog_fd >= 0)
 		close(prog_fd);
@@ -283,8 +320,8 @@ out:
 
 static void hub_fds_close(struct hub *h)
 {
-	int *fds[] = { &h->link_fd,	    &h->sync_fd,	&h->sessions_fd,
-		       &h->filter_outer_fd, &h->accum_outer_fd, &h->gen_fd };
+	int *fds[] = { &h->link_fd,	   &h->sync_fd, &h->sessions_fd, &h->filter_outer_fd,
+		       &h->accum_outer_fd, &h->gen_fd,	&h->bss_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -301,7 +338,7 @@ static struct hub *hub_alloc(void)
 
 	if (h) {
 		h->link_fd = h->sync_fd = h->sessions_fd = h->filter_outer_fd = -1;
-		h->accum_outer_fd = h->gen_fd = h->index = -1;
+		h->accum_outer_fd = h->gen_fd = h->bss_fd = h->index = -1;
 	}
 	return h;
 }
@@ -511,10 +548,18 @@ const struct bpf_object_skeleton *hub_skeleton(const struct hub *h)
 
 int hub_unseen_switches(const struct hub *h, uint64_t *ret_switches, uint64_t *ret_ns)
 {
-	if (!h->skel)
-		return -ENODATA; /* counted in the memory of the process that made it */
-	*ret_switches = h->skel->bss->unseen_switches;
-	*ret_ns = h->skel->bss->unseen_ns;
+	struct follower_hub_bpf__bss v;
+	__u32 zero = 0;
+
+	if (h->skel) {
+		v = *h->skel->bss;
+	} else if (h->bss_fd < 0) {
+		return -ENODATA;
+	} else if (bpf_map_lookup_elem(h->bss_fd, &zero, &v) < 0) {
+		return -errno;
+	}
+	*ret_switches = v.unseen_switches;
+	*ret_ns = v.unseen_ns;
 	return 0;
 }
 
@@ -602,6 +647,8 @@ int hub_open_pinned(const char *dir, struct hub **ret)
 	r = open_pins(h, dir, &filter_fd);
 	if (r == 0)
 		r = find_index(h, filter_fd);
+	if (r == 0)
+		open_bss(h);
 	if (filter_fd >= 0)
 		close(filter_fd);
 	if (r < 0) {

@@ -54,11 +54,11 @@ int hub_gen_fd(const struct hub *h);
 /* The skeleton of a hub this process made (NULL otherwise): what a
  * persistent session pins. */
 const struct bpf_object_skeleton *hub_skeleton(const struct hub *h);
-/* The hub's programs' ids (on_switch, on_sync). */
-/* Switches out of tasks the hub did not see switched in, and the ns before
- * them charged to nobody (unseen_switch.bpf.h). -ENODATA: a hub this process
- * did not make. */
+/* Switches out of tasks the hub did not see switched in where time was
+ * taken out, and that time in ns (unseen_switch.bpf.h), for the whole hub.
+ * -ENODATA: a hub found or adopted whose .bss is not this build's. */
 int hub_unseen_switches(const struct hub *h, uint64_t *ret_switches, uint64_t *ret_ns);
+/* The hub's programs' ids (on_switch, on_sync). */
 int hub_prog_ids(const struct hub *h, __u32 ret_ids[2]);
 /* Stop counting and give the index back; the hub goes when no session holds
  * it. NULL is fine. */

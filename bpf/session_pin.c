@@ -1,5 +1,6 @@
 #include "bpf/session_pin.h"
 #include "bpf/bpffs.h"
+#include "bpf/map_retry.h"
 #include "bpf/prog_stats.h"
 #include "util/log.h"
 #include <bpf/bpf.h>
@@ -259,20 +260,31 @@ int session_state_open(const char *dir, size_t value_size, uint32_t max_entries,
 
 int session_state_put(int fd, uint64_t key, const void *value)
 {
-	return bpf_map_update_elem(fd, &key, value, BPF_ANY) < 0 ? -errno : 0;
+	return map_update_retry(fd, &key, value, BPF_ANY);
 }
 
-int session_state_put_all(int fd, const uint64_t *keys, const void *values, uint32_t n)
+int session_state_put_all(int fd, const uint64_t *keys, const void *values, size_t value_size,
+			  uint32_t n)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = BPF_ANY);
 	uint32_t count = n;
 
 	if (n == 0)
 		return 0;
-	/* One syscall per collection instead of one per cgroup. */
-	if (bpf_map_update_batch(fd, keys, values, &count, &opts) < 0)
+	/* One syscall per collection instead of one per cgroup. The map is
+	 * not preallocated: a batch is where an empty allocator cache shows
+	 * most (map_retry.h); the elements not written are written one by
+	 * one, those trying again. */
+	if (bpf_map_update_batch(fd, keys, values, &count, &opts) < 0 && errno != ENOMEM)
 		return -errno;
-	return count == n ? 0 : -EIO;
+	for (; count < n; count++) {
+		int r = session_state_put(fd, keys[count],
+					  (const char *)values + count * value_size);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 int session_state_delete(int fd, uint64_t key)

@@ -28,10 +28,13 @@
  * 7: a cgroup session's follower is a hub of its own (follower_hub.bpf.c:
  * its filter and accumulators registered at index 0 of map-in-map arrays;
  * the filter_gen map is mmapable).
+ * 8: the followers watch for switches sched_switch hides (prev_readings grew
+ * the task last seen switched in; bpf/unseen_switch.bpf.h): an upgraded
+ * agent drains a layout-7 session rather than keep its programs.
  * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
  * description, and accumulators whose kind their map says, so they can
  * still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 7
+#define CGPERF_SESSION_LAYOUT 8
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 
@@ -87,7 +90,8 @@ int session_state_open(const char *dir, size_t value_size, uint32_t max_entries,
 /* The state map's entries (user space only). */
 int session_state_put(int fd, uint64_t key, const void *value);
 /* n entries at once; values are value_size bytes each, back to back. */
-int session_state_put_all(int fd, const uint64_t *keys, const void *values, uint32_t n);
+int session_state_put_all(int fd, const uint64_t *keys, const void *values, size_t value_size,
+			  uint32_t n);
 int session_state_delete(int fd, uint64_t key);
 /* cb(ctx, key, value) for every entry; value_size bytes. Stops at cb's
  * first negative return, which it returns. */

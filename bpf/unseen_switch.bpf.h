@@ -31,8 +31,8 @@
 #include <bpf/bpf_core_read.h>
 #include "task_min.h"
 
-/* Switches out of a task not seen switched in, and the ns before its stint
- * not charged to it (all CPUs; updated rarely, atomically). */
+/* Switches out of a task not seen switched in where time was taken out of
+ * the interval, and that time (all CPUs; updated rarely, atomically). */
 __u64 unseen_switches = 0;
 __u64 unseen_ns = 0;
 
@@ -40,37 +40,52 @@ __u64 unseen_ns = 0;
 struct seen_switch {
 	__u64 cur; /* the task last seen switched in here */
 	__u64 cur_sum; /* its se.sum_exec_runtime then */
+	__s32 cur_pid; /* its pid: a task gone since (cur freed, maybe reused) reads another */
+	__u32 pad;
 };
 
 /* Called at every switch seen (tp_btf: n is a trusted pointer, read
  * directly): n is switched in. Its runtime is in a cache line the scheduler
- * has just written. */
+ * has just written; its pid is read at every switch anyway. */
 static __always_inline void seen_switch_in(struct seen_switch *seen, struct task_struct *n)
 {
 	seen->cur = (__u64)n;
 	seen->cur_sum = n->se.sum_exec_runtime;
+	seen->cur_pid = n->pid;
+}
+
+/* What the hidden task (the last seen switched in) has run since; 0 if it is
+ * gone (its memory read as another task's, or not at all). */
+static __always_inline __u64 hidden_task_ran(const struct seen_switch *seen)
+{
+	struct task_struct *t = (struct task_struct *)seen->cur;
+	__u64 sum = BPF_CORE_READ(t, se.sum_exec_runtime);
+
+	if (BPF_CORE_READ(t, pid) != seen->cur_pid || sum < seen->cur_sum)
+		return 0;
+	return sum - seen->cur_sum;
 }
 
 /* p runs here (being switched out, or synced; it is seen->cur from now on)
  * and the interval since *ktime is about to be charged to it: if p is not
- * the task last seen switched in, move *ktime past what hidden tasks ran. */
+ * the task last seen switched in, move *ktime past what hidden tasks ran.
+ * Read through probe reads: p may come from bpf_get_current_task() (a
+ * sync), and the hidden task may be gone. */
 static __always_inline void catch_unseen_switch(__u64 *ktime, struct seen_switch *seen,
 						struct task_struct *p)
 {
-	struct task_struct *hidden_task = (struct task_struct *)seen->cur;
-	__u64 now, p_ran, hidden_ran, interval, hidden;
+	__u64 now, p_sum, p_ran, hidden_ran, interval, hidden;
 
 	if ((__u64)p == seen->cur)
 		return;
-	/* Read through probe reads: p may come from bpf_get_current_task()
-	 * (a sync), and the hidden task may be gone. */
-	hidden_ran = BPF_CORE_READ(hidden_task, se.sum_exec_runtime) - seen->cur_sum;
+	hidden_ran = hidden_task_ran(seen);
+	p_sum = BPF_CORE_READ(p, se.sum_exec_runtime);
 	seen->cur = (__u64)p;
-	seen->cur_sum = BPF_CORE_READ(p, se.sum_exec_runtime);
-	if (!*ktime || !BPF_CORE_READ(p, pid))
+	seen->cur_sum = p_sum;
+	seen->cur_pid = BPF_CORE_READ(p, pid);
+	if (!*ktime || !seen->cur_pid)
 		return;
-	__sync_fetch_and_add(&unseen_switches, 1);
-	p_ran = BPF_CORE_READ(p, se.sum_exec_runtime) - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
+	p_ran = p_sum - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
 	now = bpf_ktime_get_ns();
 	interval = now - *ktime;
 	hidden = p_ran < interval ? interval - p_ran : 0;
@@ -78,6 +93,7 @@ static __always_inline void catch_unseen_switch(__u64 *ktime, struct seen_switch
 		hidden = hidden_ran;
 	if (!hidden)
 		return;
+	__sync_fetch_and_add(&unseen_switches, 1);
 	__sync_fetch_and_add(&unseen_ns, hidden);
 	*ktime += hidden;
 }

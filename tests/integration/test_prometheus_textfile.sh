@@ -68,4 +68,22 @@ done
 prom_value "$TMP/ne.txt" text cgperf_events_total cpu-clock "$TEST_CG_REL/q\"uote" >/dev/null ||
 	fail "a name with a quote did not survive node_exporter"
 kill -TERM "$NE_PID"; wait "$NE_PID" 2>/dev/null || true
+
+# The follower's hidden-switch counters (ARCHITECTURE "Switches the
+# tracepoint does not show"): exported by the agent that loaded its hub, and
+# by the next one, which adopts the pinned session and reads the program's
+# .bss by id. Their values depend on the host; their presence does not.
+grep -q '^cgperf_unseen_switches_total [0-9]*$' "$FILE" ||
+	fail "no cgperf_unseen_switches_total from the agent that loaded its hub"
+rm -f "$FILE"
+start_agent agent2 "$TMP/agent.yaml"
+grep -q "adopted the pinned counting session" "$TMP/agent2.log" ||
+	fail "the second agent did not adopt the session: $(cat "$TMP/agent2.log")"
+for _ in $(seq 50); do [ -s "$FILE" ] && break; sleep 0.1; done
+[ -s "$FILE" ] || fail "no textfile written after the restart"
+grep -q '^cgperf_unseen_switch_seconds_total [0-9.]*$' "$FILE" ||
+	fail "no cgperf_unseen_switch_seconds_total after adoption"
+lint=$("$PROMTOOL" check metrics <"$FILE" 2>&1) || fail "promtool after the restart: $lint"
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "second agent exit status $?"
+log "ok: the unseen-switch counters before and after adoption"
 log "PASS"
