@@ -499,18 +499,17 @@ int hub_join(const struct hub_opts *o, int filter_fd, int accum_fd, struct hub *
 	if (!h)
 		return -ENOMEM;
 	/* The leaders' lock serialises registrations and the registry. */
-	r = attr_map_lock(o->bpffs_dir, &lock_fd);
-	if (r >= 0) {
-		attr_map_unlock(r, -1);
-		r = bpffs_map_open(o->bpffs_dir, HUB_MAP_NAME, "cgperf_hubs",
-				   sizeof(struct hub_key), sizeof(struct hub_entry),
-				   HUB_MAP_ENTRIES, &reg_fd);
-	}
+	lock_fd = leaders_lock(o->bpffs_dir);
+	r = lock_fd < 0 ? lock_fd
+			: bpffs_map_open(o->bpffs_dir, HUB_MAP_NAME, "cgperf_hubs",
+					 sizeof(struct hub_key), sizeof(struct hub_entry),
+					 HUB_MAP_ENTRIES, &reg_fd);
 	if (r == 0)
 		r = join_or_make(h, o, reg_fd, filter_fd, accum_fd);
 	if (reg_fd >= 0)
 		close(reg_fd);
-	attr_map_unlock(-1, lock_fd);
+	if (lock_fd >= 0)
+		close(lock_fd); /* drops the flock */
 	if (r < 0) {
 		hub_leave(h);
 		return r;

@@ -28,7 +28,7 @@
  * lock the one anonymous inode that every map, eventfd and epoll fd on the
  * host shares: any unrelated process could block cgperf.) Bounded, because
  * the callers block SIGINT/SIGTERM for their signalfd. */
-static int lock_dir(const char *dir)
+int leaders_lock(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
@@ -62,7 +62,7 @@ static int attr_map_open(const char *dir)
 
 int attr_map_lock(const char *dir, int *ret_lock_fd)
 {
-	int lock_fd = lock_dir(dir), fd;
+	int lock_fd = leaders_lock(dir), fd;
 
 	if (lock_fd < 0)
 		return lock_fd;

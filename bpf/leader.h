@@ -28,6 +28,11 @@ struct leader {
  * map in dir, creating and pinning it if needed. Returns the map fd (and the
  * lock's fd in *ret_lock_fd) or a negative errno. */
 int attr_map_lock(const char *dir, int *ret_lock_fd);
+/* The leaders' lock alone (the flock on the bpffs directory that
+ * attr_map_lock takes, waiting up to a few seconds): for registries kept
+ * beside the attr map (the hub map). The lock's fd (close it to unlock), or
+ * -errno. */
+int leaders_lock(const char *dir);
 void attr_map_unlock(int map_fd, int lock_fd);
 
 /* With the attr map locked: find the live leader for attr, or make one.
