@@ -59,6 +59,13 @@ static __always_inline void flush(struct prev_state *prev, int at_switch)
 		add_to_slots(s, 0, nr_events, d);
 }
 
+/* The filter charges tasks (its own), so hidden switches matter (see
+ * unseen_switch.bpf.h); -a and -C count every task, hidden ones too. */
+static __always_inline int charges_tasks(void)
+{
+	return filter_type != CGPERF_FILTER_GLOBAL && filter_type != CGPERF_FILTER_CPU;
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *n)
 {
@@ -68,8 +75,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
-	/* -a and -C count every task, hidden ones too. */
-	if (filter_type != CGPERF_FILTER_GLOBAL && filter_type != CGPERF_FILTER_CPU) {
+	if (charges_tasks()) {
 		catch_unseen_switch(&prev->ktime, &prev->seen, p);
 		seen_switch_in(&prev->seen, n);
 	}
@@ -98,7 +104,7 @@ int BPF_PROG(on_sync)
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
-	if (filter_type != CGPERF_FILTER_GLOBAL && filter_type != CGPERF_FILTER_CPU)
+	if (charges_tasks())
 		catch_unseen_switch(&prev->ktime, &prev->seen,
 				    (struct task_struct *)bpf_get_current_task());
 	flush(prev, 0);

@@ -256,27 +256,20 @@ static bool sessions_map_ok(int fd)
 	       info.max_entries == CGPERF_HUB_MAX_SESSIONS;
 }
 
-/* The .bss of a hub this process did not make, through its link, if its
- * layout is this build's (the unseen-switch counters); left -1 otherwise. */
+/* The .bss of a hub this process did not make (the unseen-switch counters),
+ * through its on_sync program (which updates them too), if its layout is
+ * this build's; left -1 otherwise. */
 static void open_bss(struct hub *h)
 {
-	struct bpf_link_info li = { 0 };
 	struct bpf_map_info mi = { 0 };
-	__u32 len = sizeof(li), mlen = sizeof(mi);
-	int prog_fd;
+	__u32 mlen = sizeof(mi);
 
-	if (bpf_obj_get_info_by_fd(h->link_fd, &li, &len) < 0)
-		return;
-	prog_fd = bpf_prog_get_fd_by_id(li.prog_id);
-	if (prog_fd < 0)
-		return;
-	if (prog_map_by_name(prog_fd, ".bss", BPF_MAP_TYPE_ARRAY, &h->bss_fd) == 0 &&
+	if (prog_map_by_name(h->sync_fd, ".bss", BPF_MAP_TYPE_ARRAY, &h->bss_fd) == 0 &&
 	    (bpf_obj_get_info_by_fd(h->bss_fd, &mi, &mlen) < 0 ||
 	     mi.value_size != sizeof(struct follower_hub_bpf__bss))) {
 		close(h->bss_fd);
 		h->bss_fd = -1;
 	}
-	close(prog_fd);
 }
 
 /* The hub of a registry entry, if it is alive: its fds through its link. */
