@@ -74,7 +74,8 @@ struct agent {
 	/* The persistent session (cfg.persist): its directory, held locked. */
 	char pin_dir[600];
 	int lock_fd, state_fd;
-	uint64_t *keys; /* persist_save's buffers: one key and blob per record */
+	struct persist_totals *totals; /* every record's totals, saved per collection */
+	uint64_t *keys; /* persist_close's buffers: one key and blob per record */
 	unsigned char *blobs;
 	int blobs_cap;
 	bool release; /* `cgperf release`: last rows, then remove the pins */
@@ -231,7 +232,7 @@ void persist_close(struct agent *a, bool release);
 int persist_load(struct agent *a); /* adopted: records from the state map */
 void persist_reconcile(struct agent *a); /* after the initial scan: gone while down */
 void persist_put(struct agent *a, const struct cg_record *r);
-void persist_save(struct agent *a); /* every record, after a collection */
+void persist_save(struct agent *a); /* every record's totals, after a collection */
 void persist_forget(struct agent *a, uint64_t id);
 /* Every instance but `except` released without rows; -EBUSY if one runs. */
 int persist_release_all(const char *except);

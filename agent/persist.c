@@ -2,8 +2,11 @@
  * in instances/<instance>/ of cgperf's bpffs directory, and the per-cgroup
  * records (slot, identity, each output's last-written totals) in the same
  * directory's state map, so that a restarted agent goes on where the last
- * one stopped: nothing counted twice, nothing skipped. See docs/AGENT.md. */
+ * one stopped: nothing counted twice, nothing skipped. What every
+ * collection changes, the totals, is saved apart (persist_totals.h). See
+ * docs/AGENT.md. */
 #include "agent/agent_int.h"
+#include "agent/persist_totals.h"
 #include "bpf/bpffs.h"
 #include "bpf/hub.h"
 #include "bpf/session_pin.h"
@@ -58,6 +61,7 @@ struct drain_ctx {
 	struct persist_drained *d;
 	const char *root;
 	int nr_events, max_slots;
+	struct persist_totals *totals; /* NULL: the blobs' totals */
 };
 
 static int drain_one(void *ctx, uint64_t key, const void *blob)
@@ -70,7 +74,24 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
 		return 0;
 	if (r->slot < 0 || r->slot >= c->max_slots)
 		record_remove(&c->d->recs, r->id);
+	else if (c->totals)
+		totals_apply(c->totals, r);
 	return 0;
+}
+
+/* The drained session's totals, where it has them (earlier versions saved
+ * them in the blobs only). */
+static struct persist_totals *drain_totals(const struct agent *a, const struct drain_ctx *c)
+{
+	struct persist_totals *t;
+
+	if (totals_open(a->pin_dir, c->nr_events, c->max_slots, &t) < 0)
+		return NULL;
+	if (totals_read(t) < 0) {
+		totals_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 /* The instance pinned in path stops being served by its hub, which on-call
@@ -109,8 +130,10 @@ int persist_drain_begin(struct agent *a, struct persist_drained *d)
 	}
 	c.nr_events = d->meta.nr_events;
 	c.max_slots = d->meta.max_slots;
-	if (session_state_open(a->pin_dir, RECORD_BLOB_SIZE, 1, &fd) == 0) {
+	if (session_state_open(a->pin_dir, "state", RECORD_BLOB_SIZE, 1, &fd) == 0) {
+		c.totals = drain_totals(a, &c);
 		session_state_for_each(fd, RECORD_BLOB_SIZE, drain_one, &c);
+		totals_free(c.totals);
 		close(fd);
 	}
 	d->vals = calloc((size_t)d->meta.max_slots * d->meta.nr_events, sizeof(*d->vals));
@@ -151,9 +174,25 @@ static int open_counter(struct agent *a)
 	return r;
 }
 
+/* The state and totals maps. */
+static int open_maps(struct agent *a)
+{
+	int r = session_state_open(a->pin_dir, "state", RECORD_BLOB_SIZE, state_entries(a),
+				   &a->state_fd);
+
+	if (r < 0)
+		return r;
+	r = totals_open(a->pin_dir, a->nr_events, a->cfg.cgroups.max, &a->totals);
+	if (r < 0) {
+		close(a->state_fd);
+		a->state_fd = -1;
+	}
+	return r;
+}
+
 static int open_state(struct agent *a)
 {
-	int r = session_state_open(a->pin_dir, RECORD_BLOB_SIZE, state_entries(a), &a->state_fd);
+	int r = open_maps(a);
 
 	if (r != -EPROTO)
 		return r;
@@ -169,8 +208,7 @@ static int open_state(struct agent *a)
 	if (r == 0)
 		r = open_counter(a);
 	if (r == 0)
-		r = session_state_open(a->pin_dir, RECORD_BLOB_SIZE, state_entries(a),
-				       &a->state_fd);
+		r = open_maps(a);
 	return r;
 }
 
@@ -179,6 +217,7 @@ int persist_open(struct agent *a)
 	int r;
 
 	a->state_fd = -1;
+	a->totals = NULL;
 	if (!a->cfg.persist)
 		return open_counter(a);
 	r = lock_instance(a);
@@ -198,11 +237,19 @@ int persist_open(struct agent *a)
 	return r;
 }
 
+static void save_blobs(struct agent *a);
+
 void persist_close(struct agent *a, bool release)
 {
 	if (a->counter && release && counter_unpin(a->counter) == 0)
 		log_info("instance '%s': released: pins removed, the kernel stops counting for it",
 			 a->cfg.instance);
+	/* The blobs' totals brought up to date too: an older agent, which
+	 * knows only those, adopts the session exactly after a clean stop. */
+	if (!release)
+		save_blobs(a);
+	totals_free(a->totals);
+	a->totals = NULL;
 	if (a->state_fd >= 0)
 		close(a->state_fd);
 	if (a->lock_fd >= 0)
@@ -231,6 +278,7 @@ static int load_one(void *ctx, uint64_t key, const void *blob)
 		session_state_delete(a->state_fd, key);
 		return 0;
 	}
+	totals_apply(a->totals, r); /* newer than the blob's, when there */
 	if (counter_reserve_slot(a->counter, r->slot) < 0) {
 		l->dropped++;
 		session_state_delete(a->state_fd, key);
@@ -251,7 +299,13 @@ static bool has_record(void *ctx, uint64_t key)
 int persist_load(struct agent *a)
 {
 	struct load_ctx l = { .a = a };
-	int r = session_state_for_each(a->state_fd, RECORD_BLOB_SIZE, load_one, &l);
+	int r = totals_read(a->totals);
+
+	if (r < 0)
+		log_warn("instance '%s': the pinned totals cannot be read (%s): the rows since "
+			 "the last cgroup came or went may be written again",
+			 a->cfg.instance, strerror(-r));
+	r = session_state_for_each(a->state_fd, RECORD_BLOB_SIZE, load_one, &l);
 
 	if (l.dropped)
 		log_warn("instance '%s': %u pinned records could not be used (another layout, or a "
@@ -306,7 +360,11 @@ void persist_put(struct agent *a, const struct cg_record *r)
 
 	if (a->state_fd < 0)
 		return;
+	/* The totals first: should the blob's write not follow (a kill), the
+	 * entry is still the newer of the two. */
 	err = record_encode(r, a->nr_events, blob);
+	if (err == 0)
+		err = totals_put(a->totals, r);
 	if (err == 0)
 		err = session_state_put(a->state_fd, r->id, blob);
 	if (err < 0)
@@ -333,6 +391,17 @@ static int grow_buffers(struct agent *a, int n)
 
 void persist_save(struct agent *a)
 {
+	int err;
+
+	if (a->state_fd < 0)
+		return;
+	err = totals_save(a->totals, &a->recs);
+	if (err < 0)
+		persist_failed(a, "the totals of this collection", err);
+}
+
+static void save_blobs(struct agent *a)
+{
 	int n = 0, err;
 
 	if (a->state_fd < 0 || a->recs.nr == 0)
@@ -348,7 +417,7 @@ void persist_save(struct agent *a)
 	if (err == 0)
 		err = session_state_put_all(a->state_fd, a->keys, a->blobs, RECORD_BLOB_SIZE, n);
 	if (err < 0)
-		persist_failed(a, "the records of this collection", err);
+		persist_failed(a, "the records at the stop", err);
 }
 
 void persist_forget(struct agent *a, uint64_t id)

@@ -362,6 +362,69 @@ int record_decode(struct record_set *set, const char *root, const void *blob, in
 	return 0;
 }
 
+/* ---- the totals, saved apart ----
+ * header | per output: last_ns, seq, readings. What every collection
+ * changes, a few hundred bytes, so that the blob above (two KiB, mostly
+ * names) is written only when the cgroup comes, goes or is renamed. */
+
+struct totals_header {
+	uint64_t id; /* 0: no record */
+	uint32_t version;
+	uint32_t nr_events;
+	uint32_t removed, outputs_done;
+};
+
+size_t record_totals_size(int nr_events)
+{
+	return sizeof(struct totals_header) +
+	       RECORD_MAX_OUTPUTS *
+		       (sizeof(struct blob_output) + sizeof(struct reading) * nr_events);
+}
+
+void record_totals_encode(const struct cg_record *r, int nr_events, void *buf)
+{
+	const struct totals_header h = {
+		.id = r->id,
+		.version = RECORD_BLOB_VERSION,
+		.nr_events = nr_events,
+		.removed = r->removed,
+		.outputs_done = r->outputs_done,
+	};
+	struct blob_cursor c = { buf, record_totals_size(nr_events) };
+	size_t nr = sizeof(struct reading) * nr_events;
+
+	/* Sized by record_totals_size(): none of these can fail. */
+	(void)put(&c, &h, sizeof(h));
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
+		const struct blob_output o = { r->out[i].last_ns, r->out[i].seq };
+
+		(void)put(&c, &o, sizeof(o));
+		(void)put(&c, r->out[i].last, nr);
+	}
+}
+
+int record_totals_apply(struct cg_record *r, int nr_events, const void *buf)
+{
+	struct blob_cursor c = { (unsigned char *)buf, record_totals_size(nr_events) };
+	size_t nr = sizeof(struct reading) * nr_events;
+	struct totals_header h;
+
+	(void)get(&c, &h, sizeof(h));
+	if (h.id != r->id || h.version != RECORD_BLOB_VERSION || h.nr_events != (uint32_t)nr_events)
+		return -ENOENT;
+	r->removed = h.removed;
+	r->outputs_done = h.outputs_done;
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
+		struct blob_output o;
+
+		(void)get(&c, &o, sizeof(o));
+		(void)get(&c, r->out[i].last, nr);
+		r->out[i].last_ns = o.last_ns;
+		r->out[i].seq = o.seq;
+	}
+	return 0;
+}
+
 /* ---- BPF programs ---- */
 
 struct prog_record *record_prog_add(struct prog_set *set, uint32_t id, const char *name,

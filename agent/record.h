@@ -83,6 +83,15 @@ void record_row(const struct cg_record *r, enum record_output_id out, const stru
 void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
 		   int nr_events, uint64_t now_ns);
 
+/* The part of a record every collection changes (each output's last-written
+ * totals, time and seq; removed, outputs_done), saved apart from the blob
+ * (persist_totals.h): record_totals_size() bytes. */
+size_t record_totals_size(int nr_events);
+void record_totals_encode(const struct cg_record *r, int nr_events, void *buf);
+/* r's saved totals from buf: -ENOENT when buf holds another record's (or
+ * another version's, or other events'); r is then untouched. */
+int record_totals_apply(struct cg_record *r, int nr_events, const void *buf);
+
 /* ---- BPF programs (bpf_programs:) ----
  * One record per program logged: its identity, the kernel's run totals at
  * the latest read, and per output the totals of its last written row. Not

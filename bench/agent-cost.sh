@@ -27,7 +27,7 @@ MAX=4096
 WINDOW_1S=30
 WINDOW_10S=100
 INTERVALS="1 10"
-PERSIST=0
+PERSIST=1
 DO_FIRST=1
 ROUNDS=1
 
@@ -39,8 +39,8 @@ usage: agent-cost [options]
   --window-10s S  measuring window at the 10 s interval (default $WINDOW_10S s)
   --intervals L   which rows, "1 10" (default), "1" or "10"
   --max M         cgroups.max of the agent (default $MAX, the config's default)
-  --persist       a persistent session (the agent's default; released after each row)
-                  instead of --no-persist
+  --no-persist    the agent with --no-persist (default: a persistent session, the
+                  agent's default, released after each row)
   --no-first      skip the first-interval row at $N_FIRST cgroups
   --rounds R      R rows per binary and interval, the binaries' order reversed
                   every other round (default $ROUNDS): the binary measured first
@@ -56,6 +56,7 @@ while [ $# -gt 0 ]; do
 	--intervals) INTERVALS=$2; shift ;;
 	--max) MAX=$2; shift ;;
 	--persist) PERSIST=1 ;;
+	--no-persist) PERSIST=0 ;;
 	--no-first) DO_FIRST=0 ;;
 	--rounds) ROUNDS=$2; shift ;;
 	-h | --help) usage; exit 0 ;;

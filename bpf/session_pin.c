@@ -228,20 +228,22 @@ int session_unpin(const char *dir)
 	return r;
 }
 
-int session_state_open(const char *dir, size_t value_size, uint32_t max_entries, int *ret_fd)
+int session_state_open(const char *dir, const char *name, size_t value_size, uint32_t max_entries,
+		       int *ret_fd)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	struct bpf_map_info info = { 0 };
 	uint32_t len = sizeof(info);
-	int fd, r = session_pin_get(dir, "state", &fd);
+	char map_name[BPF_OBJ_NAME_LEN];
+	int fd, r = session_pin_get(dir, name, &fd);
 
 	if (r == -ENOENT) {
 		/* Not preallocated: memory follows the records there are. */
-		fd = bpf_map_create(BPF_MAP_TYPE_HASH, "cgperf_state", 8, value_size, max_entries,
-				    &opts);
+		snprintf(map_name, sizeof(map_name), "cgperf_%s", name);
+		fd = bpf_map_create(BPF_MAP_TYPE_HASH, map_name, 8, value_size, max_entries, &opts);
 		if (fd < 0)
 			return -errno;
-		r = pin_fd(dir, "", "state", fd);
+		r = pin_fd(dir, "", name, fd);
 		if (r < 0) {
 			close(fd);
 			return r;

@@ -83,11 +83,13 @@ int session_read_meta(const char *dir, struct session_meta *ret);
  * uses them). */
 int session_unpin(const char *dir);
 
-/* The agent's state map (pin "state"): hash u64 -> value_size bytes,
- * created when missing. -EPROTO: one of another value size is there. */
-int session_state_open(const char *dir, size_t value_size, uint32_t max_entries, int *ret_fd);
+/* One of the agent's state maps (pin NAME: "state", "totals"): hash u64 ->
+ * value_size bytes, created when missing. -EPROTO: one of another value
+ * size is there. */
+int session_state_open(const char *dir, const char *name, size_t value_size, uint32_t max_entries,
+		       int *ret_fd);
 
-/* The state map's entries (user space only). */
+/* A state map's entries (user space only). */
 int session_state_put(int fd, uint64_t key, const void *value);
 /* n entries at once; values are value_size bytes each, back to back. */
 int session_state_put_all(int fd, const uint64_t *keys, const void *values, size_t value_size,
