@@ -26,6 +26,7 @@ static int resume(struct agent *a, struct cg_record *r, const char *path, const 
 		return err;
 	record_refresh(r, path, ident, meta);
 	r->adopted = false;
+	r->unsaved = true; /* its names as found now: saved with the next collection */
 	a->resumed++;
 	return 0;
 }

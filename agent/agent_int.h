@@ -231,7 +231,7 @@ void persist_drain_end(struct agent *a, struct persist_drained *d); /* says so, 
 void persist_close(struct agent *a, bool release);
 int persist_load(struct agent *a); /* adopted: records from the state map */
 void persist_reconcile(struct agent *a); /* after the initial scan: gone while down */
-void persist_put(struct agent *a, const struct cg_record *r);
+void persist_put(struct agent *a, struct cg_record *r);
 void persist_save(struct agent *a); /* every record's totals, after a collection */
 void persist_forget(struct agent *a, uint64_t id);
 /* Every instance but `except` released without rows; -EBUSY if one runs. */

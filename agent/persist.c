@@ -84,11 +84,20 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
 static struct persist_totals *drain_totals(const struct agent *a, const struct drain_ctx *c)
 {
 	struct persist_totals *t;
+	int r = totals_open(a->pin_dir, c->nr_events, c->max_slots, false, &t);
 
-	if (totals_open(a->pin_dir, c->nr_events, c->max_slots, &t) < 0)
+	if (r == 0) {
+		r = totals_read(t);
+		if (r < 0)
+			totals_free(t);
+	}
+	if (r == -ENOENT)
 		return NULL;
-	if (totals_read(t) < 0) {
-		totals_free(t);
+	if (r < 0) {
+		log_warn(
+			"instance '%s': the totals pinned in %s cannot be read (%s): the last rows "
+			"may repeat counts written since each cgroup came or changed names",
+			a->cfg.instance, a->pin_dir, strerror(-r));
 		return NULL;
 	}
 	return t;
@@ -182,7 +191,17 @@ static int open_maps(struct agent *a)
 
 	if (r < 0)
 		return r;
-	r = totals_open(a->pin_dir, a->nr_events, a->cfg.cgroups.max, &a->totals);
+	r = totals_open(a->pin_dir, a->nr_events, a->cfg.cgroups.max, true, &a->totals);
+	if (r == -EPROTO) {
+		/* Only the newer half of the records: the blobs are still there. */
+		log_warn("instance '%s': the totals pinned in %s are of another layout; replaced "
+			 "(rows since each cgroup came or changed names may be written again)",
+			 a->cfg.instance, a->pin_dir);
+		r = session_state_remove(a->pin_dir, "totals");
+		if (r == 0)
+			r = totals_open(a->pin_dir, a->nr_events, a->cfg.cgroups.max, true,
+					&a->totals);
+	}
 	if (r < 0) {
 		close(a->state_fd);
 		a->state_fd = -1;
@@ -237,7 +256,15 @@ int persist_open(struct agent *a)
 	return r;
 }
 
-static void save_blobs(struct agent *a);
+static void persist_failed(struct agent *a, const char *what, int err)
+{
+	log_ratelimited(&a->persist_rl, 60, LOG_LVL_WARN,
+			"instance '%s': cannot persist %s: %s (tried again at the next "
+			"collection; a restart before then may write some rows again)",
+			a->cfg.instance, what, strerror(-err));
+}
+
+static int save_blobs(struct agent *a, bool all);
 
 void persist_close(struct agent *a, bool release)
 {
@@ -246,8 +273,12 @@ void persist_close(struct agent *a, bool release)
 			 a->cfg.instance);
 	/* The blobs' totals brought up to date too: an older agent, which
 	 * knows only those, adopts the session exactly after a clean stop. */
-	if (!release)
-		save_blobs(a);
+	if (!release) {
+		int err = save_blobs(a, true);
+
+		if (err < 0)
+			persist_failed(a, "the records at the stop", err);
+	}
 	totals_free(a->totals);
 	a->totals = NULL;
 	if (a->state_fd >= 0)
@@ -345,30 +376,28 @@ void persist_reconcile(struct agent *a)
 		 a->cfg.instance, a->resumed, a->gone_while_down);
 }
 
-static void persist_failed(struct agent *a, const char *what, int err)
-{
-	log_ratelimited(&a->persist_rl, 60, LOG_LVL_WARN,
-			"instance '%s': cannot persist %s: %s (a restart now would count the "
-			"rows since then again)",
-			a->cfg.instance, what, strerror(-err));
-}
-
-void persist_put(struct agent *a, const struct cg_record *r)
+void persist_put(struct agent *a, struct cg_record *r)
 {
 	unsigned char blob[RECORD_BLOB_SIZE];
-	int err;
+	int err, err_totals;
 
 	if (a->state_fd < 0)
 		return;
-	/* The totals first: should the blob's write not follow (a kill), the
-	 * entry is still the newer of the two. */
 	err = record_encode(r, a->nr_events, blob);
-	if (err == 0)
-		err = totals_put(a->totals, r);
-	if (err == 0)
-		err = session_state_put(a->state_fd, r->id, blob);
-	if (err < 0)
-		persist_failed(a, "a cgroup's record", err);
+	if (err < 0) {
+		log_ratelimited(
+			&a->persist_rl, 60, LOG_LVL_WARN,
+			"instance '%s': cannot persist a cgroup's record: its path and names "
+			"take more than %d bytes (after a restart it is counted anew)",
+			a->cfg.instance, RECORD_BLOB_SIZE);
+		return;
+	}
+	/* Both, whatever fails: the next load takes the newer of the two. */
+	err_totals = totals_put(a->totals, r);
+	err = session_state_put(a->state_fd, r->id, blob);
+	r->unsaved = err < 0; /* the next collection tries again */
+	if (err < 0 || err_totals < 0)
+		persist_failed(a, "a cgroup's record", err < 0 ? err : err_totals);
 }
 
 static int grow_buffers(struct agent *a, int n)
@@ -389,27 +418,21 @@ static int grow_buffers(struct agent *a, int n)
 	return 0;
 }
 
-void persist_save(struct agent *a)
-{
-	int err;
-
-	if (a->state_fd < 0)
-		return;
-	err = totals_save(a->totals, &a->recs);
-	if (err < 0)
-		persist_failed(a, "the totals of this collection", err);
-}
-
-static void save_blobs(struct agent *a)
+/* The blobs of every record (all), or of those marked unsaved: one batch.
+ * Returns 0 or -errno. */
+static int save_blobs(struct agent *a, bool all)
 {
 	int n = 0, err;
 
 	if (a->state_fd < 0 || a->recs.nr == 0)
-		return;
+		return 0;
 	err = grow_buffers(a, a->recs.nr);
 	for (int i = 0; i < a->recs.nr && err == 0; i++) {
-		const struct cg_record *r = a->recs.items[i];
+		struct cg_record *r = a->recs.items[i];
 
+		if (!all && !r->unsaved)
+			continue;
+		r->unsaved = false;
 		if (record_encode(r, a->nr_events, a->blobs + (size_t)n * RECORD_BLOB_SIZE) < 0)
 			continue; /* too long to persist: said at its first put */
 		a->keys[n++] = r->id;
@@ -417,13 +440,31 @@ static void save_blobs(struct agent *a)
 	if (err == 0)
 		err = session_state_put_all(a->state_fd, a->keys, a->blobs, RECORD_BLOB_SIZE, n);
 	if (err < 0)
-		persist_failed(a, "the records at the stop", err);
+		for (int i = 0; i < n; i++)
+			record_find(&a->recs, a->keys[i])->unsaved = true;
+	return err;
+}
+
+void persist_save(struct agent *a)
+{
+	int err;
+
+	if (a->state_fd < 0)
+		return;
+	err = save_blobs(a, false);
+	if (err < 0)
+		persist_failed(a, "the records of cgroups renamed or not saved before", err);
+	err = totals_save(a->totals, &a->recs);
+	if (err < 0)
+		persist_failed(a, "the totals of this collection", err);
 }
 
 void persist_forget(struct agent *a, uint64_t id)
 {
-	if (a->state_fd >= 0)
-		session_state_delete(a->state_fd, id);
+	int err = a->state_fd >= 0 ? session_state_delete(a->state_fd, id) : 0;
+
+	if (err < 0)
+		persist_failed(a, "the removal of a finished cgroup's record", err);
 }
 
 /* `cgperf release --all`: the other instances' sessions too. Their outputs

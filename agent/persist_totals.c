@@ -28,7 +28,8 @@ struct persist_totals {
 	uint32_t cap;
 };
 
-int totals_open(const char *pin_dir, int nr_events, uint32_t max_slots, struct persist_totals **ret)
+int totals_open(const char *pin_dir, int nr_events, uint32_t max_slots, bool create,
+		struct persist_totals **ret)
 {
 	struct persist_totals *t = calloc(1, sizeof(*t));
 	int r;
@@ -40,7 +41,9 @@ int totals_open(const char *pin_dir, int nr_events, uint32_t max_slots, struct p
 	t->per_chunk = CHUNK_MAX_BYTES / t->entry_size ?: 1;
 	t->chunk_size = t->per_chunk * t->entry_size;
 	t->max_chunks = (max_slots + t->per_chunk - 1) / t->per_chunk;
-	r = session_state_open(pin_dir, "totals", t->chunk_size, t->max_chunks ?: 1, &t->fd);
+	r = create ? session_state_open(pin_dir, "totals", t->chunk_size, t->max_chunks ?: 1,
+					&t->fd)
+		   : session_state_get(pin_dir, "totals", t->chunk_size, &t->fd);
 	if (r < 0) {
 		free(t);
 		return r;
@@ -107,14 +110,12 @@ static bool slot_ok(const struct persist_totals *t, int slot)
 /* Chunks first .. first+n-1, one batch. */
 static int write_run(struct persist_totals *t, uint32_t first, uint32_t n)
 {
-	int r;
-
 	for (uint32_t i = 0; i < n; i++)
 		t->keys[first + i] = first + i;
-	r = session_state_put_all(t->fd, t->keys + first, chunk_at(t, first), t->chunk_size, n);
-	if (r == 0)
-		memset(t->in_map + first, 1, n * sizeof(*t->in_map));
-	return r;
+	/* Marked first: a batch that fails may have written some of them
+	 * (deleting one that is not there is no error). */
+	memset(t->in_map + first, 1, n * sizeof(*t->in_map));
+	return session_state_put_all(t->fd, t->keys + first, chunk_at(t, first), t->chunk_size, n);
 }
 
 /* The chunks marked used, by runs of consecutive ones; the others that are
@@ -154,6 +155,8 @@ int totals_save(struct persist_totals *t, const struct record_set *set)
 	r = grow(t, n);
 	if (r < 0)
 		return r;
+	if (t->cap == 0)
+		return 0;
 	/* Entries of records gone since are emptied with the rest. */
 	memset(t->chunks, 0, t->cap * t->chunk_size);
 	memset(t->used, 0, t->cap * sizeof(*t->used));
@@ -180,10 +183,8 @@ int totals_put(struct persist_totals *t, const struct cg_record *r)
 	if (err < 0)
 		return err;
 	record_totals_encode(r, t->nr_events, entry_of(t, r->slot));
-	err = session_state_put(t->fd, c, chunk_at(t, c));
-	if (err == 0)
-		t->in_map[c] = true;
-	return err;
+	t->in_map[c] = true;
+	return session_state_put(t->fd, c, chunk_at(t, c));
 }
 
 static int read_one(void *ctx, uint64_t key, const void *value)
@@ -202,6 +203,11 @@ static int read_one(void *ctx, uint64_t key, const void *value)
 int totals_read(struct persist_totals *t)
 {
 	return session_state_for_each(t->fd, t->chunk_size, read_one, t);
+}
+
+uint32_t totals_slots_per_chunk(const struct persist_totals *t)
+{
+	return t->per_chunk;
 }
 
 int totals_apply(const struct persist_totals *t, struct cg_record *r)

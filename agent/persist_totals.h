@@ -4,19 +4,21 @@
  * comes, goes or changes names; what a collection changes, a few hundred
  * bytes a record, goes here, several records per map element (a chunk of
  * consecutive slots), so that a save costs one batch update of ~4 KiB
- * elements instead of one element per cgroup. Where a record's entry is
- * there it is newer than its blob (persist_put writes both, this first).
+ * elements instead of one element per cgroup. A record's entry and blob
+ * are merged output by output, the one with more rows written winning
+ * (record_totals_apply).
  * See docs/AGENT.md "Exactness". Internal to agent/. */
 #pragma once
 #include "agent/record.h"
+#include <stdbool.h>
 #include <stdint.h>
 
 struct persist_totals;
 
-/* The map pinned as "totals" in pin_dir, created when missing, for records
- * of nr_events events in slots below max_slots. -EPROTO: one of another
- * size is pinned there. */
-int totals_open(const char *pin_dir, int nr_events, uint32_t max_slots,
+/* The map pinned as "totals" in pin_dir, for records of nr_events events
+ * in slots below max_slots; created when missing if create, else -ENOENT.
+ * -EPROTO: one of another size is pinned there. */
+int totals_open(const char *pin_dir, int nr_events, uint32_t max_slots, bool create,
 		struct persist_totals **ret);
 void totals_free(struct persist_totals *t);
 
@@ -28,6 +30,8 @@ int totals_put(struct persist_totals *t, const struct cg_record *r);
 
 /* The pinned entries into memory, for totals_apply (before any save). */
 int totals_read(struct persist_totals *t);
-/* r's last-written totals as read, when an entry of r is there; -ENOENT:
- * none (r keeps its blob's). */
+/* r's last-written totals as read, where the entry of r there is newer
+ * than what r has (record_totals_apply); -ENOENT: none (r keeps its blob's). */
 int totals_apply(const struct persist_totals *t, struct cg_record *r);
+/* Records per map element (tests). */
+uint32_t totals_slots_per_chunk(const struct persist_totals *t);

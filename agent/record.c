@@ -369,6 +369,7 @@ int record_decode(struct record_set *set, const char *root, const void *blob, in
 
 struct totals_header {
 	uint64_t id; /* 0: no record */
+	uint64_t created_ns; /* which record of that id (a cgroup counted again) */
 	uint32_t version;
 	uint32_t nr_events;
 	uint32_t removed, outputs_done;
@@ -385,6 +386,7 @@ void record_totals_encode(const struct cg_record *r, int nr_events, void *buf)
 {
 	const struct totals_header h = {
 		.id = r->id,
+		.created_ns = r->created_ns,
 		.version = RECORD_BLOB_VERSION,
 		.nr_events = nr_events,
 		.removed = r->removed,
@@ -410,17 +412,26 @@ int record_totals_apply(struct cg_record *r, int nr_events, const void *buf)
 	struct totals_header h;
 
 	(void)get(&c, &h, sizeof(h));
-	if (h.id != r->id || h.version != RECORD_BLOB_VERSION || h.nr_events != (uint32_t)nr_events)
+	if (h.id != r->id || h.created_ns != r->created_ns || h.version != RECORD_BLOB_VERSION ||
+	    h.nr_events != (uint32_t)nr_events)
 		return -ENOENT;
-	r->removed = h.removed;
-	r->outputs_done = h.outputs_done;
+	/* Whichever saw more rows is the newer, output by output: an entry
+	 * may be older than the blob (its save failed; an older cgperf, which
+	 * writes only blobs, ran in between). */
+	r->removed |= h.removed;
+	r->outputs_done |= h.outputs_done;
 	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
-		struct blob_output o;
+		struct record_output *o = &r->out[i];
+		struct blob_output bo;
 
-		(void)get(&c, &o, sizeof(o));
-		(void)get(&c, r->out[i].last, nr);
-		r->out[i].last_ns = o.last_ns;
-		r->out[i].seq = o.seq;
+		(void)get(&c, &bo, sizeof(bo));
+		if (bo.seq < o->seq) {
+			c.p += nr;
+			continue;
+		}
+		(void)get(&c, o->last, nr);
+		o->last_ns = bo.last_ns;
+		o->seq = bo.seq;
 	}
 	return 0;
 }

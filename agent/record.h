@@ -44,6 +44,7 @@ struct cg_record {
 	int slot;
 	bool adopted; /* decoded from a persisted session, not seen live yet */
 	bool removed; /* gone: its slot holds its last totals */
+	bool unsaved; /* persisted: its blob is to be written (again) */
 	uint32_t outputs_done; /* removed: bit n set once output n wrote (or lost) the final row */
 	uint64_t created_ns; /* CLOCK_BOOTTIME when counting started */
 	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
@@ -88,8 +89,10 @@ void record_commit(struct cg_record *r, enum record_output_id out, const struct 
  * (persist_totals.h): record_totals_size() bytes. */
 size_t record_totals_size(int nr_events);
 void record_totals_encode(const struct cg_record *r, int nr_events, void *buf);
-/* r's saved totals from buf: -ENOENT when buf holds another record's (or
- * another version's, or other events'); r is then untouched. */
+/* r's saved totals from buf, output by output where buf saw as many rows
+ * or more (seq), removed / outputs_done where set: -ENOENT when buf holds
+ * another record's (another id, or the same cgroup counted again since:
+ * created_ns), another version's, or other events'; r is then untouched. */
 int record_totals_apply(struct cg_record *r, int nr_events, const void *buf);
 
 /* ---- BPF programs (bpf_programs:) ----

@@ -228,29 +228,14 @@ int session_unpin(const char *dir)
 	return r;
 }
 
-int session_state_open(const char *dir, const char *name, size_t value_size, uint32_t max_entries,
-		       int *ret_fd)
+int session_state_get(const char *dir, const char *name, size_t value_size, int *ret_fd)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
 	struct bpf_map_info info = { 0 };
 	uint32_t len = sizeof(info);
-	char map_name[BPF_OBJ_NAME_LEN];
 	int fd, r = session_pin_get(dir, name, &fd);
 
-	if (r == -ENOENT) {
-		/* Not preallocated: memory follows the records there are. */
-		snprintf(map_name, sizeof(map_name), "cgperf_%s", name);
-		fd = bpf_map_create(BPF_MAP_TYPE_HASH, map_name, 8, value_size, max_entries, &opts);
-		if (fd < 0)
-			return -errno;
-		r = pin_fd(dir, "", name, fd);
-		if (r < 0) {
-			close(fd);
-			return r;
-		}
-	} else if (r < 0) {
+	if (r < 0)
 		return r;
-	}
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || info.value_size != value_size ||
 	    info.key_size != 8 || info.type != BPF_MAP_TYPE_HASH) {
 		close(fd);
@@ -258,6 +243,37 @@ int session_state_open(const char *dir, const char *name, size_t value_size, uin
 	}
 	*ret_fd = fd;
 	return 0;
+}
+
+int session_state_open(const char *dir, const char *name, size_t value_size, uint32_t max_entries,
+		       int *ret_fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	char map_name[BPF_OBJ_NAME_LEN];
+	int fd, r = session_state_get(dir, name, value_size, ret_fd);
+
+	if (r != -ENOENT)
+		return r;
+	/* Not preallocated: memory follows the records there are. */
+	snprintf(map_name, sizeof(map_name), "cgperf_%s", name);
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, map_name, 8, value_size, max_entries, &opts);
+	if (fd < 0)
+		return -errno;
+	r = pin_fd(dir, "", name, fd);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int session_state_remove(const char *dir, const char *name)
+{
+	char p[700];
+
+	pin_path(p, sizeof(p), dir, name);
+	return unlink(p) < 0 && errno != ENOENT ? -errno : 0;
 }
 
 int session_state_put(int fd, uint64_t key, const void *value)

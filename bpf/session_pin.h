@@ -88,6 +88,10 @@ int session_unpin(const char *dir);
  * size is there. */
 int session_state_open(const char *dir, const char *name, size_t value_size, uint32_t max_entries,
 		       int *ret_fd);
+/* The same, not created: -ENOENT when missing. */
+int session_state_get(const char *dir, const char *name, size_t value_size, int *ret_fd);
+/* Unpin it (the map goes once nobody holds it); 0 when missing. */
+int session_state_remove(const char *dir, const char *name);
 
 /* A state map's entries (user space only). */
 int session_state_put(int fd, uint64_t key, const void *value);

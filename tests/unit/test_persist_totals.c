@@ -1,7 +1,9 @@
 /* The persistent session's totals map (agent/persist_totals.h), on a real
  * pinned BPF map: what a restarted agent reads back is every record's last
  * save or put, a put keeps its chunk's other entries, a save leaves no
- * chunk without a record, a map of another size is refused. */
+ * chunk without a record (also chunks only read back), a removed record's
+ * entry is gone, a map of another size is refused, a missing one is not
+ * made unless asked. The entries' format and merge: test_readings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -32,6 +34,7 @@ static struct cg_record *add(struct record_set *set, int slot)
 	snprintf(path, sizeof(path), "/pod/c%d", slot);
 	r = record_add(set, 1000 + (uint64_t)slot, slot, path, &ident, &meta);
 	assert_non_null(r);
+	r->created_ns = 5000 + (uint64_t)slot;
 	return r;
 }
 
@@ -51,6 +54,7 @@ static void assert_back(const struct persist_totals *t, const struct cg_record *
 	struct record_set set = { 0 };
 	struct cg_record *b = add(&set, r->slot);
 
+	b->id = r->id;
 	assert_int_equal(totals_apply(t, b), 0);
 	assert_int_equal(b->removed, r->removed);
 	assert_int_equal(b->outputs_done, r->outputs_done);
@@ -67,19 +71,30 @@ static struct persist_totals *reopen(void)
 {
 	struct persist_totals *t;
 
-	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, &t), 0);
+	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, true, &t), 0);
 	assert_int_equal(totals_read(t), 0);
 	return t;
 }
 
+static const char *pin(const char *name)
+{
+	static char p[160];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static void unpin(const char *name)
+{
+	assert_int_equal(unlink(pin(name)), 0);
+}
+
 static int map_elements(void)
 {
-	char p[160];
 	uint64_t key, *prev = NULL;
 	int fd, n = 0;
 
-	snprintf(p, sizeof(p), "%s/totals", dir);
-	fd = bpf_obj_get(p);
+	fd = bpf_obj_get(pin("totals"));
 	assert_true(fd >= 0);
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 		prev = &key;
@@ -89,43 +104,15 @@ static int map_elements(void)
 	return n;
 }
 
-static void test_entry(void **state)
-{
-	struct record_set set = { 0 };
-	struct cg_record *r = add(&set, 3), *other = add(&set, 4);
-	unsigned char buf[1024];
-	struct cg_record before;
-
-	(void)state;
-	assert_true(record_totals_size(NR_EVENTS) <= sizeof(buf));
-	commit(r, RECORD_OUT_CSV, 5);
-	commit(r, RECORD_OUT_SYSLOG, 6);
-	r->removed = true;
-	r->outputs_done = 1u << RECORD_OUT_CSV;
-	record_totals_encode(r, NR_EVENTS, buf);
-	/* Another record's entry, or other events: not applied. */
-	before = *other;
-	assert_int_equal(record_totals_apply(other, NR_EVENTS, buf), -ENOENT);
-	assert_memory_equal(other, &before, sizeof(before));
-	other->id = r->id;
-	assert_int_equal(record_totals_apply(other, NR_EVENTS - 1, buf), -ENOENT);
-	assert_int_equal(record_totals_apply(other, NR_EVENTS, buf), 0);
-	assert_true(other->removed && other->outputs_done == 1u << RECORD_OUT_CSV);
-	assert_true(other->out[RECORD_OUT_SYSLOG].seq == 1 &&
-		    other->out[RECORD_OUT_SYSLOG].last_ns == 6000000000ULL);
-	assert_memory_equal(other->out[RECORD_OUT_CSV].last, r->out[RECORD_OUT_CSV].last,
-			    sizeof(struct reading) * NR_EVENTS);
-	record_clear(&set);
-}
-
 static void test_save_put_read(void **state)
 {
-	struct record_set set = { 0 };
+	struct record_set set = { 0 }, gone_set = { 0 };
 	struct persist_totals *t;
-	struct cg_record *recs[NR_RECORDS + 2];
+	struct cg_record *recs[NR_RECORDS + 2], *gone;
+	uint32_t per;
 
 	(void)state;
-	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, &t), 0);
+	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, true, &t), 0);
 	for (int i = 0; i < NR_RECORDS; i++) {
 		recs[i] = add(&set, i);
 		commit(recs[i], RECORD_OUT_CSV, 1 + i);
@@ -155,19 +142,27 @@ static void test_save_put_read(void **state)
 	recs[0]->id = 1000;
 	totals_free(t);
 
-	/* The next save keeps only chunks with records: 0 .. 39 in some, 100
-	 * and 101 in one; then only slots 0 and 39 are left. */
-	t = reopen();
-	assert_int_equal(totals_save(t, &set), 0);
+	/* Chunks follow the records: a save after a read deletes the chunks
+	 * that only the read knew; a removed record's entry is gone. */
+	per = totals_slots_per_chunk(t = reopen());
+	assert_true(per >= 2 && per < NR_RECORDS);
 	for (int i = 1; i < NR_RECORDS + 2; i++)
-		if (i != NR_RECORDS - 1)
+		if (i != (int)per - 1 && i != (int)per)
 			record_remove(&set, recs[i]->id);
 	assert_int_equal(totals_save(t, &set), 0);
-	assert_int_equal(map_elements(), 1 + (NR_RECORDS - 1 >= 8));
+	assert_int_equal(map_elements(), 2); /* slots 0, per - 1 | per */
+	record_remove(&set, 1000 + per);
+	assert_int_equal(totals_save(t, &set), 0);
+	assert_int_equal(map_elements(), 1);
 	totals_free(t);
 	t = reopen();
 	assert_back(t, recs[0]);
-	assert_back(t, recs[NR_RECORDS - 1]);
+	assert_back(t, recs[per - 1]);
+	gone = add(&gone_set, (int)per); /* its chunk deleted */
+	assert_int_equal(totals_apply(t, gone), -ENOENT);
+	gone = add(&gone_set, 1); /* its chunk kept for slot 0's */
+	assert_int_equal(totals_apply(t, gone), -ENOENT);
+	record_clear(&gone_set);
 	totals_free(t);
 	record_clear(&set);
 }
@@ -177,16 +172,21 @@ static void test_other_size(void **state)
 	struct persist_totals *t = NULL;
 
 	(void)state;
-	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, &t), 0);
+	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, true, &t), 0);
 	totals_free(t);
-	assert_int_equal(totals_open(dir, NR_EVENTS - 1, 4096, &t), -EPROTO);
+	/* 8 events make chunks of another size (3 would not: ten entries of
+	 * theirs fill a chunk as eight of 4 do; their entries say so). */
+	assert_int_equal(totals_open(dir, READINGS_MAX_EVENTS, 4096, true, &t), -EPROTO);
+	assert_int_equal(totals_open(dir, READINGS_MAX_EVENTS, 4096, false, &t), -EPROTO);
+	unpin("totals");
+	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, false, &t), -ENOENT);
+	assert_int_equal(access(pin("totals"), F_OK), -1);
 	totals_free(NULL);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_entry),
 		cmocka_unit_test(test_save_put_read),
 		cmocka_unit_test(test_other_size),
 	};
