@@ -173,10 +173,13 @@ static void emit_all(struct agent *a, const struct collection *col)
 {
 	const struct row_events ev = { a->nr_events, a->event_names, a->events_gen, &a->derived };
 	bool final = col->kind == COLLECT_LAST;
+	uint32_t mask = outputs_mask(a);
 
 	for (int i = 0; i < a->recs.nr; i++) {
 		struct cg_record *r = a->recs.items[i];
 
+		if (i + 2 < a->recs.nr)
+			record_prefetch(a->recs.items[i + 2], mask, a->nr_events);
 		if (r->adopted)
 			continue; /* not matched to the tree yet (only while starting) */
 		if (final)

@@ -208,6 +208,21 @@ void record_row(const struct cg_record *r, enum record_output_id out, const stru
 	};
 }
 
+static void prefetch_range(const void *from, const void *to)
+{
+	for (const char *p = from; p < (const char *)to; p += 64)
+		__builtin_prefetch(p);
+	__builtin_prefetch((const char *)to - 1);
+}
+
+void record_prefetch(const struct cg_record *r, uint32_t outputs, int nr_events)
+{
+	prefetch_range(r, &r->out[0]);
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++)
+		if (outputs & (1u << i))
+			prefetch_range(&r->out[i], &r->out[i].last[nr_events]);
+}
+
 void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
 		   int nr_events, uint64_t now_ns)
 {

@@ -27,10 +27,12 @@ enum record_output_id {
 #define RECORD_FINAL_TRIES 10
 
 struct record_output {
-	struct reading last[READINGS_MAX_EVENTS]; /* totals of the last row written */
 	uint64_t last_ns; /* CLOCK_BOOTTIME of that row's read */
 	uint64_t seq; /* rows written */
 	unsigned final_tries; /* failed retries of the final row at collections */
+	/* Totals of the last row written; last, so that a row with few events
+	 * touches few cache lines of it. */
+	struct reading last[READINGS_MAX_EVENTS];
 };
 
 /* No generation: the kernel never reuses a cgroup id, so the id alone tells
@@ -74,6 +76,12 @@ void record_remove(struct record_set *set, uint64_t id);
 void record_clear(struct record_set *set);
 /* Live records: not removed. */
 int record_count_live(const struct record_set *set);
+
+/* Fetch into the cache what a collection's rows read of r (its head, its
+ * view, the last totals of the outputs in the mask, bit n for output n),
+ * ahead of them: a record is cold after an interval, and a thousand of
+ * them walked one after the other each miss. */
+void record_prefetch(const struct cg_record *r, uint32_t outputs, int nr_events);
 
 /* The row an output gets for totals read at now_ns / now_real: the delta
  * since that output's last written row (or since counting started). */
