@@ -75,9 +75,8 @@ struct agent {
 	char pin_dir[600];
 	int lock_fd, state_fd;
 	struct persist_totals *totals; /* every record's totals, saved per collection */
-	uint64_t *keys; /* persist_close's buffers: one key and blob per record */
+	uint64_t *keys; /* save_blobs' buffers: a batch of keys and blobs */
 	unsigned char *blobs;
-	int blobs_cap;
 	bool release; /* `cgperf release`: last rows, then remove the pins */
 	enum accum_request accum; /* a new session's accumulators (--accumulators) */
 	/* bpf_programs (agent_progs.c). */

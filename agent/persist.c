@@ -290,7 +290,6 @@ void persist_close(struct agent *a, bool release)
 	free(a->blobs);
 	a->keys = NULL;
 	a->blobs = NULL;
-	a->blobs_cap = 0;
 }
 
 struct load_ctx {
@@ -400,34 +399,36 @@ void persist_put(struct agent *a, struct cg_record *r)
 		persist_failed(a, "a cgroup's record", err < 0 ? err : err_totals);
 }
 
-static int grow_buffers(struct agent *a, int n)
-{
-	uint64_t *keys;
-	unsigned char *blobs;
+/* Blobs written per batch: a bounded buffer (all 1000 blobs at once were
+ * 2 MiB of heap kept for good after every adoption). */
+#define BLOB_BATCH 32
 
-	if (n <= a->blobs_cap)
-		return 0;
-	keys = realloc(a->keys, sizeof(*keys) * n);
-	if (keys)
-		a->keys = keys;
-	blobs = keys ? realloc(a->blobs, (size_t)RECORD_BLOB_SIZE * n) : NULL;
-	if (!blobs)
-		return -ENOMEM;
-	a->blobs = blobs;
-	a->blobs_cap = n;
-	return 0;
+/* The n blobs in a's buffers; those not written are marked unsaved. */
+static int put_blobs(struct agent *a, int n)
+{
+	int err = session_state_put_all(a->state_fd, a->keys, a->blobs, RECORD_BLOB_SIZE, n);
+
+	if (err < 0)
+		for (int i = 0; i < n; i++)
+			record_find(&a->recs, a->keys[i])->unsaved = true;
+	return err;
 }
 
-/* The blobs of every record (all), or of those marked unsaved: one batch.
- * Returns 0 or -errno. */
+/* The blobs of every record (all), or of those marked unsaved, by batches.
+ * Returns 0 or the first -errno. */
 static int save_blobs(struct agent *a, bool all)
 {
-	int n = 0, err;
+	int n = 0, err = 0;
 
-	if (a->state_fd < 0 || a->recs.nr == 0)
+	if (a->state_fd < 0)
 		return 0;
-	err = grow_buffers(a, a->recs.nr);
-	for (int i = 0; i < a->recs.nr && err == 0; i++) {
+	if (!a->blobs) {
+		a->keys = malloc(sizeof(*a->keys) * BLOB_BATCH);
+		a->blobs = malloc((size_t)RECORD_BLOB_SIZE * BLOB_BATCH);
+		if (!a->keys || !a->blobs)
+			return -ENOMEM; /* the buffers are freed at persist_close */
+	}
+	for (int i = 0; i < a->recs.nr; i++) {
 		struct cg_record *r = a->recs.items[i];
 
 		if (!all && !r->unsaved)
@@ -436,12 +437,13 @@ static int save_blobs(struct agent *a, bool all)
 		if (record_encode(r, a->nr_events, a->blobs + (size_t)n * RECORD_BLOB_SIZE) < 0)
 			continue; /* too long to persist: said at its first put */
 		a->keys[n++] = r->id;
+		if (n == BLOB_BATCH) {
+			err = put_blobs(a, n) ?: err;
+			n = 0;
+		}
 	}
-	if (err == 0)
-		err = session_state_put_all(a->state_fd, a->keys, a->blobs, RECORD_BLOB_SIZE, n);
-	if (err < 0)
-		for (int i = 0; i < n; i++)
-			record_find(&a->recs, a->keys[i])->unsaved = true;
+	if (n > 0)
+		err = put_blobs(a, n) ?: err;
 	return err;
 }
 

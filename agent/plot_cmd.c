@@ -5,6 +5,7 @@
 #include "agent/plot_cmd.h"
 #include "agent/cli_util.h"
 #include "plot/plot_html.h"
+#include "util/dl_lib.h"
 #include "plot/plot_input.h"
 #include "plot/plot_model.h"
 #include "plot/plot_render.h"
@@ -206,6 +207,11 @@ static int draw(const struct plot_model *m, const struct plot_input *in, const s
 			? plot_render_html(m, &o->view, &rep, o->out)
 			: plot_render_file(m, &o->view, o->out);
 
+	if (r == -ELIBACC || r == -ELIBBAD) {
+		fprintf(stderr, "cgperf plot: cannot draw: %s cannot be loaded: %s\n",
+			CGPERF_CAIRO_SONAME, dl_lib_error());
+		return EXIT_RUNTIME;
+	}
 	if (r < 0) {
 		fprintf(stderr, "cgperf plot: cannot write %s: %s\n", log_name(o->out),
 			strerror(-r));

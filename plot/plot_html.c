@@ -70,6 +70,7 @@ static int section(struct plot_buf *b, const struct plot_model *m, const struct 
 {
 	char prefix[32];
 	size_t n = plot_rank(m, metric, PLOT_HTML_TOP, idx);
+	int r;
 
 	snprintf(prefix, sizeof(prefix), "c%zu-", metric);
 	plot_buf_puts(b, "<section class=\"metric\" data-metric=\"");
@@ -77,8 +78,9 @@ static int section(struct plot_buf *b, const struct plot_model *m, const struct 
 	plot_buf_puts(b, "\">\n<h2>");
 	plot_buf_xml(b, m->metrics[metric].label);
 	plot_buf_puts(b, "</h2>\n");
-	if (plot_render_svg(m, v, metric, 1, prefix, b) < 0)
-		return b->error ? b->error : -EIO;
+	r = plot_render_svg(m, v, metric, 1, prefix, b);
+	if (r < 0)
+		return r;
 	plot_buf_printf(b, "<h3>Top %zu by mean</h3>\n", n);
 	top_table(b, m, v, metric, idx, n);
 	plot_buf_puts(b, "</section>\n");

@@ -1,8 +1,7 @@
 #include "plot/plot_render.h"
+#include "plot/cairo_dl.h"
 #include "plot/plot_buf.h"
 #include "util/log.h"
-#include <cairo.h>
-#include <cairo-svg.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -418,10 +417,14 @@ enum plot_output plot_output_kind(const char *path)
 
 static int render_png(const struct plot_model *m, const struct plot_view *v, const char *path)
 {
-	int h = (int)m->nr_metrics * PLOT_CHART_HEIGHT, r;
-	cairo_surface_t *sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_WIDTH, h);
-	cairo_t *cr = cairo_create(sf);
+	int h = (int)m->nr_metrics * PLOT_CHART_HEIGHT, r = cairo_dl_load();
+	cairo_surface_t *sf;
+	cairo_t *cr;
 
+	if (r < 0)
+		return r;
+	sf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_WIDTH, h);
+	cr = cairo_create(sf);
 	r = draw_charts(cr, m, v, 0, m->nr_metrics, NULL);
 	cairo_destroy(cr);
 	if (r == 0 && cairo_surface_write_to_png(sf, path) != CAIRO_STATUS_SUCCESS)
@@ -442,10 +445,16 @@ static cairo_status_t buf_write(void *closure, const unsigned char *data, unsign
 static int cairo_svg(const struct plot_model *m, const struct plot_view *v, size_t first, size_t n,
 		     struct plot_buf *raw, struct plot_buf *meta)
 {
-	cairo_surface_t *sf = cairo_svg_surface_create_for_stream(buf_write, raw, PLOT_WIDTH,
-								  (double)n * PLOT_CHART_HEIGHT);
-	cairo_t *cr = cairo_create(sf);
-	int r = draw_charts(cr, m, v, first, n, meta);
+	int r = cairo_dl_load();
+	cairo_surface_t *sf;
+	cairo_t *cr;
+
+	if (r < 0)
+		return r;
+	sf = cairo_svg_surface_create_for_stream(buf_write, raw, PLOT_WIDTH,
+						 (double)n * PLOT_CHART_HEIGHT);
+	cr = cairo_create(sf);
+	r = draw_charts(cr, m, v, first, n, meta);
 
 	cairo_destroy(cr);
 	cairo_surface_finish(sf);

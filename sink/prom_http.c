@@ -6,9 +6,10 @@
  * snapshot it started with while the agent publishes newer ones. */
 #include "sink/prom_http.h"
 #include "sink/http_accept.h"
+#include "sink/mhd_dl.h"
+#include "util/dl_lib.h"
 
 #include <errno.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -406,9 +407,15 @@ static int listen_tcp(const struct prometheus_config *cfg)
 int prom_http_new(const struct prometheus_config *cfg, struct prom_http **ret, char *err,
 		  size_t err_len)
 {
-	struct prom_http *h = calloc(1, sizeof(*h));
-	int fd;
+	struct prom_http *h;
+	int fd = mhd_dl_load();
 
+	if (fd < 0) {
+		snprintf(err, err_len, "cannot serve %s: %s cannot be loaded: %s", cfg->listen,
+			 CGPERF_MHD_SONAME, dl_lib_error());
+		return fd;
+	}
+	h = calloc(1, sizeof(*h));
 	if (!h)
 		return fail(err, err_len, cfg, -ENOMEM);
 	pthread_mutex_init(&h->lock, NULL);

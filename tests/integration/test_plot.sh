@@ -306,4 +306,12 @@ rc=0; "$CGPERF" plot "$TMP/csv" -o "$TMP/x.png" -m cycles 2>"$TMP/err.txt" || rc
 [ "$rc" = 2 ] && grep -q "no column 'cycles'" "$TMP/err.txt" || fail "-m cycles: exit $rc: $(cat "$TMP/err.txt")"
 rc=0; "$CGPERF" plot "$TMP/csv" -o "$TMP/x.jpg" 2>"$TMP/err.txt" || rc=$?
 [ "$rc" = 2 ] || fail "-o x.jpg: exit $rc"
-log "ok: PNG, SVG and the HTML report show the burner's rows; the hostile name escaped; bad inputs one line each"
+# cairo not installed (a Recommends; the slim image has none): one clear line,
+# exit 1, nothing written; every output kind.
+for out in nocairo.png nocairo.svg nocairo.html; do
+	rc=0; without_lib libcairo.so.2 "$CGPERF" plot "$TMP/csv" -o "$TMP/$out" 2>"$TMP/err.txt" || rc=$?
+	[ "$rc" = 1 ] && grep -q "cannot draw: libcairo.so.2 cannot be loaded: " "$TMP/err.txt" ||
+		fail "-o $out without cairo: exit $rc: $(cat "$TMP/err.txt")"
+	[ ! -e "$TMP/$out" ] || fail "-o $out without cairo: an output was written"
+done
+log "ok: PNG, SVG and the HTML report show the burner's rows; the hostile name escaped; bad inputs one line each; no cairo said"

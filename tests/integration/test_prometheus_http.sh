@@ -4,7 +4,8 @@
 # _created), gzip when accepted, HEAD, 404/405/413/431, the idle timeout,
 # odd cgroup names as label values, a removed cgroup kept for keep_removed
 # then dropped, a unix socket, a bind failure at start (one line, exit 1)
-# and at reload (the old endpoint keeps serving), and 200 concurrent scrapes
+# and at reload (the old endpoint keeps serving), libmicrohttpd missing (one
+# line, exit 1: it is opened when the endpoint starts), 200 concurrent scrapes
 # while the CSV rows keep their cadence.
 source "$CGPERF_SRC/tests/lib/common.sh"
 source "$CGPERF_SRC/tests/lib/prometheus.sh"
@@ -46,6 +47,14 @@ grep -q "cannot listen on 127.0.0.1:$PORT: Address already in use" "$TMP/busy.lo
 [ "$(grep -c . "$TMP/busy.log")" = 1 ] || fail "more than one line for a bind failure: $(cat "$TMP/busy.log")"
 grep -q 'created the leader\|counting' "$TMP/busy.log" && fail "the agent counted before binding"
 kill "$BLOCKER"; wait "$BLOCKER" 2>/dev/null || true
+
+# ---- libmicrohttpd not installed: one clear line, exit 1 ----
+rc=0; without_lib libmicrohttpd.so.12 "$CGPERF" agent -c "$TMP/agent.yaml" --duration 5 \
+	2>"$TMP/nomhd.log" || rc=$?
+[ "$rc" = 1 ] || fail "agent without libmicrohttpd exited $rc, expected 1: $(cat "$TMP/nomhd.log")"
+grep -q "cannot serve 127.0.0.1:$PORT: libmicrohttpd.so.12 cannot be loaded: " "$TMP/nomhd.log" ||
+	fail "no clear line without libmicrohttpd: $(cat "$TMP/nomhd.log")"
+[ "$(grep -c . "$TMP/nomhd.log")" = 1 ] || fail "more than one line: $(cat "$TMP/nomhd.log")"
 
 # ---- the endpoint ----
 start_agent http "$TMP/agent.yaml"

@@ -383,3 +383,15 @@ assert all(abs(c - n) <= 0.03 * n for c in cpus[:-1]), cpus
 PY
 	log "ok: $2 in $(basename "$1") counts $3 CPUs in every interval"
 }
+
+# without_lib SONAME CMD...: CMD in a private mount namespace where the
+# library SONAME (as ldconfig finds it) is an empty file: what a host without
+# that package sees (cgperf opens libmicrohttpd and cairo when first used).
+# Returns CMD's status; fails the test where the library is not installed.
+without_lib() {
+	local lib
+	lib=$(ldconfig -p | awk -v n="$1" '$1 == n { print $NF; exit }')
+	[ -n "$lib" ] || fail "without_lib: $1 is not installed here"
+	shift
+	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" "$@"
+}
