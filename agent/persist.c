@@ -418,33 +418,31 @@ static int put_blobs(struct agent *a, int n)
  * Returns 0 or the first -errno. */
 static int save_blobs(struct agent *a, bool all)
 {
-	int n = 0, err = 0;
+	int n = 0, err = 0, r;
 
-	if (a->state_fd < 0)
-		return 0;
-	if (!a->blobs) {
-		a->keys = malloc(sizeof(*a->keys) * BLOB_BATCH);
-		a->blobs = malloc((size_t)RECORD_BLOB_SIZE * BLOB_BATCH);
-		if (!a->keys || !a->blobs)
-			return -ENOMEM; /* the buffers are freed at persist_close */
-	}
-	for (int i = 0; i < a->recs.nr; i++) {
-		struct cg_record *r = a->recs.items[i];
+	for (int i = 0; i < a->recs.nr && a->state_fd >= 0; i++) {
+		struct cg_record *rec = a->recs.items[i];
 
-		if (!all && !r->unsaved)
+		if (!all && !rec->unsaved)
 			continue;
-		r->unsaved = false;
-		if (record_encode(r, a->nr_events, a->blobs + (size_t)n * RECORD_BLOB_SIZE) < 0)
+		if (!a->keys)
+			a->keys = malloc(sizeof(*a->keys) * BLOB_BATCH);
+		if (!a->blobs)
+			a->blobs = malloc((size_t)RECORD_BLOB_SIZE * BLOB_BATCH);
+		if (!a->keys || !a->blobs)
+			return -ENOMEM; /* still unsaved; the buffers go at persist_close */
+		rec->unsaved = false;
+		if (record_encode(rec, a->nr_events, a->blobs + (size_t)n * RECORD_BLOB_SIZE) < 0)
 			continue; /* too long to persist: said at its first put */
-		a->keys[n++] = r->id;
+		a->keys[n++] = rec->id;
 		if (n == BLOB_BATCH) {
-			err = put_blobs(a, n) ?: err;
+			r = put_blobs(a, n);
+			err = err ?: r;
 			n = 0;
 		}
 	}
-	if (n > 0)
-		err = put_blobs(a, n) ?: err;
-	return err;
+	r = n > 0 ? put_blobs(a, n) : 0;
+	return err ?: r;
 }
 
 void persist_save(struct agent *a)

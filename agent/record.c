@@ -1,5 +1,6 @@
 #include "agent/record.h"
 #include "util/hash.h"
+#include "util/prefetch.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,13 +207,6 @@ void record_row(const struct cg_record *r, enum record_output_id out, const stru
 		.final = r->removed,
 		.created = readings_ns_timespec(r->created_real_ns),
 	};
-}
-
-static void prefetch_range(const void *from, const void *to)
-{
-	for (const char *p = from; p < (const char *)to; p += 64)
-		__builtin_prefetch(p);
-	__builtin_prefetch((const char *)to - 1);
 }
 
 void record_prefetch(const struct cg_record *r, uint32_t outputs, int nr_events)

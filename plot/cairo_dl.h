@@ -34,8 +34,8 @@ struct cairo_dl {
 
 extern struct cairo_dl cairo_dl;
 
-/* Open the library (once: later calls return the first answer). 0, or
- * -ELIBACC / -ELIBBAD with dl_lib_error() saying why. */
+/* Open the library (once it worked, nothing more to do). 0, or -ELIBACC /
+ * -ELIBBAD with dl_lib_error() saying why. */
 int cairo_dl_load(void);
 
 #define cairo_create (cairo_dl.create)

@@ -15,6 +15,7 @@
 #include "sink/file_name.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/prefetch.h"
 #include "util/text.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -235,18 +236,14 @@ static struct csv_cgroup *cgroup_lookup(struct csv_sink *s, uint64_t id)
  * identity cells; and the entry of the row after it. */
 static void prefetch_next(const struct csv_sink *s)
 {
-	const char *next = s->cursor < s->nr_order ? (const char *)s->order[s->cursor] : NULL;
-	const char *after =
-		s->cursor + 1 < s->nr_order ? (const char *)s->order[s->cursor + 1] : NULL;
+	const struct csv_cgroup *next = s->cursor < s->nr_order ? s->order[s->cursor] : NULL;
+	const struct csv_cgroup *after =
+		s->cursor + 1 < s->nr_order ? s->order[s->cursor + 1] : NULL;
 
 	if (next)
-		__builtin_prefetch(((const struct csv_cgroup *)next)->ident.data);
-	if (after) {
-		/* The first 96 bytes (offsetof ident.data + 8), on up to three lines. */
-		__builtin_prefetch(after);
-		__builtin_prefetch(after + 64);
-		__builtin_prefetch(after + 95);
-	}
+		__builtin_prefetch(next->ident.data);
+	if (after) /* the fields a row reads first: up to the identity cells */
+		prefetch_range(after, &after->ident + 1);
 }
 
 /* cg had the row at the cursor. Without room to remember it, the next

@@ -18,8 +18,8 @@ struct mhd_dl {
 
 extern struct mhd_dl mhd_dl;
 
-/* Open the library (once: later calls return the first answer). 0, or
- * -ELIBACC / -ELIBBAD with dl_lib_error() saying why. */
+/* Open the library (once it worked, nothing more to do). 0, or -ELIBACC /
+ * -ELIBBAD with dl_lib_error() saying why. */
 int mhd_dl_load(void);
 
 #define MHD_start_daemon (mhd_dl.start_daemon)

@@ -25,6 +25,8 @@ static int open_lib(const char *soname, const struct dl_sym *syms, size_t n)
 		*syms[i].addr = dlsym(h, syms[i].name);
 		if (!*syms[i].addr) {
 			note_error();
+			for (size_t j = 0; j < i; j++)
+				*syms[j].addr = NULL; /* none into a closed library */
 			dlclose(h);
 			return -ELIBBAD;
 		}
@@ -34,9 +36,10 @@ static int open_lib(const char *soname, const struct dl_sym *syms, size_t n)
 
 int dl_lib_load(struct dl_lib *lib)
 {
-	if (lib->state == 1)
-		lib->state = open_lib(lib->soname, lib->syms, lib->nr_syms);
-	return lib->state;
+	int r = lib->loaded ? 0 : open_lib(lib->soname, lib->syms, lib->nr_syms);
+
+	lib->loaded = r == 0;
+	return r;
 }
 
 const char *dl_lib_error(void)

@@ -6,6 +6,7 @@
  * Each user has a small table of function pointers (plot/cairo_dl.h,
  * sink/mhd_dl.h) filled by dl_lib_load(). */
 #pragma once
+#include <stdbool.h>
 #include <stddef.h>
 
 struct dl_sym {
@@ -18,19 +19,20 @@ struct dl_lib {
 	const char *soname;
 	const struct dl_sym *syms;
 	size_t nr_syms;
-	int state; /* 1: not opened yet; else dl_lib_load()'s answer */
+	bool loaded;
 };
 
-#define DL_LIB(soname, syms)                                      \
-	{                                                         \
-		soname, syms, sizeof(syms) / sizeof((syms)[0]), 1 \
+#define DL_LIB(soname, syms)                                          \
+	{                                                             \
+		soname, syms, sizeof(syms) / sizeof((syms)[0]), false \
 	}
 
-/* Open lib->soname and resolve every symbol into its addr, the first time
- * (the library stays open for the process); later calls give the first
- * answer. Returns 0, -ELIBACC (the library cannot be opened) or -ELIBBAD
- * (a symbol is missing; the library is closed again); dl_lib_error() then
- * says what the loader said. */
+/* Open lib->soname and resolve every symbol into its addr, unless done
+ * before (the library stays open for the process). Returns 0, -ELIBACC (the
+ * library cannot be opened) or -ELIBBAD (a symbol is missing: the library
+ * is closed again, the addresses cleared); dl_lib_error() then says what the
+ * loader said. A failure is tried again at the next call (a reload after
+ * the package was installed). */
 int dl_lib_load(struct dl_lib *lib);
 /* The loader's message for the last failed dl_lib_load(), or "". */
 const char *dl_lib_error(void);

@@ -389,8 +389,13 @@ PY
 # that package sees (cgperf opens libmicrohttpd and cairo when first used).
 # Returns CMD's status; fails the test where the library is not installed.
 without_lib() {
-	local lib
-	lib=$(ldconfig -p | awk -v n="$1" '$1 == n { print $NF; exit }')
+	local lib d arch
+	arch=$(gcc -print-multiarch 2>/dev/null || true)
+	for d in "/usr/lib/$arch" "/lib/$arch"; do
+		[ -n "$arch" ] && [ -e "$d/$1" ] && { lib=$d/$1; break; }
+	done
+	# Elsewhere: what the loader's cache says (the first of several arches).
+	[ -n "${lib:-}" ] || lib=$(ldconfig -p | awk -v n="$1" '$1 == n { print $NF; exit }')
 	[ -n "$lib" ] || fail "without_lib: $1 is not installed here"
 	shift
 	unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$lib" "$@"
