@@ -9,7 +9,7 @@
 #  - a cgroup removed while no agent runs gets its final row at adoption; one
 #    created while down is counted in its monitored parent, then on its own;
 #  - a config with other events drains the pinned session (its last rows) and
-#    replaces it;
+#    replaces it, also after a kill -9 (the totals saved apart are read);
 #  - `cgperf release`: final rows, every pin gone, the perf_events closed;
 #  - two instances side by side, one instance twice refused, pinned state of
 #    another layout replaced, a pin directory owned by another user refused.
@@ -124,6 +124,13 @@ assert int(rows[-1]['interval_ms']) >= 1900, rows[-1]['interval_ms']
 PY
 
 # ---- a config with other events: the pinned session is drained --------------
+# ... after a kill -9: what its rows already hold is in the totals saved at
+# each collection (a cgroup's blob is written when it comes or goes).
+start_agent a3k "$TMP/main.yaml"
+sleep 1.2 # a collection first: the burn below is in rows written after it
+run_in_cg $c1_rel "$BURN" 1; wait "$LAST_PID"
+sleep 1.5
+kill -KILL "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
 conf other "cpu-clock, page-faults"
 start_agent a4 "$TMP/other.yaml"
 grep -q "the pinned session counted other events (cpu-clock,context-switches)" "$TMP/a4.log" ||
