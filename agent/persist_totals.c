@@ -97,14 +97,20 @@ static unsigned char *chunk_at(const struct persist_totals *t, uint32_t c)
 	return t->chunks + (size_t)c * t->chunk_size;
 }
 
+/* The chunk of a slot >= 0. */
+static uint32_t chunk_of(const struct persist_totals *t, int slot)
+{
+	return (uint32_t)slot / t->per_chunk;
+}
+
 static unsigned char *entry_of(const struct persist_totals *t, int slot)
 {
-	return chunk_at(t, slot / t->per_chunk) + (size_t)(slot % t->per_chunk) * t->entry_size;
+	return chunk_at(t, chunk_of(t, slot)) + (size_t)(slot % t->per_chunk) * t->entry_size;
 }
 
 static bool slot_ok(const struct persist_totals *t, int slot)
 {
-	return slot >= 0 && (uint32_t)slot / t->per_chunk < t->max_chunks;
+	return slot >= 0 && chunk_of(t, slot) < t->max_chunks;
 }
 
 /* Chunks first .. first+n-1, one batch. */
@@ -149,9 +155,8 @@ int totals_save(struct persist_totals *t, const struct record_set *set)
 	int r;
 
 	for (int i = 0; i < set->nr; i++)
-		if (slot_ok(t, set->items[i]->slot) &&
-		    (uint32_t)set->items[i]->slot / t->per_chunk + 1 > n)
-			n = (uint32_t)set->items[i]->slot / t->per_chunk + 1;
+		if (slot_ok(t, set->items[i]->slot) && chunk_of(t, set->items[i]->slot) >= n)
+			n = chunk_of(t, set->items[i]->slot) + 1;
 	r = grow(t, n);
 	if (r < 0)
 		return r;
@@ -166,7 +171,7 @@ int totals_save(struct persist_totals *t, const struct record_set *set)
 		if (!slot_ok(t, rec->slot))
 			continue;
 		record_totals_encode(rec, t->nr_events, entry_of(t, rec->slot));
-		t->used[rec->slot / t->per_chunk] = true;
+		t->used[chunk_of(t, rec->slot)] = true;
 	}
 	return write_used(t);
 }
@@ -178,7 +183,7 @@ int totals_put(struct persist_totals *t, const struct cg_record *r)
 
 	if (!slot_ok(t, r->slot))
 		return -ERANGE;
-	c = (uint32_t)r->slot / t->per_chunk;
+	c = chunk_of(t, r->slot);
 	err = grow(t, c + 1);
 	if (err < 0)
 		return err;
@@ -212,7 +217,7 @@ uint32_t totals_slots_per_chunk(const struct persist_totals *t)
 
 int totals_apply(const struct persist_totals *t, struct cg_record *r)
 {
-	if (!slot_ok(t, r->slot) || (uint32_t)r->slot / t->per_chunk >= t->cap)
+	if (!slot_ok(t, r->slot) || chunk_of(t, r->slot) >= t->cap)
 		return -ENOENT;
 	return record_totals_apply(r, t->nr_events, entry_of(t, r->slot));
 }

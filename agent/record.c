@@ -265,6 +265,20 @@ static int put_str(struct blob_cursor *c, const char *s)
 	return put(c, s, strlen(s) + 1);
 }
 
+/* Each output's time, seq and nr_events totals: the blob's and the totals'. */
+static int put_outputs(struct blob_cursor *c, const struct cg_record *r, int nr_events)
+{
+	int err = 0;
+
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
+		const struct blob_output o = { r->out[i].last_ns, r->out[i].seq };
+
+		err = err ?: put(c, &o, sizeof(o));
+		err = err ?: put(c, r->out[i].last, sizeof(struct reading) * nr_events);
+	}
+	return err;
+}
+
 int record_encode(const struct cg_record *r, int nr_events, void *blob)
 {
 	struct blob_header h = {
@@ -278,15 +292,9 @@ int record_encode(const struct cg_record *r, int nr_events, void *blob)
 		.outputs_done = r->outputs_done,
 	};
 	struct blob_cursor c = { blob, RECORD_BLOB_SIZE };
-	size_t nr = sizeof(struct reading) * nr_events;
 	int err = put(&c, &h, sizeof(h));
 
-	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
-		struct blob_output o = { r->out[i].last_ns, r->out[i].seq };
-
-		err = err ?: put(&c, &o, sizeof(o));
-		err = err ?: put(&c, r->out[i].last, nr);
-	}
+	err = err ?: put_outputs(&c, r, nr_events);
 	err = err ?: put_str(&c, r->path);
 	err = err ?: put_str(&c, r->meta.container_name);
 	err = err ?: put_str(&c, r->meta.image);
@@ -402,16 +410,10 @@ void record_totals_encode(const struct cg_record *r, int nr_events, void *buf)
 		.outputs_done = r->outputs_done,
 	};
 	struct blob_cursor c = { buf, record_totals_size(nr_events) };
-	size_t nr = sizeof(struct reading) * nr_events;
 
-	/* Sized by record_totals_size(): none of these can fail. */
+	/* Sized by record_totals_size(): neither can fail. */
 	(void)put(&c, &h, sizeof(h));
-	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
-		const struct blob_output o = { r->out[i].last_ns, r->out[i].seq };
-
-		(void)put(&c, &o, sizeof(o));
-		(void)put(&c, r->out[i].last, nr);
-	}
+	(void)put_outputs(&c, r, nr_events);
 }
 
 int record_totals_apply(struct cg_record *r, int nr_events, const void *buf)

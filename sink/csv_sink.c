@@ -246,6 +246,14 @@ static void prefetch_next(const struct csv_sink *s)
 		prefetch_range(after, &after->ident + 1);
 }
 
+/* cg leaves its place in the order, if it still has it (another entry may
+ * have taken it since). */
+static void order_drop(struct csv_sink *s, const struct csv_cgroup *cg)
+{
+	if (cg->order_pos >= 0 && cg->order_pos < s->nr_order && s->order[cg->order_pos] == cg)
+		s->order[cg->order_pos] = NULL;
+}
+
 /* cg had the row at the cursor. Without room to remember it, the next
  * collection looks it up by id. */
 static void order_note(struct csv_sink *s, struct csv_cgroup *cg)
@@ -262,9 +270,7 @@ static void order_note(struct csv_sink *s, struct csv_cgroup *cg)
 	if (s->cursor >= s->nr_order)
 		s->order[s->nr_order++] = NULL;
 	if (s->order[s->cursor] != cg) {
-		if (cg->order_pos >= 0 && cg->order_pos < s->nr_order &&
-		    s->order[cg->order_pos] == cg)
-			s->order[cg->order_pos] = NULL;
+		order_drop(s, cg);
 		s->order[s->cursor] = cg;
 		cg->order_pos = s->cursor;
 	}
@@ -365,8 +371,7 @@ static void cgroup_free(struct csv_cgroup *cg)
 static void cgroup_unlink(struct csv_sink *s, struct csv_cgroup *cg)
 {
 	file_close(s, cg);
-	if (cg->order_pos >= 0 && cg->order_pos < s->nr_order && s->order[cg->order_pos] == cg)
-		s->order[cg->order_pos] = NULL;
+	order_drop(s, cg);
 	for (struct csv_cgroup **p = bucket_of(s, cg->id); *p; p = &(*p)->next)
 		if (*p == cg) {
 			*p = cg->next;
