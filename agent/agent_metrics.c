@@ -33,6 +33,7 @@ void agent_publish_metrics(struct agent *a, double collection_s)
 		h.syslog_dropped = ss.dropped;
 	}
 	h.have_unseen = counter_unseen_switches(a->counter, &h.unseen_switches, &h.unseen_ns) == 0;
+	counter_sync_stats(a->counter, &h.cpu_syncs, &h.cpu_syncs_skipped);
 	h.watch_limit_reached = a->watch && cg_watch_limit_reason(a->watch, reason, sizeof(reason));
 	prom_sink_publish(a->prom, &h);
 }

@@ -531,6 +531,16 @@ static void log_unseen_switches(const struct counter *c)
 			 (unsigned long long)nr, ns / 1e6);
 }
 
+/* How many CPU syncs ran, and how many idle CPUs were left out (-v). */
+static void log_syncs(const struct counter *c)
+{
+	uint64_t synced, skipped;
+
+	counter_sync_stats(c, &synced, &skipped);
+	log_info("syncs ran on %llu CPUs and left %llu idle ones out", (unsigned long long)synced,
+		 (unsigned long long)skipped);
+}
+
 int do_stat(int argc, char **argv)
 {
 	struct stat_opts o = { 0 };
@@ -605,6 +615,7 @@ int do_stat(int argc, char **argv)
 		log_warn("%llu forked tasks could not be tracked (filter map full)",
 			 (unsigned long long)counter_filter_drops(s.counter));
 	log_unseen_switches(s.counter);
+	log_syncs(s.counter);
 	rc = EXIT_OK;
 	if (w.pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		rc = EXIT_RUNTIME; /* the command could not be run */

@@ -8,6 +8,7 @@
 #include "bpf/read_masks.h"
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
+#include "bpf/sync_skip.h"
 #include "follower_fexit.skel.h"
 #include "follower_tp.skel.h"
 #include "util/cpus.h"
@@ -48,6 +49,11 @@ struct counter {
 	int nr_possible; /* per-CPU map values come for every possible CPU */
 	struct slot_table *slots;
 	int sync_fd; /* the program test_run syncs run (tp mode) */
+	/* A hub's: which CPUs a sync can leave out (NULL: none can; tried:
+	 * looked for once). */
+	struct sync_skip *skip;
+	bool skip_tried;
+	uint64_t cpu_syncs, cpu_skips; /* CPUs synced, left out */
 	struct filter_gen gen;
 	/* The generation the last sync vouches for (0: it failed somewhere):
 	 * what releases drop holds below. */
@@ -281,6 +287,9 @@ static void unload_programs(struct counter *c)
 	c->nr_leaders = 0;
 	accum_free(&c->acc);
 	filter_gen_close(&c->gen);
+	sync_skip_free(c->skip);
+	c->skip = NULL;
+	c->skip_tried = false;
 	/* Opened from pins, or made for a hub (a skeleton owns them otherwise). */
 	if (c->adopted || c->hub) {
 		close(c->filter_fd);
@@ -852,25 +861,55 @@ static int run_on_cpu_if_online(int prog_fd, int cpu)
 	return r == -ENXIO ? 0 : r;
 }
 
-static int sync_cpus(const struct counter *c, const int *cpus, int nr)
+/* One CPU's sync (a sync_cpu_fn). */
+static int sync_cpu(void *ctx, int cpu)
 {
-	for (int i = 0; i < nr; i++) {
-		int r;
+	struct counter *c = ctx;
+	int r;
 
-		if (c->mode == FOLLOWER_TP) {
-			r = run_on_cpu_if_online(c->sync_fd, cpus[i]);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		/* fexit: running a leader runs every session's followers on it. */
-		for (int e = 0; e < c->nr_leaders; e++) {
-			r = run_on_cpu_if_online(c->leaders[e].prog_fd, cpus[i]);
-			if (r < 0)
-				return r;
-		}
+	c->cpu_syncs++;
+	if (c->mode == FOLLOWER_TP)
+		return run_on_cpu_if_online(c->sync_fd, cpu);
+	/* fexit: running a leader runs every session's followers on it. */
+	for (int e = 0; e < c->nr_leaders; e++) {
+		r = run_on_cpu_if_online(c->leaders[e].prog_fd, cpu);
+		if (r < 0)
+			return r;
 	}
 	return 0;
+}
+
+static int sync_cpus(struct counter *c, const int *cpus, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		int r = sync_cpu(c, cpus[i]);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A hub's sync leaves out the CPUs that owe it nothing (bpf/sync_skip.h);
+ * without the hub's per-CPU state, every CPU is synced. */
+static int sync_cpus_needed(struct counter *c, const int *cpus, int nr)
+{
+	int skipped, r;
+
+	if (c->hub && !c->skip_tried) {
+		c->skip_tried = true;
+		r = sync_skip_open(c->sync_fd, c->nr_possible, &c->skip);
+		if (r < 0)
+			log_info("every sync runs on every CPU: the hub's per-CPU state "
+				 "cannot be read (%s)",
+				 strerror(-r));
+	}
+	if (!c->skip)
+		return sync_cpus(c, cpus, nr);
+	r = sync_skip_run(c->skip, cpus, nr, sync_cpu, c, &skipped);
+	if (r == 0)
+		c->cpu_skips += (uint64_t)skipped;
+	return r;
 }
 
 /* CPUs came or went since the last sync: make the shared perf_events cover
@@ -938,7 +977,7 @@ int counter_sync(struct counter *c)
 
 	c->release_mark = 0;
 	if (r == 0) {
-		r = sync_cpus(c, c->cpus, c->nr_cpus);
+		r = sync_cpus_needed(c, c->cpus, c->nr_cpus);
 		c->release_mark = r == 0 ? mark : 0;
 		return r;
 	}
@@ -972,6 +1011,12 @@ enum accum_kind counter_accum_kind(const struct counter *c)
 int counter_slot_bound(const struct counter *c)
 {
 	return slot_table_bound(c->slots);
+}
+
+void counter_sync_stats(const struct counter *c, uint64_t *ret_synced, uint64_t *ret_skipped)
+{
+	*ret_synced = c->cpu_syncs;
+	*ret_skipped = c->cpu_skips;
 }
 
 int counter_unseen_switches(const struct counter *c, uint64_t *ret_switches, uint64_t *ret_ns)

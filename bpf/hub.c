@@ -3,6 +3,7 @@
 #include "bpf/cgperf_shared.h"
 #include "bpf/leader.h"
 #include "bpf/probe.h"
+#include "bpf/prog_maps.h"
 #include "bpf/prog_stats.h"
 #include "bpf/read_masks.h"
 #include "bpf/session_pin.h"
@@ -195,47 +196,6 @@ static int hub_load(struct hub *h, const struct hub_opts *o, int filter_fd, int 
 	if (r == 0)
 		r = follower_hub_bpf__attach(skel);
 	return r < 0 ? r : take_skel_fds(h);
-}
-
-static bool map_name_is(const char *map, const char *name)
-{
-	size_t n = strlen(map), k = strlen(name);
-
-	/* libbpf names a .bss map after a prefix of its object's name. */
-	if (name[0] == '.')
-		return n >= k && strcmp(map + n - k, name) == 0;
-	return strcmp(map, name) == 0;
-}
-
-/* fd of the map of prog named name (bpf_map_info.name; ".bss": ending so)
- * of this type. Ids
- * are not reused soon, but a registry entry could outlive its hub: what it
- * names is checked before anything is written there. */
-static int prog_map_by_name(int prog_fd, const char *name, __u32 type, int *ret_fd)
-{
-	__u32 ids[16], len;
-	struct bpf_prog_info info = { 0 };
-
-	len = sizeof(info);
-	info.nr_map_ids = 16;
-	info.map_ids = (__u64)(unsigned long)ids;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
-		return -errno;
-	for (__u32 i = 0; i < info.nr_map_ids && i < 16; i++) {
-		struct bpf_map_info mi = { 0 };
-		__u32 mlen = sizeof(mi);
-		int fd = bpf_map_get_fd_by_id(ids[i]);
-
-		if (fd < 0)
-			continue;
-		if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 && map_name_is(mi.name, name) &&
-		    mi.type == type) {
-			*ret_fd = fd;
-			return 0;
-		}
-		close(fd);
-	}
-	return -ENOENT;
 }
 
 static bool is_hub_prog(int fd, const char *name)

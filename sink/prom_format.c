@@ -369,6 +369,18 @@ static void put_unseen(struct prom_buf *b, const struct prom_health *h, enum pro
 		      h->unseen_ns / 1e9);
 }
 
+/* docs/ARCHITECTURE.md, "Syncs leave idle CPUs alone". */
+static void put_syncs(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
+{
+	put_counter(b, fmt, h, "cgperf_cpu_syncs",
+		    "CPUs the follower's sync program was run on before reading the counters "
+		    "(on any CPU but the agent's, an interrupt the agent waits for).",
+		    h->cpu_syncs);
+	put_counter(b, fmt, h, "cgperf_cpu_syncs_skipped",
+		    "CPUs a sync left out: idle, holding nothing any session counts.",
+		    h->cpu_syncs_skipped);
+}
+
 static void put_health(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
 {
 	static const struct family build = {
@@ -404,6 +416,7 @@ static void put_health(struct prom_buf *b, const struct prom_health *h, enum pro
 		"by the periodic rescan only).",
 		h->watch_limit_reached ? 1 : 0);
 	put_unseen(b, h, fmt);
+	put_syncs(b, h, fmt);
 	put_family(b, &build, fmt);
 	put_str(b, "cgperf_build_info{version=\"");
 	prom_escape_label_value(b, h->version ? h->version : "");

@@ -60,6 +60,9 @@ struct prom_health {
 	bool watch_limit_reached;
 	bool have_unseen; /* the follower's count of switches sched_switch hid */
 	uint64_t unseen_switches, unseen_ns;
+	/* CPUs the counter's syncs ran on, and those left out (idle, owing
+	 * nothing: bpf/sync_skip.h). */
+	uint64_t cpu_syncs, cpu_syncs_skipped;
 	const char *version;
 	const char *follower_mode;
 	struct timespec since; /* CLOCK_REALTIME the health counters started from (_created) */

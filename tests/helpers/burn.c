@@ -1,10 +1,14 @@
-/* burn SECONDS [THREADS [DELAY]]: start THREADS threads, sleep DELAY seconds
- * (time for a counter to attach to a thread), then burn SECONDS of CPU time
- * per thread (CPU time, not wall time, so a busy CI machine changes only how
- * long it takes), then exit. */
+/* burn SECONDS [THREADS [DELAY [stop]]]: start THREADS threads, sleep DELAY
+ * seconds (time for a counter to attach to a thread), then burn SECONDS of
+ * CPU time per thread (CPU time, not wall time, so a busy CI machine changes
+ * only how long it takes), then exit; with "stop", stop (SIGSTOP) instead
+ * until the caller kills it: its CPU goes idle right after it, without the
+ * kernel work an exit does there. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,5 +50,7 @@ int main(int argc, char **argv)
 	burn(NULL);
 	for (int i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);
+	if (argc > 4 && !strcmp(argv[4], "stop"))
+		raise(SIGSTOP);
 	return 0;
 }

@@ -75,6 +75,11 @@ kill -TERM "$NE_PID"; wait "$NE_PID" 2>/dev/null || true
 # .bss by id. Their values depend on the host; their presence does not.
 grep -q '^cgperf_unseen_switches_total [0-9]*$' "$FILE" ||
 	fail "no cgperf_unseen_switches_total from the agent that loaded its hub"
+# Its syncs (bpf/sync_skip.h): some ran (its own CPU is always synced); how
+# many idle CPUs were left out depends on the host.
+syncs=$(awk '$1 == "cgperf_cpu_syncs_total" { print $2 }' "$FILE")
+[ "${syncs:-0}" -gt 0 ] || fail "cgperf_cpu_syncs_total is '${syncs:-}' after several collections"
+grep -q '^cgperf_cpu_syncs_skipped_total [0-9]*$' "$FILE" || fail "no cgperf_cpu_syncs_skipped_total"
 rm -f "$FILE"
 start_agent agent2 "$TMP/agent.yaml"
 grep -q "adopted the pinned counting session" "$TMP/agent2.log" ||
