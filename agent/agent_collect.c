@@ -155,9 +155,12 @@ static void finish_records(struct agent *a)
 	}
 }
 
-static int read_all(struct agent *a)
+/* Every CPU synced for the last read (COLLECT_LAST, COLLECT_EXIT); an
+ * interval's may leave idle ones out (counter_sync_periodic). */
+static int read_all(struct agent *a, enum collection_kind kind)
 {
-	int r = counter_sync(a->counter);
+	int r = kind == COLLECT_INTERVAL ? counter_sync_periodic(a->counter)
+					 : counter_sync(a->counter);
 
 	/* Only as far as slots are used: with per-CPU values, reading all of
 	 * cgroups.max on a many-CPU host would copy megabytes per interval. */
@@ -195,7 +198,7 @@ void agent_collect(struct agent *a, enum collection_kind kind)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	collection_start(&col, kind);
-	if (read_all(a) == 0)
+	if (read_all(a, kind) == 0)
 		emit_all(a, &col);
 	agent_progs_collect(a, &col);
 	flush_outputs(a);

@@ -326,14 +326,15 @@ static void add_metric(const struct stat_run *s, int e, const struct reading *d,
 		row->has_metric = derived_rate(&s->derived, d, e, &row->metric, &row->metric_unit);
 }
 
-/* Print totals (or deltas since the last print when `delta`). */
-static int print_counts(struct stat_run *s, bool delta)
+/* Print totals (or deltas since the last print when `delta`); `last`: no
+ * read follows (every CPU synced: counter_sync_periodic leaves some out). */
+static int print_counts(struct stat_run *s, bool delta, bool last)
 {
 	int r, groups = s->targets.per_key_output ? s->targets.nr_keys : 1;
 	double now = seconds_since(&s->start), since = delta ? s->last_print_s : 0;
 	struct reading *d = calloc((size_t)groups * s->nr_events, sizeof(*d));
 
-	r = d ? counter_sync(s->counter) : -ENOMEM;
+	r = !d ? -ENOMEM : last ? counter_sync(s->counter) : counter_sync_periodic(s->counter);
 	if (r == 0)
 		r = counter_read_all(s->counter, s->nr_slots, s->now);
 	if (r < 0) {
@@ -422,7 +423,7 @@ static void tick(void *ctx)
 	struct waiting *w = ctx;
 
 	w->s->fmt.timestamp = seconds_since(&w->s->start);
-	print_counts(w->s, true);
+	print_counts(w->s, true, false);
 }
 
 /* SIGCHLD ends the wait when the workload exited; SIGINT/SIGTERM always. */
@@ -608,7 +609,7 @@ int do_stat(int argc, char **argv)
 		workload_start(&w);
 	status = run_loop(&s, &o, sig_fd, w.pid);
 	s.fmt.timestamp = seconds_since(&s.start);
-	if (print_counts(&s, s.fmt.interval) < 0)
+	if (print_counts(&s, s.fmt.interval, true) < 0)
 		goto out;
 	stat_print_footer(s.out, &s.fmt, seconds_since(&s.start));
 	if (counter_filter_drops(s.counter))

@@ -430,7 +430,7 @@ static int block_signals(bool curses)
 static int sample(struct top *t)
 {
 	uint64_t now_ns;
-	int r = counter_sync(t->counter);
+	int r = counter_sync_periodic(t->counter);
 
 	if (r == 0)
 		r = counter_read_all(t->counter, counter_slot_bound(t->counter), t->vals);

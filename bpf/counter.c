@@ -823,7 +823,7 @@ int counter_remove(struct counter *c, uint64_t key, struct reading *ret_final)
 
 	if (r < 0)
 		return r;
-	/* The key is out of the filter. A sync runs our code on every CPU,
+	/* The key is out of the filter. A (full) sync runs our code on every CPU,
 	 * which also waits out any program still adding to the slot, and
 	 * accounts what its tasks ran up to now. Then the slot is final. */
 	r = counter_sync(c);
@@ -890,20 +890,29 @@ static int sync_cpus(struct counter *c, const int *cpus, int nr)
 	return 0;
 }
 
+/* What a hub's periodic syncs need to leave CPUs out, at its first sync
+ * (the session's opening one: the fd is there from the start). */
+static void open_skip(struct counter *c)
+{
+	int r;
+
+	if (!c->hub || c->skip_tried)
+		return;
+	r = sync_skip_open(c->sync_fd, c->nr_possible, &c->skip);
+	/* A hub that lacks what is read, or a host whose possible CPUs do not
+	 * match its map's: for good. Others: next time. */
+	c->skip_tried = r == 0 || r == -ENOENT || r == -EPROTO || r == -ERANGE;
+	if (r < 0 && c->skip_tried)
+		log_info("every sync runs on every CPU: the hub's per-CPU state cannot be read (%s)",
+			 strerror(-r));
+}
+
 /* A hub's sync leaves out the CPUs that owe it nothing (bpf/sync_skip.h);
  * without the hub's per-CPU state, every CPU is synced. */
 static int sync_cpus_needed(struct counter *c, const int *cpus, int nr)
 {
 	int skipped, r;
 
-	if (c->hub && !c->skip_tried) {
-		c->skip_tried = true;
-		r = sync_skip_open(c->sync_fd, c->nr_possible, &c->skip);
-		if (r < 0)
-			log_info("every sync runs on every CPU: the hub's per-CPU state "
-				 "cannot be read (%s)",
-				 strerror(-r));
-	}
 	if (!c->skip)
 		return sync_cpus(c, cpus, nr);
 	r = sync_skip_run(c->skip, cpus, nr, sync_cpu, c, &skipped);
@@ -970,14 +979,17 @@ int counter_follow_cpus(struct counter *c)
 	return 0;
 }
 
-int counter_sync(struct counter *c)
+/* periodic: a sync for a read that another read follows (bpf/sync_skip.h). */
+static int sync_all(struct counter *c, bool periodic)
 {
 	__u64 mark = filter_gen_now(&c->gen);
 	int *online = NULL, nr = 0, r = counter_follow_cpus(c);
 
+	open_skip(c);
 	c->release_mark = 0;
 	if (r == 0) {
-		r = sync_cpus_needed(c, c->cpus, c->nr_cpus);
+		r = periodic ? sync_cpus_needed(c, c->cpus, c->nr_cpus)
+			     : sync_cpus(c, c->cpus, c->nr_cpus);
 		c->release_mark = r == 0 ? mark : 0;
 		return r;
 	}
@@ -991,6 +1003,16 @@ int counter_sync(struct counter *c)
 	c->release_mark = r == 0 ? mark : 0; /* every CPU online now was synced */
 	free(online);
 	return r;
+}
+
+int counter_sync(struct counter *c)
+{
+	return sync_all(c, false);
+}
+
+int counter_sync_periodic(struct counter *c)
+{
+	return sync_all(c, true);
 }
 
 int counter_read(struct counter *c, int slot, struct reading *ret_vals)

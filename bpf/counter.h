@@ -98,6 +98,12 @@ int counter_enable(struct counter *c);
 /* Run the programs that compute deltas on every CPU, so that running tasks
  * are accounted up to now. Call before reading. */
 int counter_sync(struct counter *c);
+/* The same before a read that another read follows (an interval's): a
+ * cgroup session leaves out the CPUs that are idle and hold nothing any
+ * session counts (bpf/sync_skip.h). What one of them starts running after
+ * it looked is in the next read. Settling syncs (filter changes, removals,
+ * a last read) are counter_sync(): every CPU. */
+int counter_sync_periodic(struct counter *c);
 /* Reopen the shared perf_events on CPUs that came online since the last
  * look (a per-CPU perf_event does not come back by itself, and until then
  * what runs there is not counted); counter_sync() does it too. One read of

@@ -120,7 +120,9 @@ struct {
  * looked up: a released slot, or an index, may have another owner now. Only
  * a CPU that missed a sync (offline then, or the sync failed there) can hold
  * such lists: every release and registration syncs first, and a sync
- * releases every hold. */
+ * releases every hold. (A periodic read's sync leaves out CPUs whose lists
+ * are all empty, bpf/sync_skip.h: nothing to add there, and releases and
+ * registrations sync every CPU.) */
 static __always_inline void release_held(struct prev_state *prev, const struct cgperf_filter_gen *g)
 {
 	if (prev->held_id && prev->held_gen >= g->release_gen) {

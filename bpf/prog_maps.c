@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROG_MAPS_MAX 16
+#define PROG_MAPS_MAX 64 /* on_sync uses 15 (eight event arrays among them) */
 
 static bool map_name_is(const char *map, const char *name)
 {

@@ -1,5 +1,6 @@
 #include "bpf/sync_skip.h"
 #include "bpf/prog_maps.h"
+#include "util/cpus.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -25,8 +26,19 @@ struct sync_skip {
 	__u32 value_size;
 	size_t stride; /* one CPU's value in a lookup (value_size rounded up to 8) */
 	struct hub_cpu_layout at;
+	/* Where a CPU's value is in a lookup: its rank among the possible CPUs
+	 * (-1: not possible). The possible list may have holes. */
+	int rank[CPUS_MAX];
 	char *first, *again; /* the two looks */
-	bool *later; /* per CPU of the pass: left for the second look */
+	bool *later; /* per CPU of a pass (up to nr_possible): left for the second look */
+};
+
+/* Every field of the hub's per-CPU state this build knows what it means
+ * for a sync. A hub whose state has any other (a later build's, which may
+ * hold charges some other way) is synced on every CPU. */
+static const char *const known_fields[] = {
+	"ktime",    "owner",	  "owner_cgrp", "switches", "seen",	  "held_id",
+	"held_gen", "reads_owed", "held",	"ev",	    "held_slots", "syncing",
 };
 
 /* Byte offset and type of the member name of the struct type_id. */
@@ -52,6 +64,30 @@ static int member_of(const struct btf *btf, __u32 type_id, const char *name, __u
 		return 0;
 	}
 	return -EPROTO;
+}
+
+static bool known_field(const char *name)
+{
+	for (size_t i = 0; i < sizeof(known_fields) / sizeof(known_fields[0]); i++)
+		if (strcmp(name, known_fields[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The struct type_id has only fields this build knows. */
+static int only_known_fields(const struct btf *btf, __u32 type_id)
+{
+	int id = btf__resolve_type(btf, type_id);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	if (!t || !btf_is_struct(t))
+		return -EPROTO;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++)
+		if (!known_field(btf__name_by_offset(btf, m->name_off)))
+			return -EPROTO;
+	return 0;
 }
 
 /* A member of this size (an integer read whole). */
@@ -95,7 +131,10 @@ static int layout_of(const struct btf *btf, __u32 value_id, __u32 value_size,
 {
 	struct hub_cpu_layout at;
 	__u32 seen = 0, seen_type = 0, pid = 0;
-	int r = scalar_of(btf, value_id, "ktime", 8, &at.ktime);
+	int r = only_known_fields(btf, value_id);
+
+	if (r == 0)
+		r = scalar_of(btf, value_id, "ktime", 8, &at.ktime);
 
 	if (r == 0)
 		r = scalar_of(btf, value_id, "held_id", 8, &at.held_id);
@@ -135,6 +174,22 @@ static int map_layout(int map_fd, struct sync_skip *s)
 	return r;
 }
 
+/* Each possible CPU's rank; the list must have nr_possible of them (as the
+ * lookups' buffers do). */
+static int rank_possible(struct sync_skip *s, int nr_possible)
+{
+	int *cpus = NULL, nr = 0, r = cpus_possible(&cpus, &nr);
+
+	if (r < 0)
+		return r;
+	for (int c = 0; c < CPUS_MAX; c++)
+		s->rank[c] = -1;
+	for (int i = 0; i < nr; i++)
+		s->rank[cpus[i]] = i;
+	free(cpus);
+	return nr == nr_possible ? 0 : -ERANGE;
+}
+
 int sync_skip_open(int sync_prog_fd, int nr_possible, struct sync_skip **ret)
 {
 	struct sync_skip *s;
@@ -147,6 +202,11 @@ int sync_skip_open(int sync_prog_fd, int nr_possible, struct sync_skip **ret)
 		return -ENOMEM;
 	s->map_fd = -1;
 	s->nr_possible = nr_possible;
+	r = rank_possible(s, nr_possible);
+	if (r < 0) {
+		free(s);
+		return r;
+	}
 	r = prog_map_by_name(sync_prog_fd, "prev_readings", BPF_MAP_TYPE_PERCPU_ARRAY, &s->map_fd);
 	if (r < 0) {
 		free(s);
@@ -221,7 +281,9 @@ static int look(const struct sync_skip *s, char *buf)
 /* cpu's value in a look; NULL for a CPU the values do not cover. */
 static const char *value_of(const struct sync_skip *s, const char *buf, int cpu)
 {
-	return cpu >= 0 && cpu < s->nr_possible ? buf + (size_t)cpu * s->stride : NULL;
+	int at = cpu >= 0 && cpu < CPUS_MAX ? s->rank[cpu] : -1;
+
+	return at >= 0 ? buf + (size_t)at * s->stride : NULL;
 }
 
 int sync_skip_run(struct sync_skip *s, const int *cpus, int nr, sync_cpu_fn fn, void *ctx,
@@ -231,15 +293,18 @@ int sync_skip_run(struct sync_skip *s, const int *cpus, int nr, sync_cpu_fn fn, 
 	int skipped = 0, r;
 
 	for (int i = 0; i < nr; i++) {
-		const char *v = value_of(s, s->first, cpus[i]);
+		const char *v =
+			looked && i < s->nr_possible ? value_of(s, s->first, cpus[i]) : NULL;
+		bool later = v && owes_nothing(s, v);
 
-		s->later[i] = looked && i < s->nr_possible && v && owes_nothing(s, v);
-		if (!s->later[i] && (r = fn(ctx, cpus[i])) < 0)
+		if (i < s->nr_possible)
+			s->later[i] = later;
+		if (!later && (r = fn(ctx, cpus[i])) < 0)
 			return r;
-		relooked |= s->later[i];
+		relooked |= later;
 	}
-	/* The second look, after the others' syncs (the caller's own CPU is
-	 * always among them: it runs there). */
+	/* The second look, after the other CPUs' syncs (the caller's own CPU
+	 * is among them: the caller runs there, unless it moved since). */
 	relooked = relooked && look(s, s->again) == 0;
 	for (int i = 0; i < nr && i < s->nr_possible; i++) {
 		if (!s->later[i])

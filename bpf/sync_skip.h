@@ -16,10 +16,15 @@
  * the same both times (a switch in flight during the first look has
  * finished by the second, and any switch moves ktime and the task seen).
  * What starts running there after the second look is the next read's, as
- * for a CPU synced early in the pass.
+ * for a CPU synced early in the pass: only syncs before periodic reads use
+ * this (counter_sync_periodic); those that settle (filter changes,
+ * releases, last reads) run on every CPU, so what a CPU left out keeps is
+ * only ever of a cgroup nobody counts then.
  *
- * Fields are found by name in the map's own BTF, so a hub made by another
- * cgperf build is read right, or, lacking them, always synced. */
+ * Fields are found by name in the map's own BTF, and the state must have no
+ * field this build does not know: a hub made by another cgperf build is
+ * read right, or always synced. docs/ARCHITECTURE.md, "Syncs leave idle
+ * CPUs alone". */
 #pragma once
 #include <stdbool.h>
 
@@ -30,7 +35,9 @@ typedef int (*sync_cpu_fn)(void *ctx, int cpu);
 
 /* For the hub whose on_sync program is sync_prog_fd, per-CPU values for
  * nr_possible CPUs. -ENOENT: no prev_readings map; -EPROTO: its BTF lacks a
- * field this reads (a hub of another layout); -errno otherwise. */
+ * field this reads, or has one this build does not know (a hub of another
+ * layout); -ERANGE: /sys/devices/system/cpu/possible does not list
+ * nr_possible CPUs; -errno otherwise. */
 int sync_skip_open(int sync_prog_fd, int nr_possible, struct sync_skip **ret);
 /* Run fn on each of cpus (nr) that may owe something; ret_skipped: how many
  * were left out. If the state cannot be read, fn runs on every CPU. */

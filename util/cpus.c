@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #define CPUS_ONLINE_PATH "/sys/devices/system/cpu/online"
+#define CPUS_POSSIBLE_PATH "/sys/devices/system/cpu/possible"
 
 int cpulist_parse(const char *list, bool *mask)
 {
@@ -44,14 +45,15 @@ int cpulist_parse(const char *list, bool *mask)
 	return count > 0 ? count : -EINVAL;
 }
 
-int cpus_online(int **ret_cpus, int *ret_nr)
+/* The CPUs of the list in the file at path, ascending. */
+static int cpus_of(const char *path, int **ret_cpus, int *ret_nr)
 {
 	static bool mask[CPUS_MAX];
 	char buf[4096];
 	int *cpus, n, r = 0;
 	FILE *f;
 
-	f = fopen(CPUS_ONLINE_PATH, "re");
+	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	if (!fgets(buf, sizeof(buf), f))
@@ -71,6 +73,16 @@ int cpus_online(int **ret_cpus, int *ret_nr)
 	*ret_cpus = cpus;
 	*ret_nr = n;
 	return 0;
+}
+
+int cpus_online(int **ret_cpus, int *ret_nr)
+{
+	return cpus_of(CPUS_ONLINE_PATH, ret_cpus, ret_nr);
+}
+
+int cpus_possible(int **ret_cpus, int *ret_nr)
+{
+	return cpus_of(CPUS_POSSIBLE_PATH, ret_cpus, ret_nr);
 }
 
 int cpus_online_open(void)

@@ -9,6 +9,9 @@ int cpulist_parse(const char *list, bool *mask);
 
 /* The online CPUs, ascending. *ret_cpus is malloc'd. Returns 0 or negative errno. */
 int cpus_online(int **ret_cpus, int *ret_nr);
+/* The possible CPUs, likewise: a per-CPU map's values come in this order
+ * (the kernel copies them for_each_possible_cpu), one per possible CPU. */
+int cpus_possible(int **ret_cpus, int *ret_nr);
 
 /* A signature of the online CPU list (a hash of /sys/devices/system/cpu/online,
  * never 0). Returns 0 or negative errno. */

@@ -18,6 +18,7 @@
 #include "follower_tp.skel.h"
 #include "tests/lib/unit_skip.h"
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -72,6 +73,39 @@ static int record_run(void *ctx, int cpu)
 	return 0;
 }
 
+/* The mirror's fields where the program's BTF has them. */
+static int mirror_matches(void)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "ktime", offsetof(struct hub_cpu, ktime) },
+		{ "switches", offsetof(struct hub_cpu, switches) },
+		{ "seen", offsetof(struct hub_cpu, seen) },
+		{ "held_id", offsetof(struct hub_cpu, held_id) },
+		{ "reads_owed", offsetof(struct hub_cpu, reads_owed) },
+		{ "held_slots", offsetof(struct hub_cpu, held_slots) },
+		{ "syncing", offsetof(struct hub_cpu, syncing) },
+	};
+	const struct btf *btf = bpf_object__btf(skel->obj);
+	int id = btf ? btf__find_by_name_kind(btf, "prev_state", BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	size_t found = 0;
+
+	if (!t)
+		return -1;
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(btf, btf_members(t)[i].name_off);
+
+		for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+			if (!strcmp(name, fields[f].name) &&
+			    btf_member_bit_offset(t, i) == fields[f].off * 8)
+				found++;
+	}
+	return found == sizeof(fields) / sizeof(fields[0]) ? 0 : -1;
+}
+
 static int group_setup(void **unused)
 {
 	struct bpf_map_info mi = { 0 };
@@ -89,7 +123,7 @@ static int group_setup(void **unused)
 	    follower_hub_bpf__load(skel))
 		return -1;
 	if (bpf_obj_get_info_by_fd(bpf_map__fd(skel->maps.prev_readings), &mi, &len) ||
-	    mi.value_size != sizeof(struct hub_cpu))
+	    mi.value_size != sizeof(struct hub_cpu) || mirror_matches() < 0)
 		return -1; /* the mirror above is out of date */
 	return 0;
 }
@@ -168,6 +202,9 @@ static void test_counted_charges_synced(void **unused)
 	assert_int_equal(ran[0], 1);
 }
 
+/* Even with reads owed to what is held: nobody counts it. (Should its
+ * cgroup be added later, the sync before the filter changes runs on every
+ * CPU, counter_sync: only periodic syncs use this.) */
 static void test_uncounted_charges_left_out(void **unused)
 {
 	(void)unused;
