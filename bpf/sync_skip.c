@@ -41,15 +41,23 @@ static const char *const known_fields[] = {
 	"held_gen", "reads_owed", "held",	"ev",	    "held_slots", "syncing",
 };
 
+/* type_id, through typedefs and qualifiers, if it is a struct. */
+static const struct btf_type *struct_of(const struct btf *btf, __u32 type_id)
+{
+	int id = btf__resolve_type(btf, type_id);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+
+	return t && btf_is_struct(t) ? t : NULL;
+}
+
 /* Byte offset and type of the member name of the struct type_id. */
 static int member_of(const struct btf *btf, __u32 type_id, const char *name, __u32 *ret_off,
 		     __u32 *ret_type)
 {
-	int id = btf__resolve_type(btf, type_id);
-	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_type *t = struct_of(btf, type_id);
 	const struct btf_member *m;
 
-	if (!t || !btf_is_struct(t))
+	if (!t)
 		return -EPROTO;
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
@@ -77,11 +85,10 @@ static bool known_field(const char *name)
 /* The struct type_id has only fields this build knows. */
 static int only_known_fields(const struct btf *btf, __u32 type_id)
 {
-	int id = btf__resolve_type(btf, type_id);
-	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	const struct btf_type *t = struct_of(btf, type_id);
 	const struct btf_member *m;
 
-	if (!t || !btf_is_struct(t))
+	if (!t)
 		return -EPROTO;
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++)
