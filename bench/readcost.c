@@ -2,16 +2,22 @@
  * Opens a session (the same counter API `cgperf stat -G` uses) over every
  * cgroup matching a glob, and times
  *   counter_sync      (run the follower on every CPU so the counts are current)
+ *   counter_sync_periodic (the same, leaving out CPUs that are idle and owe
+ *                     nothing: bpf/sync_skip.h; what the agent's intervals run)
  *   counter_read_all  (batch-read and sum the per-CPU accumulators of all slots)
  * separately and back to back.
  *
- * usage: readcost [-e EV,...] [-i ITERATIONS] [-r REPEATS] [-m auto|tp|fexit] PATTERN
+ * usage: readcost [-e EV,...] [-i ITERATIONS] [-r REPEATS] [-m auto|tp|fexit] [-g GAP_US] PATTERN
  *   PATTERN   cgroup glob relative to the cgroup2 root, as --for-each-cgroup
  *             takes it (e.g. "/cgperf-bench-123/bcg-*")
  *   -e        events (default cpu-clock,task-clock,context-switches,page-faults)
  *   -i        iterations per repeat (default 1000)
  *   -r        repeats; the median repeat is printed (default 5)
  *   -m        follower mode (default auto, as cgperf stat)
+ *   -g        sleep GAP_US between calls, not timed (default 0): with a gap
+ *             long enough for the other CPUs to go idle (a halted vCPU), a
+ *             sync's IPI costs what it costs between the agent's
+ *             collections; back to back, they stay awake
  *
  * Needs root. Prints, per line: what, microseconds per call. */
 #include "bpf/counter.h"
@@ -80,30 +86,42 @@ static int cmp_double(const void *a, const void *b)
 
 enum what {
 	SYNC,
+	SYNC_PERIODIC,
 	READ,
 	BOTH,
 	NR_WHAT
 };
 static const char *const what_name[NR_WHAT] = {
 	[SYNC] = "sync alone (counter_sync)",
+	[SYNC_PERIODIC] = "sync alone (periodic)",
 	[READ] = "read alone (counter_read_all)",
 	[BOTH] = "sync + read",
 };
 
-/* Mean microseconds per call over `iters` calls. */
+static long gap_us;
+
+/* Mean microseconds per call over `iters` calls (gap_us apart, not timed). */
 static int time_calls(struct counter *c, enum what w, int nr_slots, struct reading *vals,
 		      long iters, double *ret_us)
 {
-	double t0 = now_us();
+	double spent = 0;
 	int r = 0;
 
 	for (long i = 0; i < iters && r == 0; i++) {
-		if (w != READ)
+		double t0;
+
+		if (gap_us)
+			usleep((useconds_t)gap_us);
+		t0 = now_us();
+		if (w == SYNC || w == BOTH)
 			r = counter_sync(c);
-		if (r == 0 && w != SYNC)
+		else if (w == SYNC_PERIODIC)
+			r = counter_sync_periodic(c);
+		if (r == 0 && (w == READ || w == BOTH))
 			r = counter_read_all(c, nr_slots, vals);
+		spent += now_us() - t0;
 	}
-	*ret_us = (now_us() - t0) / iters;
+	*ret_us = spent / iters;
 	return r;
 }
 
@@ -133,9 +151,13 @@ int main(int argc, char **argv)
 	double *samples[NR_WHAT] = { 0 };
 	char err[512];
 	int opt, nr_events, r, rc = 1;
+	uint64_t synced, skipped;
 
-	while ((opt = getopt(argc, argv, "e:i:r:m:h")) != -1) {
+	while ((opt = getopt(argc, argv, "e:i:r:m:g:h")) != -1) {
 		switch (opt) {
+		case 'g':
+			gap_us = parse_long(optarg, "gap");
+			break;
 		case 'e':
 			events_arg = optarg;
 			break;
@@ -156,7 +178,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: readcost [-e EV,...] [-i ITERATIONS] [-r REPEATS] "
+			fprintf(stderr, "usage: readcost [-e EV,...] [-i ITERATIONS] [-r REPEATS] [-g GAP_US] "
 					"[-m auto|tp|fexit] CGROUP_GLOB\n");
 			return opt == 'h' ? 0 : 2;
 		}
@@ -206,7 +228,7 @@ int main(int argc, char **argv)
 	vals = calloc((size_t)cgs.n * nr_events, sizeof(*vals));
 	for (int w = 0; w < NR_WHAT; w++)
 		samples[w] = calloc(repeats, sizeof(double));
-	if (!vals || !samples[SYNC] || !samples[READ] || !samples[BOTH]) {
+	if (!vals || !samples[SYNC] || !samples[SYNC_PERIODIC] || !samples[READ] || !samples[BOTH]) {
 		fprintf(stderr, "readcost: out of memory\n");
 		goto out;
 	}
@@ -225,6 +247,9 @@ int main(int argc, char **argv)
 		qsort(samples[w], repeats, sizeof(double), cmp_double);
 		printf("  %-32s %10.1f us\n", what_name[w], samples[w][repeats / 2]);
 	}
+	counter_sync_stats(c, &synced, &skipped);
+	printf("  (CPU syncs: %llu run, %llu left out)\n", (unsigned long long)synced,
+	       (unsigned long long)skipped);
 	rc = 0;
 	goto out;
 fail:
