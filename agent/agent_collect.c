@@ -155,12 +155,16 @@ static void finish_records(struct agent *a)
 	}
 }
 
-/* Every CPU synced for the last read (COLLECT_LAST, COLLECT_EXIT); an
- * interval's may leave idle ones out (counter_sync_periodic). */
+/* Every CPU synced when the read is some cgroup's last: COLLECT_LAST,
+ * COLLECT_EXIT, and an interval that writes removed cgroups' last rows
+ * (gone while no agent ran, or whose own final read failed: their slots are
+ * released right after). Only an interval without them may leave idle CPUs
+ * out (counter_sync_periodic): what those hold comes in the next read, and a
+ * last read has no next one. */
 static int read_all(struct agent *a, enum collection_kind kind)
 {
-	int r = kind == COLLECT_INTERVAL ? counter_sync_periodic(a->counter)
-					 : counter_sync(a->counter);
+	bool periodic = kind == COLLECT_INTERVAL && record_count_live(&a->recs) == a->recs.nr;
+	int r = periodic ? counter_sync_periodic(a->counter) : counter_sync(a->counter);
 
 	/* Only as far as slots are used: with per-CPU values, reading all of
 	 * cgroups.max on a many-CPU host would copy megabytes per interval. */

@@ -899,12 +899,14 @@ static void open_skip(struct counter *c)
 	if (!c->hub || c->skip_tried)
 		return;
 	r = sync_skip_open(c->sync_fd, c->nr_possible, &c->skip);
-	/* A hub that lacks what is read, or a host whose possible CPUs do not
-	 * match its map's: for good. Others: next time. */
-	c->skip_tried = r == 0 || r == -ENOENT || r == -EPROTO || r == -ERANGE;
+	/* Short of memory: next time. Anything else (a hub that lacks what is
+	 * read, a host whose possible CPUs do not match its map's, a map this
+	 * process may not open) stays so. */
+	c->skip_tried = r != -ENOMEM && r != -EAGAIN && r != -EINTR;
 	if (r < 0 && c->skip_tried)
-		log_info("every sync runs on every CPU: the hub's per-CPU state cannot be read (%s)",
-			 strerror(-r));
+		log_info(
+			"every sync runs on every CPU: the hub's per-CPU state cannot be read (%s)",
+			strerror(-r));
 }
 
 /* A hub's sync leaves out the CPUs that owe it nothing (bpf/sync_skip.h);

@@ -33,13 +33,16 @@ struct sync_skip {
 	bool *later; /* per CPU of a pass (up to nr_possible): left for the second look */
 };
 
-/* Every field of the hub's per-CPU state this build knows what it means
- * for a sync. A hub whose state has any other (a later build's, which may
- * hold charges some other way) is synced on every CPU. */
+/* Every field of the hub's per-CPU state, and of the structs read in it,
+ * that this build knows what it means for a sync. A hub whose state has any
+ * other (a later build's, which may hold charges some other way) is synced
+ * on every CPU. */
 static const char *const known_fields[] = {
-	"ktime",    "owner",	  "owner_cgrp", "switches", "seen",	  "held_id",
-	"held_gen", "reads_owed", "held",	"ev",	    "held_slots", "syncing",
+	"ktime",      "owner", "owner_cgrp", "switches",   "seen",    "held_id", "held_gen",
+	"reads_owed", "held",  "ev",	     "held_slots", "syncing", NULL,
 };
+static const char *const known_seen[] = { "cur", "cur_sum", "cur_pid", "pad", NULL };
+static const char *const known_slots[] = { "nr", "slot", NULL };
 
 /* type_id, through typedefs and qualifiers, if it is a struct. */
 static const struct btf_type *struct_of(const struct btf *btf, __u32 type_id)
@@ -74,16 +77,16 @@ static int member_of(const struct btf *btf, __u32 type_id, const char *name, __u
 	return -EPROTO;
 }
 
-static bool known_field(const char *name)
+static bool known_field(const char *const *known, const char *name)
 {
-	for (size_t i = 0; i < sizeof(known_fields) / sizeof(known_fields[0]); i++)
-		if (strcmp(name, known_fields[i]) == 0)
+	for (; *known; known++)
+		if (strcmp(name, *known) == 0)
 			return true;
 	return false;
 }
 
-/* The struct type_id has only fields this build knows. */
-static int only_known_fields(const struct btf *btf, __u32 type_id)
+/* The struct type_id has only the fields known (NULL-terminated). */
+static int only_known_fields(const struct btf *btf, __u32 type_id, const char *const *known)
 {
 	const struct btf_type *t = struct_of(btf, type_id);
 	const struct btf_member *m;
@@ -92,7 +95,7 @@ static int only_known_fields(const struct btf *btf, __u32 type_id)
 		return -EPROTO;
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++)
-		if (!known_field(btf__name_by_offset(btf, m->name_off)))
+		if (!known_field(known, btf__name_by_offset(btf, m->name_off)))
 			return -EPROTO;
 	return 0;
 }
@@ -130,7 +133,8 @@ static int slots_of(const struct btf *btf, __u32 value_id, struct hub_cpu_layout
 		return -EPROTO;
 	at->slot_size = (__u32)size;
 	at->nr_sessions = btf_array(t)->nelems;
-	return scalar_of(btf, btf_array(t)->type, "nr", 4, &at->slot_nr);
+	r = only_known_fields(btf, btf_array(t)->type, known_slots);
+	return r < 0 ? r : scalar_of(btf, btf_array(t)->type, "nr", 4, &at->slot_nr);
 }
 
 static int layout_of(const struct btf *btf, __u32 value_id, __u32 value_size,
@@ -138,15 +142,16 @@ static int layout_of(const struct btf *btf, __u32 value_id, __u32 value_size,
 {
 	struct hub_cpu_layout at;
 	__u32 seen = 0, seen_type = 0, pid = 0;
-	int r = only_known_fields(btf, value_id);
+	int r = only_known_fields(btf, value_id, known_fields);
 
 	if (r == 0)
 		r = scalar_of(btf, value_id, "ktime", 8, &at.ktime);
-
 	if (r == 0)
 		r = scalar_of(btf, value_id, "held_id", 8, &at.held_id);
 	if (r == 0)
 		r = member_of(btf, value_id, "seen", &seen, &seen_type);
+	if (r == 0)
+		r = only_known_fields(btf, seen_type, known_seen);
 	if (r == 0)
 		r = scalar_of(btf, seen_type, "cur_pid", 4, &pid);
 	if (r == 0)

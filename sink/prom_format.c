@@ -373,8 +373,9 @@ static void put_unseen(struct prom_buf *b, const struct prom_health *h, enum pro
 static void put_syncs(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
 {
 	put_counter(b, fmt, h, "cgperf_cpu_syncs",
-		    "CPUs the follower's sync program was run on before reading the counters "
-		    "(on any CPU but the agent's, an interrupt the agent waits for).",
+		    "CPUs the follower's sync program was run on, before reads of the counters and "
+		    "around changes of what is counted (on any CPU but the agent's, an interrupt "
+		    "the agent waits for).",
 		    h->cpu_syncs);
 	put_counter(b, fmt, h, "cgperf_cpu_syncs_skipped",
 		    "CPUs a sync left out: idle, holding nothing any session counts.",

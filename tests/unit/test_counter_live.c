@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bpf/counter.h"
+#include <bpf/libbpf.h>
 #include "cgroup/cgroup2.h"
 #include "tests/lib/cpu_oracle.h"
 
@@ -304,6 +305,42 @@ static void test_add_remove_while_counting(void **state)
 	counter_close(c);
 }
 
+/* counter_sync() (every settling sync: filter changes, releases, last
+ * reads) runs on every CPU; only counter_sync_periodic() leaves out idle
+ * CPUs that owe nothing (bpf/sync_skip.h). Each 20 times, 20 ms apart: the
+ * other CPUs of this idle host go idle in between. */
+static void test_full_syncs_leave_nothing_out(void **state)
+{
+	struct counter *c = open_session(state, "cpu-clock,context-switches", 2, 2);
+	uint64_t synced0, skipped0, synced, skipped;
+	int slot;
+
+	if (counter_mode(c) != FOLLOWER_TP || libbpf_num_possible_cpus() < 2) {
+		counter_close(c);
+		print_message("SKIP: only a cgroup hub on 2 or more CPUs leaves CPUs out\n");
+		skip();
+	}
+	assert_int_equal(add_cg(c, "a", &slot), 0);
+	counter_enable(c);
+	counter_sync_stats(c, &synced0, &skipped0);
+	for (int i = 0; i < 20; i++) {
+		usleep(20000);
+		assert_int_equal(counter_sync(c), 0);
+	}
+	counter_sync_stats(c, &synced, &skipped);
+	assert_int_equal(skipped, skipped0);
+	assert_true(synced >= synced0 + 20 * 2);
+	for (int i = 0; i < 20; i++) {
+		usleep(20000);
+		assert_int_equal(counter_sync_periodic(c), 0);
+	}
+	counter_sync_stats(c, &synced0, &skipped0);
+	print_message("periodic syncs: %llu CPUs left out of %d passes\n",
+		      (unsigned long long)(skipped0 - skipped), 20);
+	assert_true(skipped0 > skipped);
+	counter_close(c);
+}
+
 /* Two tasks of one cgroup sharing one CPU: every switch between them is one
  * the tp follower skips (nothing changes owner), so what they run is charged
  * only by syncs and by the removal. Read while they still burn: a sync must
@@ -451,6 +488,7 @@ int main(void)
 		cmocka_unit_test_prestate(test_same_cpu_siblings, &array),
 		cmocka_unit_test_prestate(test_add_while_switching, &hash),
 		cmocka_unit_test_prestate(test_add_while_switching, &array),
+		cmocka_unit_test_prestate(test_full_syncs_leave_nothing_out, &array),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -193,6 +193,29 @@ static void test_unseen_switches(void **state)
 	fixture_free(&f);
 }
 
+/* The counter's syncs: CPUs run, CPUs left out (bpf/sync_skip.h). */
+static void test_cpu_syncs(void **state)
+{
+	struct fixture f;
+	char *t;
+
+	(void)state;
+	fixture_init(&f);
+	f.health.cpu_syncs = 2031;
+	f.health.cpu_syncs_skipped = 23;
+	t = build(&f, 1, PROM_FORMAT_TEXT, NULL);
+	assert_has(t, "# TYPE cgperf_cpu_syncs_total counter\n"
+		      "cgperf_cpu_syncs_total 2031\n");
+	assert_has(t, "# TYPE cgperf_cpu_syncs_skipped_total counter\n"
+		      "cgperf_cpu_syncs_skipped_total 23\n");
+	free(t);
+	t = build(&f, 1, PROM_FORMAT_OPENMETRICS, NULL);
+	assert_has(t, "# TYPE cgperf_cpu_syncs_skipped counter\n");
+	assert_has(t, "\ncgperf_cpu_syncs_skipped_created 1700000000");
+	free(t);
+	fixture_free(&f);
+}
+
 static void test_openmetrics_format(void **state)
 {
 	struct fixture f;
@@ -445,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_text_format),
 		cmocka_unit_test(test_openmetrics_format),
 		cmocka_unit_test(test_unseen_switches),
+		cmocka_unit_test(test_cpu_syncs),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_sink_totals),

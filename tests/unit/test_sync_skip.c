@@ -264,6 +264,30 @@ static void test_failed_run_stops(void **unused)
 	assert_int_equal(skipped, -5); /* untouched */
 }
 
+/* CPUs the values do not cover (more than the possible ones, a number past
+ * them): synced, nothing read or written past the pass's buffers. */
+static void test_uncovered_cpus_synced(void **unused)
+{
+	int cpus[MAX_CPUS + 2], skipped = -1;
+	struct sync_skip *s;
+
+	(void)unused;
+	need_cpus();
+	all_idle();
+	write_state();
+	for (int i = 0; i < nr_cpus; i++)
+		cpus[i] = i;
+	cpus[nr_cpus] = 4095;
+	cpus[nr_cpus + 1] = -2;
+	assert_int_equal(sync_skip_open(bpf_program__fd(skel->progs.on_sync), nr_cpus, &s), 0);
+	assert_int_equal(sync_skip_run(s, cpus, nr_cpus + 2, record_run, NULL, &skipped), 0);
+	sync_skip_free(s);
+	assert_int_equal(skipped, nr_cpus);
+	assert_int_equal(nr_ran, 2);
+	assert_int_equal(ran[0], 4095);
+	assert_int_equal(ran[1], -2);
+}
+
 /* The tp follower's prev_readings has no held charges: never read. */
 static void test_other_layout_refused(void **unused)
 {
@@ -290,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_never_run_synced),
 		cmocka_unit_test(test_moved_between_looks_synced),
 		cmocka_unit_test(test_failed_run_stops),
+		cmocka_unit_test(test_uncovered_cpus_synced),
 		cmocka_unit_test(test_other_layout_refused),
 	};
 
