@@ -360,6 +360,7 @@ static int agent_start(struct agent *a)
 			return r;
 	}
 	clock_gettime(CLOCK_REALTIME, &a->started);
+	a->last_rows_pending = true; /* an adopted session may bring some */
 	r = resolve_events(a);
 	if (r < 0)
 		return r;

@@ -143,11 +143,16 @@ static void finish_records(struct agent *a)
 {
 	uint32_t mask = outputs_mask(a);
 
+	a->last_rows_pending = false;
 	for (int i = a->recs.nr - 1; i >= 0; i--) {
 		struct cg_record *r = a->recs.items[i];
 
-		if (!r->removed || (r->outputs_done & mask) != mask)
+		if (!r->removed)
 			continue;
+		if ((r->outputs_done & mask) != mask) {
+			a->last_rows_pending = true;
+			continue;
+		}
 		/* A slot that cannot be zeroed stays out of use (counter.c). */
 		counter_release_slot(a->counter, r->slot);
 		persist_forget(a, r->id);
@@ -163,7 +168,7 @@ static void finish_records(struct agent *a)
  * last read has no next one. */
 static int read_all(struct agent *a, enum collection_kind kind)
 {
-	bool periodic = kind == COLLECT_INTERVAL && record_count_live(&a->recs) == a->recs.nr;
+	bool periodic = kind == COLLECT_INTERVAL && !a->last_rows_pending;
 	int r = periodic ? counter_sync_periodic(a->counter) : counter_sync(a->counter);
 
 	/* Only as far as slots are used: with per-CPU values, reading all of
@@ -247,6 +252,7 @@ void agent_finish_counting(struct agent *a, struct cg_record *r)
 	if (counter_detach(a->counter, r->id, &slot) < 0)
 		return;
 	r->removed = true;
+	a->last_rows_pending = true; /* until its last rows are out */
 	persist_put(a, r);
 	/* One read after the key is gone (the sync waits out programs still
 	 * adding to the slot), then the final rows. Should the read fail, the

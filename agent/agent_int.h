@@ -61,6 +61,10 @@ struct agent {
 	struct prom_http *http;
 	struct timespec started; /* CLOCK_REALTIME of agent_start: health counters' _created */
 	struct record_set recs;
+	/* Some record in recs may be removed with its last rows to write: the
+	 * next collection syncs every CPU (agent_collect.c read_all). Set where
+	 * records are removed outside a collection, recomputed after each. */
+	bool last_rows_pending;
 	struct metadata_roots roots;
 	struct name_lookup *names;
 	struct cg_selector sel;

@@ -364,6 +364,7 @@ void persist_reconcile(struct agent *a)
 		 * ran. Its slot still holds its counts: last rows next. */
 		r->adopted = false;
 		r->removed = true;
+		a->last_rows_pending = true;
 		a->gone_while_down++;
 		persist_put(a, r);
 	}
