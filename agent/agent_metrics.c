@@ -8,7 +8,15 @@
 
 void agent_publish_metrics(struct agent *a, double collection_s)
 {
-	struct prom_health h = {
+	struct prom_health h;
+	struct csv_sink_stats cs;
+	struct syslog_sink_stats ss;
+	char reason[256];
+
+	/* Nothing to count without the output (the count walks every record). */
+	if (!a->prom)
+		return;
+	h = (struct prom_health){
 		.cgroups_monitored = (uint64_t)record_count_live(&a->recs),
 		.cgroups_over_cap = a->over_cap,
 		.collection_duration_s = collection_s,
@@ -16,12 +24,6 @@ void agent_publish_metrics(struct agent *a, double collection_s)
 		.follower_mode = follower_mode_key(counter_mode(a->counter)),
 		.since = a->started,
 	};
-	struct csv_sink_stats cs;
-	struct syslog_sink_stats ss;
-	char reason[256];
-
-	if (!a->prom)
-		return;
 	if (a->csv && csv_sink_get_stats(a->csv, &cs) == 0) {
 		h.have_csv = true;
 		h.csv_rows_written = cs.rows_written;
