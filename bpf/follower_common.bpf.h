@@ -71,6 +71,30 @@ static __always_inline void add_to_slots(const struct cgperf_slots *s, __u32 fir
 	add_to_slots_in(&accum_readings, s, first, nr, d);
 }
 
+/* A task inherited (on_fork below) is forgotten when it is gone, or its
+ * pid, once reused by an unrelated task, would be counted too (and the map
+ * would fill up). Defined first so that it is attached first (programs are
+ * attached in the object's order): a child added by on_fork while on_free
+ * was not attached yet, and freed in between, would stay in the filter.
+ * sched_process_free runs after the task's last context switch, so nothing
+ * of it is lost. A process (TGID key) is gone when its group leader is
+ * freed, which happens only after all its threads. */
+SEC("raw_tp/sched_process_free")
+int BPF_PROG(on_free, struct task_struct *p)
+{
+	__u64 key;
+	int pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+
+	if (filter_type == CGPERF_FILTER_PID)
+		key = (__u32)pid;
+	else if (filter_type == CGPERF_FILTER_TGID && pid == tgid)
+		key = (__u32)tgid;
+	else
+		return 0;
+	bpf_map_delete_elem(&filter, &key);
+	return 0;
+}
+
 /* Inherit: a task forked by a counted task is counted too, like perf's
  * inherited events. A thread of a counted process already matches in TGID
  * mode; in PID mode each new thread is added. */
@@ -98,26 +122,5 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	if (bpf_map_update_elem(&filter, &ckey, s, BPF_ANY))
 		__sync_fetch_and_add(&filter_full_drops, 1);
-	return 0;
-}
-
-/* ...and forgotten when it is gone, or its pid, once reused by an unrelated
- * task, would be counted too (and the map would fill up). sched_process_free
- * runs after the task's last context switch, so nothing of it is lost. A
- * process (TGID key) is gone when its group leader is freed, which happens
- * only after all its threads. */
-SEC("raw_tp/sched_process_free")
-int BPF_PROG(on_free, struct task_struct *p)
-{
-	__u64 key;
-	int pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
-
-	if (filter_type == CGPERF_FILTER_PID)
-		key = (__u32)pid;
-	else if (filter_type == CGPERF_FILTER_TGID && pid == tgid)
-		key = (__u32)tgid;
-	else
-		return 0;
-	bpf_map_delete_elem(&filter, &key);
 	return 0;
 }
