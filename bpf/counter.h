@@ -110,10 +110,10 @@ int counter_sync_periodic(struct counter *c);
  * /sys/devices/system/cpu/online when nothing changed: callers that may go
  * long without a sync run it every CPU_CHECK_MS. */
 int counter_follow_cpus(struct counter *c);
+#define CPU_CHECK_MS 1000
 /* CPUs synced, and CPUs a hub's sync left out as owing nothing
  * (bpf/sync_skip.h), by this process's syncs so far. */
 void counter_sync_stats(const struct counter *c, uint64_t *ret_synced, uint64_t *ret_skipped);
-#define CPU_CHECK_MS 1000
 /* Totals of one slot, summed over CPUs: nr_events readings. */
 int counter_read(struct counter *c, int slot, struct reading *ret_vals);
 /* One past the highest slot in use: what counter_read_all needs to cover. */

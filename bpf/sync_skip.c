@@ -44,11 +44,18 @@ static const char *const known_fields[] = {
 static const char *const known_seen[] = { "cur", "cur_sum", "cur_pid", "pad", NULL };
 static const char *const known_slots[] = { "nr", "slot", NULL };
 
-/* type_id, through typedefs and qualifiers, if it is a struct. */
-static const struct btf_type *struct_of(const struct btf *btf, __u32 type_id)
+/* type_id through typedefs and qualifiers (NULL: none). */
+static const struct btf_type *resolved(const struct btf *btf, __u32 type_id)
 {
 	int id = btf__resolve_type(btf, type_id);
-	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(btf, id);
+
+	return id < 0 ? NULL : btf__type_by_id(btf, id);
+}
+
+/* type_id, resolved, if it is a struct. */
+static const struct btf_type *struct_of(const struct btf *btf, __u32 type_id)
+{
+	const struct btf_type *t = resolved(btf, type_id);
 
 	return t && btf_is_struct(t) ? t : NULL;
 }
@@ -120,12 +127,11 @@ static int slots_of(const struct btf *btf, __u32 value_id, struct hub_cpu_layout
 	const struct btf_type *t;
 	__u32 type;
 	__s64 size;
-	int r = member_of(btf, value_id, "held_slots", &at->slots, &type), id;
+	int r = member_of(btf, value_id, "held_slots", &at->slots, &type);
 
 	if (r < 0)
 		return r;
-	id = btf__resolve_type(btf, type);
-	t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	t = resolved(btf, type);
 	if (!t || !btf_is_array(t) || !btf_array(t)->nelems)
 		return -EPROTO;
 	size = btf__resolve_size(btf, btf_array(t)->type);

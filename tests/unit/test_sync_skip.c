@@ -149,18 +149,32 @@ static void all_idle(void)
 	fail_on = move_from = move_to = -1;
 }
 
+/* One pass over cpus (nr) with the states written: what it returns. */
+static int run_pass(const int *cpus, int nr, int *ret_skipped)
+{
+	struct sync_skip *s;
+	int r;
+
+	write_state();
+	assert_int_equal(sync_skip_open(bpf_program__fd(skel->progs.on_sync), nr_cpus, &s), 0);
+	r = sync_skip_run(s, cpus, nr, record_run, NULL, ret_skipped);
+	sync_skip_free(s);
+	return r;
+}
+
+static void every_cpu(int *cpus)
+{
+	for (int i = 0; i < nr_cpus; i++)
+		cpus[i] = i;
+}
+
 /* The pass over every CPU: what it left out. */
 static int pass(void)
 {
 	int cpus[MAX_CPUS], skipped = -1;
-	struct sync_skip *s;
 
-	for (int i = 0; i < nr_cpus; i++)
-		cpus[i] = i;
-	write_state();
-	assert_int_equal(sync_skip_open(bpf_program__fd(skel->progs.on_sync), nr_cpus, &s), 0);
-	assert_int_equal(sync_skip_run(s, cpus, nr_cpus, record_run, NULL, &skipped), 0);
-	sync_skip_free(s);
+	every_cpu(cpus);
+	assert_int_equal(run_pass(cpus, nr_cpus, &skipped), 0);
 	return skipped;
 }
 
@@ -246,7 +260,6 @@ static void test_moved_between_looks_synced(void **unused)
 static void test_failed_run_stops(void **unused)
 {
 	int cpus[MAX_CPUS], skipped = -5;
-	struct sync_skip *s;
 
 	(void)unused;
 	need_cpus();
@@ -254,12 +267,8 @@ static void test_failed_run_stops(void **unused)
 	state[0].seen.cur_pid = 4242;
 	state[1].seen.cur_pid = 4243;
 	fail_on = 0;
-	write_state();
-	for (int i = 0; i < nr_cpus; i++)
-		cpus[i] = i;
-	assert_int_equal(sync_skip_open(bpf_program__fd(skel->progs.on_sync), nr_cpus, &s), 0);
-	assert_int_equal(sync_skip_run(s, cpus, nr_cpus, record_run, NULL, &skipped), -EIO);
-	sync_skip_free(s);
+	every_cpu(cpus);
+	assert_int_equal(run_pass(cpus, nr_cpus, &skipped), -EIO);
 	assert_int_equal(nr_ran, 1);
 	assert_int_equal(skipped, -5); /* untouched */
 }
@@ -269,19 +278,14 @@ static void test_failed_run_stops(void **unused)
 static void test_uncovered_cpus_synced(void **unused)
 {
 	int cpus[MAX_CPUS + 2], skipped = -1;
-	struct sync_skip *s;
 
 	(void)unused;
 	need_cpus();
 	all_idle();
-	write_state();
-	for (int i = 0; i < nr_cpus; i++)
-		cpus[i] = i;
+	every_cpu(cpus);
 	cpus[nr_cpus] = 4095;
 	cpus[nr_cpus + 1] = -2;
-	assert_int_equal(sync_skip_open(bpf_program__fd(skel->progs.on_sync), nr_cpus, &s), 0);
-	assert_int_equal(sync_skip_run(s, cpus, nr_cpus + 2, record_run, NULL, &skipped), 0);
-	sync_skip_free(s);
+	assert_int_equal(run_pass(cpus, nr_cpus + 2, &skipped), 0);
 	assert_int_equal(skipped, nr_cpus);
 	assert_int_equal(nr_ran, 2);
 	assert_int_equal(ran[0], 4095);
