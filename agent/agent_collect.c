@@ -16,15 +16,6 @@ static void collection_start(struct collection *col, enum collection_kind kind)
 	col->kind = kind;
 }
 
-static uint32_t outputs_mask(const struct agent *a)
-{
-	uint32_t mask = 0;
-
-	for (int i = 0; i < a->nr_outputs; i++)
-		mask |= 1u << a->outputs[i].id;
-	return mask;
-}
-
 /* The events a row's totals are of. */
 struct row_events {
 	int nr;
@@ -141,7 +132,7 @@ static void tick_outputs(struct agent *a)
 /* Removed records whose last rows are out: their slot goes back. */
 static void finish_records(struct agent *a)
 {
-	uint32_t mask = outputs_mask(a);
+	uint32_t mask = agent_outputs_mask(a);
 
 	a->last_rows_pending = false;
 	for (int i = a->recs.nr - 1; i >= 0; i--) {
@@ -185,7 +176,7 @@ static void emit_all(struct agent *a, const struct collection *col)
 {
 	const struct row_events ev = { a->nr_events, a->event_names, a->events_gen, &a->derived };
 	bool final = col->kind == COLLECT_LAST;
-	uint32_t mask = outputs_mask(a);
+	uint32_t mask = agent_outputs_mask(a);
 
 	for (int i = 0; i < a->recs.nr; i++) {
 		struct cg_record *r = a->recs.items[i];

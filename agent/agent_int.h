@@ -138,6 +138,17 @@ struct collection {
 	enum collection_kind kind;
 };
 
+/* The configured outputs with a last-written state: a mask of
+ * record_output_id. */
+static inline uint32_t agent_outputs_mask(const struct agent *a)
+{
+	uint32_t mask = 0;
+
+	for (int i = 0; i < a->nr_outputs; i++)
+		mask |= 1u << a->outputs[i].id;
+	return mask;
+}
+
 /* Read every slot in use once and write a row per record to every output;
  * LAST: every cgroup's last row (the session ends). */
 void agent_collect(struct agent *a, enum collection_kind kind);

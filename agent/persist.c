@@ -84,7 +84,8 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
 static struct persist_totals *drain_totals(const struct agent *a, const struct drain_ctx *c)
 {
 	struct persist_totals *t;
-	int r = totals_open(a->pin_dir, c->nr_events, c->max_slots, false, &t);
+	int r = totals_open(a->pin_dir, c->nr_events, agent_outputs_mask(a), c->max_slots, false,
+			    &t);
 
 	if (r == 0) {
 		r = totals_read(t);
@@ -191,16 +192,17 @@ static int open_maps(struct agent *a)
 
 	if (r < 0)
 		return r;
-	r = totals_open(a->pin_dir, a->nr_events, a->cfg.cgroups.max, true, &a->totals);
+	r = totals_open(a->pin_dir, a->nr_events, agent_outputs_mask(a), a->cfg.cgroups.max, true,
+			&a->totals);
 	if (r == -EPROTO) {
 		/* Only the newer half of the records: the blobs are still there. */
 		log_warn("instance '%s': the totals pinned in %s are of another layout; replaced "
 			 "(rows since each cgroup came or changed names may be written again)",
 			 a->cfg.instance, a->pin_dir);
-		r = session_state_remove(a->pin_dir, "totals");
+		r = totals_remove(a->pin_dir, agent_outputs_mask(a));
 		if (r == 0)
-			r = totals_open(a->pin_dir, a->nr_events, a->cfg.cgroups.max, true,
-					&a->totals);
+			r = totals_open(a->pin_dir, a->nr_events, agent_outputs_mask(a),
+					a->cfg.cgroups.max, true, &a->totals);
 	}
 	if (r < 0) {
 		close(a->state_fd);

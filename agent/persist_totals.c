@@ -7,6 +7,7 @@
 #include "bpf/session_pin.h"
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,39 +16,101 @@
  * within one 4 KiB kmalloc object (a larger one needs two pages). */
 #define CHUNK_MAX_BYTES 3968
 
-struct persist_totals {
-	int fd;
-	int nr_events;
+/* One pinned totals map: its layout, and its chunks 0 .. cap-1 as last read
+ * or written (zeros where none is). */
+struct totals_map {
+	int fd; /* -1: not pinned */
+	uint32_t outputs; /* whose totals its entries hold (record_totals_size) */
 	size_t entry_size, chunk_size;
 	uint32_t per_chunk, max_chunks;
-	/* Chunks 0 .. cap-1 as last written (zeros where none is). */
 	unsigned char *chunks;
 	bool *in_map; /* chunk c is in the map */
-	bool *used; /* totals_save: chunk c holds a record */
-	bool *filled; /* totals_save: slot s's entry was written by its record */
-	uint64_t *keys;
 	uint32_t cap;
 };
 
-int totals_open(const char *pin_dir, int nr_events, uint32_t max_slots, bool create,
-		struct persist_totals **ret)
+struct persist_totals {
+	char dir[512];
+	int nr_events;
+	struct totals_map own; /* the configured outputs': read, then written */
+	/* Maps of other outputs (another configuration, or an earlier cgperf
+	 * that saved every output's): read, unpinned after own's first save. */
+	struct totals_map others[RECORD_ALL_OUTPUTS + 1];
+	int nr_others;
+	/* totals_save's scratch, for own's chunks 0 .. own.cap-1. */
+	bool *used; /* chunk c holds a record */
+	bool *filled; /* slot s's entry was written by its record */
+	uint64_t *keys;
+};
+
+/* "totals": every output's, as cgperf wrote them before the entries held
+ * only the configured outputs' (so such a session is read as it is);
+ * "totals_<mask in hex>" otherwise (bpffs refuses dots). */
+static void pin_name(uint32_t outputs, char *buf, size_t size)
+{
+	if (outputs == RECORD_ALL_OUTPUTS)
+		snprintf(buf, size, "totals");
+	else
+		snprintf(buf, size, "totals_%x", outputs);
+}
+
+static void map_init(struct totals_map *m, int nr_events, uint32_t outputs, uint32_t max_slots)
+{
+	*m = (struct totals_map){ .fd = -1, .outputs = outputs };
+	m->entry_size = record_totals_size(nr_events, outputs);
+	m->per_chunk = CHUNK_MAX_BYTES / m->entry_size ?: 1;
+	m->chunk_size = m->per_chunk * m->entry_size;
+	m->max_chunks = (max_slots + m->per_chunk - 1) / m->per_chunk;
+}
+
+static void map_fini(struct totals_map *m)
+{
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->chunks);
+	free(m->in_map);
+	*m = (struct totals_map){ .fd = -1 };
+}
+
+/* The pinned map of m's layout: created when missing if create; not pinned
+ * and not created is no error (m->fd stays -1). */
+static int map_open(struct totals_map *m, const char *dir, bool create)
+{
+	char name[32];
+	int r;
+
+	pin_name(m->outputs, name, sizeof(name));
+	r = create ? session_state_open(dir, name, m->chunk_size, m->max_chunks ?: 1, &m->fd)
+		   : session_state_get(dir, name, m->chunk_size, &m->fd);
+	return r == -ENOENT && !create ? 0 : r;
+}
+
+int totals_open(const char *pin_dir, int nr_events, uint32_t outputs, uint32_t max_slots,
+		bool create, struct persist_totals **ret)
 {
 	struct persist_totals *t = calloc(1, sizeof(*t));
 	int r;
 
 	if (!t)
 		return -ENOMEM;
+	snprintf(t->dir, sizeof(t->dir), "%s", pin_dir);
 	t->nr_events = nr_events;
-	t->entry_size = record_totals_size(nr_events);
-	t->per_chunk = CHUNK_MAX_BYTES / t->entry_size ?: 1;
-	t->chunk_size = t->per_chunk * t->entry_size;
-	t->max_chunks = (max_slots + t->per_chunk - 1) / t->per_chunk;
-	r = create ? session_state_open(pin_dir, "totals", t->chunk_size, t->max_chunks ?: 1,
-					&t->fd)
-		   : session_state_get(pin_dir, "totals", t->chunk_size, &t->fd);
+	map_init(&t->own, nr_events, outputs & RECORD_ALL_OUTPUTS, max_slots);
+	r = map_open(&t->own, pin_dir, create);
 	if (r < 0) {
 		free(t);
 		return r;
+	}
+	/* The others, when pinned (another size: not of these events, never
+	 * read, unpinned as well). */
+	for (uint32_t o = 0; o <= RECORD_ALL_OUTPUTS; o++) {
+		struct totals_map *m = &t->others[t->nr_others];
+
+		if (o == t->own.outputs)
+			continue;
+		map_init(m, nr_events, o, max_slots);
+		r = map_open(m, pin_dir, false);
+		if (r == -EPROTO || m->fd >= 0)
+			t->nr_others++;
 	}
 	*ret = t;
 	return 0;
@@ -57,88 +120,111 @@ void totals_free(struct persist_totals *t)
 {
 	if (!t)
 		return;
-	close(t->fd);
-	free(t->chunks);
-	free(t->in_map);
+	map_fini(&t->own);
+	for (int i = 0; i < t->nr_others; i++)
+		map_fini(&t->others[i]);
 	free(t->used);
 	free(t->filled);
 	free(t->keys);
 	free(t);
 }
 
-/* Room for chunks 0 .. n-1 (new ones empty, not in the map). */
-static int grow(struct persist_totals *t, uint32_t n)
+int totals_remove(const char *pin_dir, uint32_t outputs)
+{
+	char name[32];
+
+	pin_name(outputs & RECORD_ALL_OUTPUTS, name, sizeof(name));
+	return session_state_remove(pin_dir, name);
+}
+
+/* Room for m's chunks 0 .. n-1 (new ones empty, not in the map). */
+static int map_grow(struct totals_map *m, uint32_t n)
 {
 	unsigned char *chunks;
-	bool *in_map, *used, *filled;
+	bool *in_map;
+
+	if (n <= m->cap)
+		return 0;
+	chunks = realloc(m->chunks, n * m->chunk_size);
+	if (!chunks)
+		return -ENOMEM;
+	m->chunks = chunks;
+	in_map = realloc(m->in_map, n * sizeof(*in_map));
+	if (!in_map)
+		return -ENOMEM;
+	m->in_map = in_map;
+	memset(m->chunks + m->cap * m->chunk_size, 0, (n - m->cap) * m->chunk_size);
+	memset(m->in_map + m->cap, 0, (n - m->cap) * sizeof(*in_map));
+	m->cap = n;
+	return 0;
+}
+
+/* Room for own's chunks 0 .. n-1 and the save's scratch for them. */
+static int grow(struct persist_totals *t, uint32_t n)
+{
+	bool *used, *filled;
 	uint64_t *keys;
 
-	if (n <= t->cap)
+	if (n <= t->own.cap)
 		return 0;
-	chunks = realloc(t->chunks, n * t->chunk_size);
-	if (chunks)
-		t->chunks = chunks;
-	in_map = chunks ? realloc(t->in_map, n * sizeof(*in_map)) : NULL;
-	if (in_map)
-		t->in_map = in_map;
-	used = in_map ? realloc(t->used, n * sizeof(*used)) : NULL;
+	used = realloc(t->used, n * sizeof(*used));
 	if (used)
 		t->used = used;
-	filled = used ? realloc(t->filled, (size_t)n * t->per_chunk * sizeof(*filled)) : NULL;
+	filled = used ? realloc(t->filled, (size_t)n * t->own.per_chunk * sizeof(*filled)) : NULL;
 	if (filled)
 		t->filled = filled;
 	keys = filled ? realloc(t->keys, n * sizeof(*keys)) : NULL;
 	if (!keys)
 		return -ENOMEM;
 	t->keys = keys;
-	memset(t->chunks + t->cap * t->chunk_size, 0, (n - t->cap) * t->chunk_size);
-	memset(t->in_map + t->cap, 0, (n - t->cap) * sizeof(*in_map));
-	t->cap = n;
-	return 0;
+	return map_grow(&t->own, n);
 }
 
-static unsigned char *chunk_at(const struct persist_totals *t, uint32_t c)
+static unsigned char *chunk_at(const struct totals_map *m, uint32_t c)
 {
-	return t->chunks + (size_t)c * t->chunk_size;
+	return m->chunks + (size_t)c * m->chunk_size;
 }
 
 /* The chunk of a slot >= 0. */
-static uint32_t chunk_of(const struct persist_totals *t, int slot)
+static uint32_t chunk_of(const struct totals_map *m, int slot)
 {
-	return (uint32_t)slot / t->per_chunk;
+	return (uint32_t)slot / m->per_chunk;
 }
 
-static unsigned char *entry_of(const struct persist_totals *t, int slot)
+static unsigned char *entry_of(const struct totals_map *m, int slot)
 {
-	return chunk_at(t, chunk_of(t, slot)) + (size_t)(slot % t->per_chunk) * t->entry_size;
+	return chunk_at(m, chunk_of(m, slot)) + (size_t)(slot % m->per_chunk) * m->entry_size;
 }
 
-static bool slot_ok(const struct persist_totals *t, int slot)
+static bool slot_ok(const struct totals_map *m, int slot)
 {
-	return slot >= 0 && chunk_of(t, slot) < t->max_chunks;
+	return slot >= 0 && chunk_of(m, slot) < m->max_chunks;
 }
 
-/* Chunks first .. first+n-1, one batch. */
+/* Own's chunks first .. first+n-1, one batch. */
 static int write_run(struct persist_totals *t, uint32_t first, uint32_t n)
 {
+	struct totals_map *m = &t->own;
+
 	for (uint32_t i = 0; i < n; i++)
 		t->keys[first + i] = first + i;
 	/* Marked first: a batch that fails may have written some of them
 	 * (deleting one that is not there is no error). */
-	memset(t->in_map + first, 1, n * sizeof(*t->in_map));
-	return session_state_put_all(t->fd, t->keys + first, chunk_at(t, first), t->chunk_size, n);
+	memset(m->in_map + first, 1, n * sizeof(*m->in_map));
+	return session_state_put_all(m->fd, t->keys + first, chunk_at(m, first), m->chunk_size, n);
 }
 
-/* The chunks marked used, by runs of consecutive ones; the others that are
- * in the map leave it. */
+/* Own's chunks marked used, by runs of consecutive ones; the others that
+ * are in the map leave it. */
 static int write_used(struct persist_totals *t)
 {
+	struct totals_map *m = &t->own;
 	int err = 0;
 
-	for (uint32_t c = 0; c < t->cap;) {
+	for (uint32_t c = 0; c < m->cap;) {
 		uint32_t end = c;
 
-		while (end < t->cap && t->used[end])
+		while (end < m->cap && t->used[end])
 			end++;
 		if (end > c) {
 			int r = write_run(t, c, end - c);
@@ -147,88 +233,158 @@ static int write_used(struct persist_totals *t)
 			c = end;
 			continue;
 		}
-		if (t->in_map[c] && session_state_delete(t->fd, c) == 0)
-			t->in_map[c] = false;
+		if (m->in_map[c] && session_state_delete(m->fd, c) == 0)
+			m->in_map[c] = false;
 		c++;
 	}
 	return err;
 }
 
-int totals_save(struct persist_totals *t, const struct record_set *set)
+/* Once own holds every record: the other maps are not needed any more. */
+static void unpin_others(struct persist_totals *t)
 {
-	uint32_t n = 0;
-	int r;
+	int kept = 0;
 
-	for (int i = 0; i < set->nr; i++)
-		if (slot_ok(t, set->items[i]->slot) && chunk_of(t, set->items[i]->slot) >= n)
-			n = chunk_of(t, set->items[i]->slot) + 1;
-	r = grow(t, n);
-	if (r < 0)
-		return r;
-	if (t->cap == 0)
-		return 0;
-	memset(t->used, 0, t->cap * sizeof(*t->used));
-	memset(t->filled, 0, (size_t)t->cap * t->per_chunk * sizeof(*t->filled));
+	for (int i = 0; i < t->nr_others; i++) {
+		struct totals_map *m = &t->others[i];
+
+		if (totals_remove(t->dir, m->outputs) == 0)
+			map_fini(m);
+		else
+			t->others[kept++] = *m; /* tried again at the next save */
+	}
+	t->nr_others = kept;
+}
+
+/* Every record's entry encoded into own's chunks; t->used marks the chunks
+ * that hold one. */
+static void encode_all(struct persist_totals *t, const struct record_set *set)
+{
+	struct totals_map *m = &t->own;
+
+	memset(t->used, 0, m->cap * sizeof(*t->used));
+	memset(t->filled, 0, (size_t)m->cap * m->per_chunk * sizeof(*t->filled));
 	for (int i = 0; i < set->nr; i++) {
 		const struct cg_record *rec = set->items[i];
 
-		if (!slot_ok(t, rec->slot))
+		if (!slot_ok(m, rec->slot))
 			continue;
-		record_totals_encode(rec, t->nr_events, entry_of(t, rec->slot));
-		t->used[chunk_of(t, rec->slot)] = true;
+		record_totals_encode(rec, t->nr_events, m->outputs, entry_of(m, rec->slot));
+		t->used[chunk_of(m, rec->slot)] = true;
 		t->filled[rec->slot] = true;
 	}
 	/* Entries of records gone since are emptied: every other one was just
 	 * written whole (not the whole shadow cleared first: at 1000 cgroups
-	 * that is half a megabyte written twice a collection). */
-	for (uint32_t s = 0; s < t->cap * t->per_chunk; s++)
+	 * that is a few hundred KiB written twice a collection). */
+	for (uint32_t s = 0; s < m->cap * m->per_chunk; s++)
 		if (!t->filled[s])
-			memset(entry_of(t, (int)s), 0, t->entry_size);
-	return write_used(t);
+			memset(entry_of(m, (int)s), 0, m->entry_size);
+}
+
+int totals_save(struct persist_totals *t, const struct record_set *set)
+{
+	struct totals_map *m = &t->own;
+	uint32_t n = 0;
+	int r;
+
+	if (m->fd < 0)
+		return -EBADF;
+	for (int i = 0; i < set->nr; i++)
+		if (slot_ok(m, set->items[i]->slot) && chunk_of(m, set->items[i]->slot) >= n)
+			n = chunk_of(m, set->items[i]->slot) + 1;
+	r = grow(t, n);
+	if (r < 0)
+		return r;
+	if (m->cap > 0) {
+		encode_all(t, set);
+		r = write_used(t);
+	}
+	if (r == 0 && t->nr_others)
+		unpin_others(t);
+	return r;
 }
 
 int totals_put(struct persist_totals *t, const struct cg_record *r)
 {
+	struct totals_map *m = &t->own;
 	uint32_t c;
 	int err;
 
-	if (!slot_ok(t, r->slot))
+	if (m->fd < 0)
+		return -EBADF;
+	if (!slot_ok(m, r->slot))
 		return -ERANGE;
-	c = chunk_of(t, r->slot);
+	c = chunk_of(m, r->slot);
 	err = grow(t, c + 1);
 	if (err < 0)
 		return err;
-	record_totals_encode(r, t->nr_events, entry_of(t, r->slot));
-	t->in_map[c] = true;
-	return session_state_put(t->fd, c, chunk_at(t, c));
+	record_totals_encode(r, t->nr_events, m->outputs, entry_of(m, r->slot));
+	m->in_map[c] = true;
+	return session_state_put(m->fd, c, chunk_at(m, c));
 }
+
+struct read_ctx {
+	struct persist_totals *t;
+	struct totals_map *m;
+};
 
 static int read_one(void *ctx, uint64_t key, const void *value)
 {
-	struct persist_totals *t = ctx;
+	struct read_ctx *c = ctx;
+	struct totals_map *m = c->m;
+	int r;
 
-	if (key >= t->max_chunks)
+	if (key >= m->max_chunks)
 		return 0; /* not one of ours: never used */
-	if (grow(t, (uint32_t)key + 1) < 0)
-		return -ENOMEM;
-	memcpy(chunk_at(t, (uint32_t)key), value, t->chunk_size);
-	t->in_map[key] = true;
+	r = m == &c->t->own ? grow(c->t, (uint32_t)key + 1) : map_grow(m, (uint32_t)key + 1);
+	if (r < 0)
+		return r;
+	memcpy(chunk_at(m, (uint32_t)key), value, m->chunk_size);
+	m->in_map[key] = true;
 	return 0;
+}
+
+static int map_read(struct persist_totals *t, struct totals_map *m)
+{
+	struct read_ctx c = { t, m };
+
+	return m->fd < 0 ? 0 : session_state_for_each(m->fd, m->chunk_size, read_one, &c);
 }
 
 int totals_read(struct persist_totals *t)
 {
-	return session_state_for_each(t->fd, t->chunk_size, read_one, t);
+	bool any = t->own.fd >= 0;
+	int err = map_read(t, &t->own);
+
+	for (int i = 0; i < t->nr_others; i++) {
+		int r = map_read(t, &t->others[i]);
+
+		any |= t->others[i].fd >= 0;
+		err = err ?: r;
+	}
+	return err ?: any ? 0 : -ENOENT;
 }
 
 uint32_t totals_slots_per_chunk(const struct persist_totals *t)
 {
-	return t->per_chunk;
+	return t->own.per_chunk;
+}
+
+static int map_apply(const struct persist_totals *t, const struct totals_map *m,
+		     struct cg_record *r)
+{
+	if (!slot_ok(m, r->slot) || chunk_of(m, r->slot) >= m->cap)
+		return -ENOENT;
+	return record_totals_apply(r, t->nr_events, m->outputs, entry_of(m, r->slot));
 }
 
 int totals_apply(const struct persist_totals *t, struct cg_record *r)
 {
-	if (!slot_ok(t, r->slot) || chunk_of(t, r->slot) >= t->cap)
-		return -ENOENT;
-	return record_totals_apply(r, t->nr_events, entry_of(t, r->slot));
+	/* Any order: each output takes the entry that saw the most rows. */
+	int r0 = map_apply(t, &t->own, r);
+
+	for (int i = 0; i < t->nr_others; i++)
+		if (map_apply(t, &t->others[i], r) == 0)
+			r0 = 0;
+	return r0;
 }

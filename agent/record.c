@@ -265,13 +265,19 @@ static int put_str(struct blob_cursor *c, const char *s)
 	return put(c, s, strlen(s) + 1);
 }
 
-/* Each output's time, seq and nr_events totals: the blob's and the totals'. */
-static int put_outputs(struct blob_cursor *c, const struct cg_record *r, int nr_events)
+/* The time, seq and nr_events totals of each output in `outputs` (a mask
+ * of record_output_id): the blob's (all of them) and the totals' (those
+ * configured). */
+static int put_outputs(struct blob_cursor *c, const struct cg_record *r, int nr_events,
+		       uint32_t outputs)
 {
 	int err = 0;
 
 	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
 		const struct blob_output o = { r->out[i].last_ns, r->out[i].seq };
+
+		if (!(outputs & 1u << i))
+			continue;
 
 		err = err ?: put(c, &o, sizeof(o));
 		err = err ?: put(c, r->out[i].last, sizeof(struct reading) * nr_events);
@@ -294,7 +300,7 @@ int record_encode(const struct cg_record *r, int nr_events, void *blob)
 	struct blob_cursor c = { blob, RECORD_BLOB_SIZE };
 	int err = put(&c, &h, sizeof(h));
 
-	err = err ?: put_outputs(&c, r, nr_events);
+	err = err ?: put_outputs(&c, r, nr_events, RECORD_ALL_OUTPUTS);
 	err = err ?: put_str(&c, r->path);
 	err = err ?: put_str(&c, r->meta.container_name);
 	err = err ?: put_str(&c, r->meta.image);
@@ -392,14 +398,14 @@ struct totals_header {
 	uint32_t removed, outputs_done;
 };
 
-size_t record_totals_size(int nr_events)
+size_t record_totals_size(int nr_events, uint32_t outputs)
 {
 	return sizeof(struct totals_header) +
-	       RECORD_MAX_OUTPUTS *
+	       (size_t)__builtin_popcount(outputs & RECORD_ALL_OUTPUTS) *
 		       (sizeof(struct blob_output) + sizeof(struct reading) * nr_events);
 }
 
-void record_totals_encode(const struct cg_record *r, int nr_events, void *buf)
+void record_totals_encode(const struct cg_record *r, int nr_events, uint32_t outputs, void *buf)
 {
 	const struct totals_header h = {
 		.id = r->id,
@@ -409,16 +415,16 @@ void record_totals_encode(const struct cg_record *r, int nr_events, void *buf)
 		.removed = r->removed,
 		.outputs_done = r->outputs_done,
 	};
-	struct blob_cursor c = { buf, record_totals_size(nr_events) };
+	struct blob_cursor c = { buf, record_totals_size(nr_events, outputs) };
 
 	/* Sized by record_totals_size(): neither can fail. */
 	(void)put(&c, &h, sizeof(h));
-	(void)put_outputs(&c, r, nr_events);
+	(void)put_outputs(&c, r, nr_events, outputs & RECORD_ALL_OUTPUTS);
 }
 
-int record_totals_apply(struct cg_record *r, int nr_events, const void *buf)
+int record_totals_apply(struct cg_record *r, int nr_events, uint32_t outputs, const void *buf)
 {
-	struct blob_cursor c = { (unsigned char *)buf, record_totals_size(nr_events) };
+	struct blob_cursor c = { (unsigned char *)buf, record_totals_size(nr_events, outputs) };
 	size_t nr = sizeof(struct reading) * nr_events;
 	struct totals_header h;
 
@@ -435,6 +441,8 @@ int record_totals_apply(struct cg_record *r, int nr_events, const void *buf)
 		struct record_output *o = &r->out[i];
 		struct blob_output bo;
 
+		if (!(outputs & 1u << i))
+			continue;
 		(void)get(&c, &bo, sizeof(bo));
 		if (bo.seq < o->seq) {
 			c.p += nr;

@@ -21,6 +21,8 @@ enum record_output_id {
 	RECORD_OUT_PROMETHEUS, /* its rows use the totals; the index marks its final row done */
 	RECORD_MAX_OUTPUTS = 4
 };
+/* A mask of every record_output_id (bit n: output n). */
+#define RECORD_ALL_OUTPUTS ((1u << RECORD_MAX_OUTPUTS) - 1)
 
 /* A final row that cannot be written at the removal is retried at this many
  * collections before it is reported lost (agent_cgroups.c). */
@@ -92,16 +94,18 @@ void record_row(const struct cg_record *r, enum record_output_id out, const stru
 void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
 		   int nr_events, uint64_t now_ns);
 
-/* The part of a record every collection changes (each output's last-written
- * totals, time and seq; removed, outputs_done), saved apart from the blob
- * (persist_totals.h): record_totals_size() bytes. */
-size_t record_totals_size(int nr_events);
-void record_totals_encode(const struct cg_record *r, int nr_events, void *buf);
+/* The part of a record every collection changes (the last-written totals,
+ * time and seq of each output in `outputs`, a mask of record_output_id: the
+ * configured ones; removed, outputs_done), saved apart from the blob
+ * (persist_totals.h): record_totals_size() bytes. The same mask decodes it. */
+size_t record_totals_size(int nr_events, uint32_t outputs);
+void record_totals_encode(const struct cg_record *r, int nr_events, uint32_t outputs, void *buf);
 /* r's saved totals from buf, output by output where buf saw as many rows
  * or more (seq), removed / outputs_done where set: -ENOENT when buf holds
  * another record's (another id, or the same cgroup counted again since:
- * created_ns), another version's, or other events'; r is then untouched. */
-int record_totals_apply(struct cg_record *r, int nr_events, const void *buf);
+ * created_ns), another version's, or other events'; r is then untouched.
+ * Outputs not in the mask keep r's (its blob's). */
+int record_totals_apply(struct cg_record *r, int nr_events, uint32_t outputs, const void *buf);
 
 /* ---- BPF programs (bpf_programs:) ----
  * One record per program logged: its identity, the kernel's run totals at

@@ -3,7 +3,10 @@
  * save or put, a put keeps its chunk's other entries, a save leaves no
  * chunk without a record (also chunks only read back), a removed record's
  * entry is gone, a map of another size is refused, a missing one is not
- * made unless asked. The entries' format and merge: test_readings. */
+ * made unless asked; maps of other outputs (another configuration, an
+ * earlier cgperf's "totals" of every output) are read, the newest entry of
+ * each output wins, and they are unpinned by the first save. The entries'
+ * format and merge: test_readings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,6 +24,10 @@
 
 #define NR_EVENTS 4
 #define NR_RECORDS 40
+#define CSV (1u << RECORD_OUT_CSV)
+#define SYSLOG (1u << RECORD_OUT_SYSLOG)
+/* The outputs test_save_put_read writes. */
+#define OUTS (CSV | SYSLOG | 1u << RECORD_OUT_PROMETHEUS)
 
 static char dir[96];
 
@@ -67,13 +74,18 @@ static void assert_back(const struct persist_totals *t, const struct cg_record *
 	record_clear(&set);
 }
 
-static struct persist_totals *reopen(void)
+static struct persist_totals *reopen_outputs(uint32_t outputs)
 {
 	struct persist_totals *t;
 
-	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, true, &t), 0);
+	assert_int_equal(totals_open(dir, NR_EVENTS, outputs, 4096, true, &t), 0);
 	assert_int_equal(totals_read(t), 0);
 	return t;
+}
+
+static struct persist_totals *reopen(void)
+{
+	return reopen_outputs(OUTS);
 }
 
 static const char *pin(const char *name)
@@ -84,17 +96,12 @@ static const char *pin(const char *name)
 	return p;
 }
 
-static void unpin(const char *name)
-{
-	assert_int_equal(unlink(pin(name)), 0);
-}
-
 static int map_elements(void)
 {
 	uint64_t key, *prev = NULL;
 	int fd, n = 0;
 
-	fd = bpf_obj_get(pin("totals"));
+	fd = bpf_obj_get(pin("totals_7"));
 	assert_true(fd >= 0);
 	while (bpf_map_get_next_key(fd, prev, &key) == 0) {
 		prev = &key;
@@ -112,7 +119,7 @@ static void test_save_put_read(void **state)
 	uint32_t per;
 
 	(void)state;
-	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, true, &t), 0);
+	assert_int_equal(totals_open(dir, NR_EVENTS, OUTS, 4096, true, &t), 0);
 	for (int i = 0; i < NR_RECORDS; i++) {
 		recs[i] = add(&set, i);
 		commit(recs[i], RECORD_OUT_CSV, 1 + i);
@@ -172,16 +179,97 @@ static void test_other_size(void **state)
 	struct persist_totals *t = NULL;
 
 	(void)state;
-	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, true, &t), 0);
+	assert_int_equal(totals_open(dir, NR_EVENTS, OUTS, 4096, true, &t), 0);
 	totals_free(t);
 	/* 8 events make chunks of another size (3 would not: ten entries of
 	 * theirs fill a chunk as eight of 4 do; their entries say so). */
-	assert_int_equal(totals_open(dir, READINGS_MAX_EVENTS, 4096, true, &t), -EPROTO);
-	assert_int_equal(totals_open(dir, READINGS_MAX_EVENTS, 4096, false, &t), -EPROTO);
-	unpin("totals");
-	assert_int_equal(totals_open(dir, NR_EVENTS, 4096, false, &t), -ENOENT);
-	assert_int_equal(access(pin("totals"), F_OK), -1);
+	assert_int_equal(totals_open(dir, READINGS_MAX_EVENTS, OUTS, 4096, true, &t), -EPROTO);
+	assert_int_equal(totals_open(dir, READINGS_MAX_EVENTS, OUTS, 4096, false, &t), -EPROTO);
+	assert_int_equal(totals_remove(dir, OUTS), 0);
+	assert_int_equal(access(pin("totals_7"), F_OK), -1);
+	/* Nothing pinned: opened without creating, nothing to read or save. */
+	assert_int_equal(totals_open(dir, NR_EVENTS, OUTS, 4096, false, &t), 0);
+	assert_int_equal(totals_read(t), -ENOENT);
+	assert_int_equal(totals_save(t, &(struct record_set){ 0 }), -EBADF);
+	totals_free(t);
+	assert_int_equal(access(pin("totals_7"), F_OK), -1);
 	totals_free(NULL);
+}
+
+/* Output o of a fresh record of r's id and slot, from t: seq. */
+static uint64_t seq_back(const struct persist_totals *t, const struct cg_record *r,
+			 enum record_output_id o)
+{
+	struct record_set set = { 0 };
+	struct cg_record *b = add(&set, r->slot);
+	uint64_t seq;
+
+	b->id = r->id;
+	totals_apply(t, b);
+	seq = b->out[o].seq;
+	record_clear(&set);
+	return seq;
+}
+
+static void test_other_outputs(void **state)
+{
+	struct record_set set = { 0 };
+	struct persist_totals *t;
+	struct cg_record *r;
+	char aside[160];
+
+	(void)state;
+	/* What an earlier cgperf pinned: every output's, as "totals", in
+	 * chunks of 8 entries of 480 bytes at 4 events. */
+	assert_int_equal(record_totals_size(NR_EVENTS, RECORD_ALL_OUTPUTS), 480);
+	t = reopen_outputs(RECORD_ALL_OUTPUTS);
+	r = add(&set, 3);
+	commit(r, RECORD_OUT_CSV, 1);
+	commit(r, RECORD_OUT_SYSLOG, 2);
+	commit(r, RECORD_OUT_SYSLOG, 3);
+	assert_int_equal(totals_save(t, &set), 0);
+	totals_free(t);
+	assert_int_equal(access(pin("totals"), F_OK), 0);
+
+	/* This one, CSV only: reads it whole (syslog's too: the blob may be
+	 * older), writes its own, and unpins the old map at its first save. */
+	t = reopen_outputs(CSV);
+	assert_back(t, r);
+	commit(r, RECORD_OUT_CSV, 4);
+	assert_int_equal(totals_put(t, r), 0);
+	assert_int_equal(access(pin("totals"), F_OK), 0);
+	totals_free(t); /* a kill before any save: both are read */
+	t = reopen_outputs(CSV);
+	assert_int_equal(seq_back(t, r, RECORD_OUT_CSV), 2);
+	assert_int_equal(seq_back(t, r, RECORD_OUT_SYSLOG), 2);
+	assert_int_equal(totals_save(t, &set), 0);
+	assert_int_equal(access(pin("totals"), F_OK), -1);
+	assert_int_equal(access(pin("totals_1"), F_OK), 0);
+	totals_free(t);
+	t = reopen_outputs(CSV);
+	assert_int_equal(seq_back(t, r, RECORD_OUT_CSV), 2);
+	assert_int_equal(seq_back(t, r, RECORD_OUT_SYSLOG), 0); /* not saved any more */
+	totals_free(t);
+
+	/* An earlier cgperf ran after this one (a downgrade and back): it
+	 * knows only "totals" and leaves "totals_1" alone (moved aside while
+	 * it runs here). Its entry saw more rows: it wins. */
+	snprintf(aside, sizeof(aside), "%s", pin("aside"));
+	assert_int_equal(rename(pin("totals_1"), aside), 0);
+	t = reopen_outputs(RECORD_ALL_OUTPUTS);
+	for (int k = 5; k < 8; k++)
+		commit(r, RECORD_OUT_CSV, k);
+	assert_int_equal(totals_save(t, &set), 0);
+	totals_free(t);
+	assert_int_equal(rename(aside, pin("totals_1")), 0);
+	t = reopen_outputs(CSV | SYSLOG);
+	assert_back(t, r);
+	assert_int_equal(totals_save(t, &set), 0);
+	assert_int_equal(access(pin("totals"), F_OK), -1);
+	assert_int_equal(access(pin("totals_1"), F_OK), -1);
+	assert_int_equal(access(pin("totals_3"), F_OK), 0);
+	totals_free(t);
+	record_clear(&set);
 }
 
 int main(void)
@@ -189,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_save_put_read),
 		cmocka_unit_test(test_other_size),
+		cmocka_unit_test(test_other_outputs),
 	};
 	char cmd[128];
 	int r;

@@ -190,16 +190,16 @@ static void test_record_totals(void **state)
 	unsigned char buf[1024];
 
 	(void)state;
-	assert_true(record_totals_size(3) <= sizeof(buf));
+	assert_true(record_totals_size(3, RECORD_ALL_OUTPUTS) <= sizeof(buf));
 	record_commit(r, RECORD_OUT_CSV, t1, 3, 5000000000ULL);
 	record_commit(r, RECORD_OUT_SYSLOG, t1, 3, 6000000000ULL);
 	record_commit(r, RECORD_OUT_SYSLOG, t2, 3, 7000000000ULL);
 	r->removed = true;
 	r->outputs_done = 1u << RECORD_OUT_CSV;
-	record_totals_encode(r, 3, buf);
+	record_totals_encode(r, 3, RECORD_ALL_OUTPUTS, buf);
 
 	back = make_record(&b, 42, "/pod/c");
-	assert_int_equal(record_totals_apply(back, 3, buf), 0);
+	assert_int_equal(record_totals_apply(back, 3, RECORD_ALL_OUTPUTS, buf), 0);
 	assert_true(back->removed && back->outputs_done == 1u << RECORD_OUT_CSV);
 	assert_true(back->out[RECORD_OUT_SYSLOG].seq == 2 &&
 		    back->out[RECORD_OUT_SYSLOG].last_ns == 7000000000ULL);
@@ -211,12 +211,12 @@ static void test_record_totals(void **state)
 	 * events: untouched. */
 	back = make_record(&b, 43, "/pod/c");
 	before = *back;
-	assert_int_equal(record_totals_apply(back, 3, buf), -ENOENT);
+	assert_int_equal(record_totals_apply(back, 3, RECORD_ALL_OUTPUTS, buf), -ENOENT);
 	back->id = 42;
 	back->created_ns++;
-	assert_int_equal(record_totals_apply(back, 3, buf), -ENOENT);
+	assert_int_equal(record_totals_apply(back, 3, RECORD_ALL_OUTPUTS, buf), -ENOENT);
 	back->created_ns--;
-	assert_int_equal(record_totals_apply(back, 2, buf), -ENOENT);
+	assert_int_equal(record_totals_apply(back, 2, RECORD_ALL_OUTPUTS, buf), -ENOENT);
 	back->id = 43;
 	assert_memory_equal(back, &before, sizeof(before));
 	record_clear(&b);
@@ -227,7 +227,7 @@ static void test_record_totals(void **state)
 	back = make_record(&b, 42, "/pod/c");
 	record_commit(back, RECORD_OUT_CSV, t1, 3, 5000000000ULL);
 	record_commit(back, RECORD_OUT_CSV, t2, 3, 8000000000ULL);
-	assert_int_equal(record_totals_apply(back, 3, buf), 0);
+	assert_int_equal(record_totals_apply(back, 3, RECORD_ALL_OUTPUTS, buf), 0);
 	assert_true(back->out[RECORD_OUT_CSV].seq == 2 &&
 		    back->out[RECORD_OUT_CSV].last_ns == 8000000000ULL);
 	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t2, sizeof(t2));
@@ -235,10 +235,26 @@ static void test_record_totals(void **state)
 	/* Flags are only ever added: a blob's removal stays. */
 	r->removed = false;
 	r->outputs_done = 0;
-	record_totals_encode(r, 3, buf);
+	record_totals_encode(r, 3, RECORD_ALL_OUTPUTS, buf);
 	back->outputs_done = 1u << RECORD_OUT_SYSLOG;
-	assert_int_equal(record_totals_apply(back, 3, buf), 0);
+	assert_int_equal(record_totals_apply(back, 3, RECORD_ALL_OUTPUTS, buf), 0);
 	assert_true(back->removed && back->outputs_done == 1u << RECORD_OUT_SYSLOG);
+	record_clear(&b);
+
+	/* An entry of the CSV output only: smaller, and the other outputs
+	 * keep what the record has (its blob's). */
+	assert_int_equal(record_totals_size(3, 1u << RECORD_OUT_CSV) - record_totals_size(3, 0),
+			 (record_totals_size(3, RECORD_ALL_OUTPUTS) - record_totals_size(3, 0)) /
+				 RECORD_MAX_OUTPUTS);
+	record_totals_encode(r, 3, 1u << RECORD_OUT_CSV, buf);
+	back = make_record(&b, 42, "/pod/c");
+	record_commit(back, RECORD_OUT_SYSLOG, t1, 3, 9000000000ULL);
+	assert_int_equal(record_totals_apply(back, 3, 1u << RECORD_OUT_CSV, buf), 0);
+	assert_true(back->out[RECORD_OUT_CSV].seq == 1 &&
+		    back->out[RECORD_OUT_CSV].last_ns == 5000000000ULL);
+	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t1, sizeof(t1));
+	assert_true(back->out[RECORD_OUT_SYSLOG].seq == 1 &&
+		    back->out[RECORD_OUT_SYSLOG].last_ns == 9000000000ULL);
 	record_clear(&b);
 	record_clear(&a);
 }
