@@ -4,8 +4,8 @@
  * the agent's CPU time. Renames and removals by logrotate are seen through an
  * inotify watch on the directory, read once per batch of rows (one collection
  * time); a truncation (copytruncate) shows in where the file ends, looked
- * at before a row when the watch saw a writer close the file and after
- * every CSV_SIZE_CHECK_ROWS rows (check_end). Without a watch (no inotify
+ * at before a row when the watch saw a writer close the file and when
+ * CSV_SIZE_CHECK_MS of collections passed since the last look (check_end). Without a watch (no inotify
  * instance left) files are opened per row and checked with fstat, as before. */
 #include "sink/csv_sink.h"
 #include "sink/csv_batch.h"
@@ -32,11 +32,14 @@
 #define FILE_MODE 0640
 /* Descriptors kept open: at most this, and at most half of RLIMIT_NOFILE. */
 #define CSV_MAX_OPEN_FILES 65536
-/* A kept file's end is looked at (lseek) before the row that follows this
- * many rows, and before the next row after the directory watch saw a writer
- * close it: a truncation by path (truncate(2), no descriptor) is found with
- * at most this many rows written after it. */
-#define CSV_SIZE_CHECK_ROWS 16
+/* A kept file's end is looked at (lseek) before its first row of a
+ * collection this long after its last look (by the collections' times), and
+ * before the next row after the directory watch saw a writer close it: a
+ * truncation by path (truncate(2), no descriptor) is found with at most this
+ * much time of rows written after it. By time, not rows: 16 rows at the
+ * default 10 s as before, not 63 lseeks a collection at 1000 files and 1 s
+ * (3 % of the agent's CPU time on a VM where system calls are dear). */
+#define CSV_SIZE_CHECK_MS 160000
 /* The rows found after a truncation, read back to put the header in front. */
 #define CSV_PREPEND_MAX (1 << 20)
 /* Rows appended per io_submit (csv_batch.h). Each agent takes as many from
@@ -78,7 +81,7 @@ struct csv_cgroup {
 	char repair[3];
 	int fd; /* kept open (then `known` is true), or -1 */
 	int order_pos; /* its place in csv_sink.order, or -1 */
-	unsigned unchecked; /* rows since the size was looked at */
+	int64_t looked_ms; /* collection time (ms) of the last look at the end */
 	int nr_events;
 	uint32_t events_gen; /* sink_record.events_gen of event_names (0: none) */
 	uint32_t ident_gen;
@@ -110,6 +113,7 @@ struct csv_sink {
 	int watch_fd; /* inotify on the directory, or -1 */
 	bool watch_reported; /* "cannot watch" said once */
 	struct timespec checked; /* collection time of the last watch read */
+	int64_t batch_ms; /* the same, in ms (csv_cgroup.looked_ms) */
 	long long first_open_ns; /* this batch's time spent on cgroups' first rows */
 	struct timespec ts_time; /* the timestamp cell formatted last, for ... */
 	char ts_text[CSV_TIMESTAMP_MAX]; /* ... every row of one collection */
@@ -466,7 +470,9 @@ static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *ste
 	cg->order_pos = -1;
 	cg->id = id;
 	cg->prog = prog;
-	cg->unchecked = id % CSV_SIZE_CHECK_ROWS; /* spread over the batches */
+	/* Spread over the collections by whole seconds: ids in a run (as
+	 * cgroups made one after the other get) take one second each. */
+	cg->looked_ms = s->batch_ms - (int64_t)(id % (CSV_SIZE_CHECK_MS / 1000)) * 1000;
 	cg->stem = strdup(stem);
 	cg->path = strdup(path);
 	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
@@ -873,14 +879,16 @@ static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
 	return r;
 }
 
-/* A kept file's end is looked at before a row every CSV_SIZE_CHECK_ROWS
- * rows, and after the directory watch saw a writer close the file (a
- * truncation through a descriptor, copytruncate's, is followed by its
- * close), not before every row: one syscall per row was a fifth of the
- * agent's time. */
-static bool end_due(const struct csv_cgroup *cg)
+/* A kept file's end is looked at before a row CSV_SIZE_CHECK_MS after the
+ * last look (or when the collection time went back: a clock step), and
+ * after the directory watch saw a writer close the file (a truncation
+ * through a descriptor, copytruncate's, is followed by its close), not
+ * before every row: one syscall per row was a fifth of the agent's time. */
+static bool end_due(const struct csv_sink *s, const struct csv_cgroup *cg)
 {
-	return cg->check_size || cg->unchecked >= CSV_SIZE_CHECK_ROWS;
+	int64_t since = s->batch_ms - cg->looked_ms;
+
+	return cg->check_size || since >= CSV_SIZE_CHECK_MS || since < 0;
 }
 
 /* Before a row on cg's kept descriptor: where does the file end? Where our
@@ -897,7 +905,7 @@ static int check_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_h
 	bool header_ok = false;
 	int r;
 
-	cg->unchecked = 0;
+	cg->looked_ms = s->batch_ms;
 	cg->check_size = false;
 	if (end < 0)
 		return -errno;
@@ -989,7 +997,6 @@ static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t s
 			put_fd(s, cg, fd, true);
 		} else {
 			cg->size += (off_t)done;
-			cg->unchecked++;
 		}
 		if (s->cfg.max_size && (uint64_t)cg->size > s->cfg.max_size)
 			(void)rotate_files(s, cg); /* reported inside; the row is written */
@@ -1023,7 +1030,7 @@ static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t s
  * row opens it and looks at it from scratch). */
 static int look_at_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_header)
 {
-	int r = end_due(cg) ? check_end(s, cg, ret_need_header) : 0;
+	int r = end_due(s, cg) ? check_end(s, cg, ret_need_header) : 0;
 
 	if (r < 0) {
 		report(s, FAIL_TRUNCATED, "cannot look at %s after a truncation: %s", cg->file,
@@ -1119,6 +1126,7 @@ static void watch_check(struct csv_sink *s, const struct timespec *batch)
 	if (timespec_eq(batch, &s->checked))
 		return;
 	s->checked = *batch;
+	s->batch_ms = (int64_t)batch->tv_sec * 1000 + batch->tv_nsec / 1000000;
 	s->first_open_ns = 0;
 	watch_read(s);
 }

@@ -51,7 +51,7 @@ head -1 "$file" | grep -q '^timestamp,' || fail "new file lacks the header"
 
 # 3. copytruncate by logrotate itself: copy away, truncate in place, no
 #    signal. The agent sees the truncation by the close of logrotate's
-#    descriptor (its own looks are only every 16 rows).
+#    descriptor (its own looks are only every 160 s).
 cat >"$TMP/logrotate.conf" <<LR
 $file {
 	copytruncate

@@ -1421,10 +1421,11 @@ static void test_copytruncate(void **state)
 	one_file_close(&o);
 }
 
-/* truncate(2) by path closes nothing: the file's end is looked at before
- * every 17th row (CSV_SIZE_CHECK_ROWS rows after the last look), and then
- * the header goes in front of every row written since the truncation, in a
- * new file renamed over the old one (the row that found it follows). */
+/* truncate(2) by path closes nothing: the file's end is looked at 160 s of
+ * collections after the last look (CSV_SIZE_CHECK_MS: every 16th row at the
+ * 10 s feed_step takes), and then the header goes in front of every row
+ * written since the truncation, in a new file renamed over the old one (the
+ * row that found it follows). */
 static void test_truncate_by_path(void **state)
 {
 	struct one_file o;
@@ -1444,6 +1445,43 @@ static void test_truncate_by_path(void **state)
 		assert_int_equal(feed_step(o.s, &o.f, 1, false), 0);
 	assert_int_equal(stats_of(o.s).external_rotations, 1);
 	assert_one_header(o.file, 2 * steps + 20, steps + 20);
+	one_file_close(&o);
+}
+
+/* The same at a 1 s interval: by time, not rows (not one lseek every 16
+ * rows): found within 160 rows, and not looked for again earlier. */
+static int rows_until_found(struct one_file *o, uint64_t found)
+{
+	int steps = 0;
+
+	assert_int_equal(truncate(o->file, 0), 0);
+	while (stats_of(o->s).external_rotations < found && steps < 161) {
+		o->f.now.tv_sec -= 9; /* feed_step adds 10 s */
+		assert_int_equal(feed_step(o->s, &o->f, 2, false), 0);
+		steps++;
+	}
+	assert_int_equal(stats_of(o->s).external_rotations, found);
+	return steps;
+}
+
+static void test_truncate_by_path_1s(void **state)
+{
+	struct one_file o;
+	int steps;
+
+	one_file_open(&o, 34, "/t1");
+	assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
+	steps = rows_until_found(&o, 1);
+	assert_one_header(o.file, 2 * steps, steps);
+	/* The repair's own rename is seen by the watch (one more look): past
+	 * it, the next look comes 160 s after it. */
+	for (int i = 0; i < 3; i++) {
+		o.f.now.tv_sec -= 9;
+		assert_int_equal(feed_step(o.s, &o.f, 1, false), 0);
+	}
+	steps = rows_until_found(&o, 2);
+	assert_true(steps >= 155 && steps <= 160);
+	assert_one_header(o.file, 2 * steps, steps);
 	one_file_close(&o);
 }
 
@@ -2034,6 +2072,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_logrotate_rename, teardown),
 		cmocka_unit_test_teardown(test_copytruncate, teardown),
 		cmocka_unit_test_teardown(test_truncate_by_path, teardown),
+		cmocka_unit_test_teardown(test_truncate_by_path_1s, teardown),
 		cmocka_unit_test_teardown(test_truncate_within_a_collection, teardown),
 		cmocka_unit_test_teardown(test_truncate_to_a_row, teardown),
 		cmocka_unit_test_teardown(test_batches, teardown),
