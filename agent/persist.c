@@ -83,24 +83,21 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
  * them in the blobs only). */
 static struct persist_totals *drain_totals(const struct agent *a, const struct drain_ctx *c)
 {
-	struct persist_totals *t;
+	struct persist_totals *t = NULL;
 	int r = totals_open(a->pin_dir, c->nr_events, agent_outputs_mask(a), c->max_slots, false,
 			    &t);
 
-	if (r == 0) {
+	if (r == 0)
 		r = totals_read(t);
-		if (r < 0)
-			totals_free(t);
+	if (r == -ENOENT || (r < 0 && !t)) {
+		totals_free(t);
+		t = NULL;
 	}
-	if (r == -ENOENT)
-		return NULL;
-	if (r < 0) {
-		log_warn(
-			"instance '%s': the totals pinned in %s cannot be read (%s): the last rows "
-			"may repeat counts written since each cgroup came or changed names",
-			a->cfg.instance, a->pin_dir, strerror(-r));
-		return NULL;
-	}
+	/* What could be read is used. */
+	if (r < 0 && r != -ENOENT)
+		log_warn("instance '%s': totals pinned in %s cannot be read (%s): the last rows "
+			 "may repeat counts written since each cgroup's record was last saved",
+			 a->cfg.instance, a->pin_dir, strerror(-r));
 	return t;
 }
 
@@ -311,6 +308,10 @@ static int load_one(void *ctx, uint64_t key, const void *blob)
 		return 0;
 	}
 	totals_apply(a->totals, r); /* newer than the blob's, when there */
+	/* The blob holds every output's totals, the map only the configured
+	 * ones: written again before other outputs' maps go (totals_save). */
+	if (totals_others_pinned(a->totals))
+		r->unsaved = true;
 	if (counter_reserve_slot(a->counter, r->slot) < 0) {
 		l->dropped++;
 		session_state_delete(a->state_fd, key);
@@ -334,8 +335,8 @@ int persist_load(struct agent *a)
 	int r = totals_read(a->totals);
 
 	if (r < 0)
-		log_warn("instance '%s': the pinned totals cannot be read (%s): the rows since "
-			 "the last cgroup came or went may be written again",
+		log_warn("instance '%s': pinned totals cannot be read (%s): the rows since each "
+			 "cgroup's record was last saved may be written again",
 			 a->cfg.instance, strerror(-r));
 	r = session_state_for_each(a->state_fd, RECORD_BLOB_SIZE, load_one, &l);
 

@@ -1,8 +1,8 @@
-/* The persistent session's "totals" map (persist_totals.h): chunks of
+/* The persistent session's totals maps (persist_totals.h): chunks of
  * consecutive slots, keyed by slot / per_chunk, each holding per_chunk
- * record_totals entries (an entry of id 0 is empty). A copy of every chunk
- * as last written is kept here, so that one record's entry can be written
- * without reading its chunk back. */
+ * record_totals entries of the map's outputs (an entry of id 0 is empty). A
+ * copy of every chunk as last written is kept here, so that one record's
+ * entry can be written without reading its chunk back. */
 #include "agent/persist_totals.h"
 #include "bpf/session_pin.h"
 #include <errno.h>
@@ -29,13 +29,14 @@ struct totals_map {
 };
 
 struct persist_totals {
-	char dir[512];
+	char dir[700];
 	int nr_events;
 	struct totals_map own; /* the configured outputs': read, then written */
 	/* Maps of other outputs (another configuration, or an earlier cgperf
 	 * that saved every output's): read, unpinned after own's first save. */
 	struct totals_map others[RECORD_ALL_OUTPUTS + 1];
 	int nr_others;
+	int others_err; /* the first error opening or reading one (not kept) */
 	/* totals_save's scratch, for own's chunks 0 .. own.cap-1. */
 	bool *used; /* chunk c holds a record */
 	bool *filled; /* slot s's entry was written by its record */
@@ -92,7 +93,10 @@ int totals_open(const char *pin_dir, int nr_events, uint32_t outputs, uint32_t m
 
 	if (!t)
 		return -ENOMEM;
-	snprintf(t->dir, sizeof(t->dir), "%s", pin_dir);
+	if (snprintf(t->dir, sizeof(t->dir), "%s", pin_dir) >= (int)sizeof(t->dir)) {
+		free(t);
+		return -ENAMETOOLONG;
+	}
 	t->nr_events = nr_events;
 	map_init(&t->own, nr_events, outputs & RECORD_ALL_OUTPUTS, max_slots);
 	r = map_open(&t->own, pin_dir, create);
@@ -101,7 +105,7 @@ int totals_open(const char *pin_dir, int nr_events, uint32_t outputs, uint32_t m
 		return r;
 	}
 	/* The others, when pinned (another size: not of these events, never
-	 * read, unpinned as well). */
+	 * read, unpinned as well; one that cannot be opened is left alone). */
 	for (uint32_t o = 0; o <= RECORD_ALL_OUTPUTS; o++) {
 		struct totals_map *m = &t->others[t->nr_others];
 
@@ -111,6 +115,8 @@ int totals_open(const char *pin_dir, int nr_events, uint32_t outputs, uint32_t m
 		r = map_open(m, pin_dir, false);
 		if (r == -EPROTO || m->fd >= 0)
 			t->nr_others++;
+		else if (r < 0 && !t->others_err)
+			t->others_err = r;
 	}
 	*ret = t;
 	return 0;
@@ -281,6 +287,14 @@ static void encode_all(struct persist_totals *t, const struct record_set *set)
 			memset(entry_of(m, (int)s), 0, m->entry_size);
 }
 
+static bool any_unsaved(const struct record_set *set)
+{
+	for (int i = 0; i < set->nr; i++)
+		if (set->items[i]->unsaved)
+			return true;
+	return false;
+}
+
 int totals_save(struct persist_totals *t, const struct record_set *set)
 {
 	struct totals_map *m = &t->own;
@@ -299,7 +313,9 @@ int totals_save(struct persist_totals *t, const struct record_set *set)
 		encode_all(t, set);
 		r = write_used(t);
 	}
-	if (r == 0 && t->nr_others)
+	/* The others' outputs that own does not hold live on in the blobs:
+	 * not before every blob is written (persist_load marks them). */
+	if (r == 0 && t->nr_others && !any_unsaved(set))
 		unpin_others(t);
 	return r;
 }
@@ -354,15 +370,28 @@ static int map_read(struct persist_totals *t, struct totals_map *m)
 int totals_read(struct persist_totals *t)
 {
 	bool any = t->own.fd >= 0;
-	int err = map_read(t, &t->own);
+	int err = map_read(t, &t->own), kept = 0;
 
+	/* Another map that cannot be read is neither applied nor unpinned. */
 	for (int i = 0; i < t->nr_others; i++) {
-		int r = map_read(t, &t->others[i]);
+		struct totals_map *m = &t->others[i];
+		int r = map_read(t, m);
 
-		any |= t->others[i].fd >= 0;
-		err = err ?: r;
+		any |= m->fd >= 0;
+		if (r < 0) {
+			err = err ?: r;
+			map_fini(m);
+		} else
+			t->others[kept++] = *m;
 	}
+	t->nr_others = kept;
+	err = err ?: t->others_err;
 	return err ?: any ? 0 : -ENOENT;
+}
+
+bool totals_others_pinned(const struct persist_totals *t)
+{
+	return t && t->nr_others > 0;
 }
 
 uint32_t totals_slots_per_chunk(const struct persist_totals *t)

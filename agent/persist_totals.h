@@ -6,13 +6,14 @@
  * where every output's took 480), several records per map element (a chunk
  * of consecutive slots), so that a save costs one batch update of ~4 KiB
  * elements instead of one element per cgroup. A record's entry and blob
- * are merged output by output, the one with more rows written winning
+ * are merged output by output, the one with the later row winning
  * (record_totals_apply).
  * One map per set of outputs, pinned as "totals_<mask in hex>" ("totals":
  * every output's, as earlier versions saved them): a configuration with
  * other outputs, or an upgrade, reads the maps that are there and unpins
- * them once its own holds every record (its first save), so that a kill at
- * any point leaves the newest totals of each output pinned somewhere.
+ * them once its own holds every record and every record's blob (which
+ * holds every output's) is written after the read, so that a kill at any
+ * point leaves the newest totals of each output pinned somewhere.
  * See docs/AGENT.md "Exactness". Internal to agent/. */
 #pragma once
 #include "agent/record.h"
@@ -34,15 +35,20 @@ void totals_free(struct persist_totals *t);
 int totals_remove(const char *pin_dir, uint32_t outputs);
 
 /* Every record's totals now (one batch update; chunks no record uses any
- * more are deleted); then the other maps are unpinned. Returns 0 or -errno
- * (-EBADF: opened without creating, and none was pinned). */
+ * more are deleted); then, when no record is `unsaved` (its blob written),
+ * the other maps are unpinned. Returns 0 or -errno (-EBADF: opened without
+ * creating, and none was pinned). */
 int totals_save(struct persist_totals *t, const struct record_set *set);
 /* One record's totals now (its chunk's other entries as last saved or put). */
 int totals_put(struct persist_totals *t, const struct cg_record *r);
 
 /* The pinned entries of every map into memory, for totals_apply (before any
- * save). -ENOENT: no totals map is pinned. */
+ * save). -ENOENT: no totals map is pinned; another -errno: one could not be
+ * opened or read (what could be is kept; such a map is left pinned). */
 int totals_read(struct persist_totals *t);
+/* Maps of other outputs are pinned: every record read now has its blob
+ * written again before they go (totals_save). */
+bool totals_others_pinned(const struct persist_totals *t);
 /* r's last-written totals as read, output by output where an entry of r in
  * any map is newer than what r has (record_totals_apply); -ENOENT: none (r
  * keeps its blob's). */

@@ -432,9 +432,12 @@ int record_totals_apply(struct cg_record *r, int nr_events, uint32_t outputs, co
 	if (h.id != r->id || h.created_ns != r->created_ns || h.version != RECORD_BLOB_VERSION ||
 	    h.nr_events != (uint32_t)nr_events)
 		return -ENOENT;
-	/* Whichever saw more rows is the newer, output by output: an entry
-	 * may be older than the blob (its save failed; an older cgperf, which
-	 * writes only blobs, ran in between). */
+	/* Whichever wrote the later row is the newer, output by output (its
+	 * read time, CLOCK_BOOTTIME; then the rows written): an entry may be
+	 * older than the blob (its save failed; an older cgperf, which writes
+	 * only blobs, ran in between), or than another map's entry (an older
+	 * cgperf that knows only "totals" ran after this one and counted fewer
+	 * rows since: not the rows, the time tells). */
 	r->removed |= h.removed;
 	r->outputs_done |= h.outputs_done;
 	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
@@ -444,7 +447,7 @@ int record_totals_apply(struct cg_record *r, int nr_events, uint32_t outputs, co
 		if (!(outputs & 1u << i))
 			continue;
 		(void)get(&c, &bo, sizeof(bo));
-		if (bo.seq < o->seq) {
+		if (bo.last_ns < o->last_ns || (bo.last_ns == o->last_ns && bo.seq < o->seq)) {
 			c.p += nr;
 			continue;
 		}

@@ -100,8 +100,8 @@ void record_commit(struct cg_record *r, enum record_output_id out, const struct 
  * (persist_totals.h): record_totals_size() bytes. The same mask decodes it. */
 size_t record_totals_size(int nr_events, uint32_t outputs);
 void record_totals_encode(const struct cg_record *r, int nr_events, uint32_t outputs, void *buf);
-/* r's saved totals from buf, output by output where buf saw as many rows
- * or more (seq), removed / outputs_done where set: -ENOENT when buf holds
+/* r's saved totals from buf, output by output where buf's last row is as
+ * late or later (its read time, then seq), removed / outputs_done where set: -ENOENT when buf holds
  * another record's (another id, or the same cgroup counted again since:
  * created_ns), another version's, or other events'; r is then untouched.
  * Outputs not in the mask keep r's (its blob's). */

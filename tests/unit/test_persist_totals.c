@@ -4,9 +4,10 @@
  * chunk without a record (also chunks only read back), a removed record's
  * entry is gone, a map of another size is refused, a missing one is not
  * made unless asked; maps of other outputs (another configuration, an
- * earlier cgperf's "totals" of every output) are read, the newest entry of
- * each output wins, and they are unpinned by the first save. The entries'
- * format and merge: test_readings. */
+ * earlier cgperf's "totals" of every output) are read, the entry with the
+ * later row wins output by output, and they are unpinned by the first save
+ * after every blob is written (none of a record `unsaved`), those of
+ * another size too. The entries' format and merge: test_readings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -211,14 +212,21 @@ static uint64_t seq_back(const struct persist_totals *t, const struct cg_record 
 	return seq;
 }
 
+/* No totals map pinned in dir. */
+static void unpin_all(void)
+{
+	for (uint32_t o = 0; o <= RECORD_ALL_OUTPUTS; o++)
+		assert_int_equal(totals_remove(dir, o), 0);
+}
+
 static void test_other_outputs(void **state)
 {
 	struct record_set set = { 0 };
 	struct persist_totals *t;
 	struct cg_record *r;
-	char aside[160];
 
 	(void)state;
+	unpin_all();
 	/* What an earlier cgperf pinned: every output's, as "totals", in
 	 * chunks of 8 entries of 480 bytes at 4 events. */
 	assert_int_equal(record_totals_size(NR_EVENTS, RECORD_ALL_OUTPUTS), 480);
@@ -232,8 +240,10 @@ static void test_other_outputs(void **state)
 	assert_int_equal(access(pin("totals"), F_OK), 0);
 
 	/* This one, CSV only: reads it whole (syslog's too: the blob may be
-	 * older), writes its own, and unpins the old map at its first save. */
+	 * older), writes its own, and unpins the old map at its first save
+	 * with every blob written. */
 	t = reopen_outputs(CSV);
+	assert_true(totals_others_pinned(t));
 	assert_back(t, r);
 	commit(r, RECORD_OUT_CSV, 4);
 	assert_int_equal(totals_put(t, r), 0);
@@ -242,32 +252,76 @@ static void test_other_outputs(void **state)
 	t = reopen_outputs(CSV);
 	assert_int_equal(seq_back(t, r, RECORD_OUT_CSV), 2);
 	assert_int_equal(seq_back(t, r, RECORD_OUT_SYSLOG), 2);
+	r->unsaved = true; /* its blob not written yet: syslog's lives only there */
+	assert_int_equal(totals_save(t, &set), 0);
+	assert_int_equal(access(pin("totals"), F_OK), 0);
+	r->unsaved = false;
 	assert_int_equal(totals_save(t, &set), 0);
 	assert_int_equal(access(pin("totals"), F_OK), -1);
 	assert_int_equal(access(pin("totals_1"), F_OK), 0);
+	assert_false(totals_others_pinned(t));
 	totals_free(t);
 	t = reopen_outputs(CSV);
 	assert_int_equal(seq_back(t, r, RECORD_OUT_CSV), 2);
 	assert_int_equal(seq_back(t, r, RECORD_OUT_SYSLOG), 0); /* not saved any more */
 	totals_free(t);
+	record_clear(&set);
+}
 
-	/* An earlier cgperf ran after this one (a downgrade and back): it
-	 * knows only "totals" and leaves "totals_1" alone (moved aside while
-	 * it runs here). Its entry saw more rows: it wins. */
-	snprintf(aside, sizeof(aside), "%s", pin("aside"));
-	assert_int_equal(rename(pin("totals_1"), aside), 0);
-	t = reopen_outputs(RECORD_ALL_OUTPUTS);
-	for (int k = 5; k < 8; k++)
-		commit(r, RECORD_OUT_CSV, k);
+/* Upgrade, kill, downgrade, upgrade: the earlier cgperf knows only
+ * "totals" and leaves "totals_1" alone (moved aside while it runs here);
+ * it adopted from an older blob, so its entry counts fewer rows than the
+ * stale "totals_1", but its last row is later: it wins (seq alone would
+ * bring back the stale totals and write the earlier cgperf's rows again). */
+static void test_stale_map_loses(void **state)
+{
+	struct record_set set = { 0 }, old_set = { 0 };
+	struct persist_totals *t;
+	struct cg_record *r, *old;
+	char aside[160];
+
+	(void)state;
+	unpin_all();
+	r = add(&set, 7);
+	old = add(&old_set, 7);
+	commit(old, RECORD_OUT_CSV, 1); /* the blob both start from */
+	r->out[RECORD_OUT_CSV] = old->out[RECORD_OUT_CSV];
+	for (int k = 2; k < 6; k++)
+		commit(r, RECORD_OUT_CSV, k); /* seq 5, last row at 5 s */
+	t = reopen_outputs(CSV);
 	assert_int_equal(totals_save(t, &set), 0);
 	totals_free(t);
+	snprintf(aside, sizeof(aside), "%s", pin("aside"));
+	assert_int_equal(rename(pin("totals_1"), aside), 0);
+	commit(old, RECORD_OUT_CSV, 8); /* seq 2, last row at 8 s */
+	t = reopen_outputs(RECORD_ALL_OUTPUTS);
+	assert_int_equal(totals_save(t, &old_set), 0);
+	totals_free(t);
 	assert_int_equal(rename(aside, pin("totals_1")), 0);
-	t = reopen_outputs(CSV | SYSLOG);
-	assert_back(t, r);
+
+	t = reopen_outputs(CSV);
+	assert_back(t, old);
+	totals_free(t);
+	record_clear(&set);
+	record_clear(&old_set);
+}
+
+/* A map of other outputs and another size (other events): never read,
+ * unpinned with the others. */
+static void test_other_size_unpinned(void **state)
+{
+	struct record_set set = { 0 };
+	struct persist_totals *t;
+
+	(void)state;
+	unpin_all();
+	assert_int_equal(totals_open(dir, READINGS_MAX_EVENTS, CSV | SYSLOG, 4096, true, &t), 0);
+	totals_free(t);
+	t = reopen_outputs(CSV);
+	assert_true(totals_others_pinned(t));
+	add(&set, 1);
 	assert_int_equal(totals_save(t, &set), 0);
-	assert_int_equal(access(pin("totals"), F_OK), -1);
-	assert_int_equal(access(pin("totals_1"), F_OK), -1);
-	assert_int_equal(access(pin("totals_3"), F_OK), 0);
+	assert_int_equal(access(pin("totals_3"), F_OK), -1);
 	totals_free(t);
 	record_clear(&set);
 }
@@ -275,9 +329,9 @@ static void test_other_outputs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_save_put_read),
-		cmocka_unit_test(test_other_size),
-		cmocka_unit_test(test_other_outputs),
+		cmocka_unit_test(test_save_put_read),	    cmocka_unit_test(test_other_size),
+		cmocka_unit_test(test_other_outputs),	    cmocka_unit_test(test_stale_map_loses),
+		cmocka_unit_test(test_other_size_unpinned),
 	};
 	char cmd[128];
 	int r;

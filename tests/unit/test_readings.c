@@ -179,8 +179,8 @@ static void test_record_persisted(void **state)
 }
 
 /* The totals saved apart (persist_totals.h): an entry is applied only to
- * its own record (id and created_ns), output by output where it saw as many
- * rows or more, removed and outputs_done added. */
+ * its own record (id and created_ns), output by output where its last row is
+ * as late or later, removed and outputs_done added. */
 static void test_record_totals(void **state)
 {
 	struct record_set a = { 0 }, b = { 0 };
@@ -255,6 +255,17 @@ static void test_record_totals(void **state)
 	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t1, sizeof(t1));
 	assert_true(back->out[RECORD_OUT_SYSLOG].seq == 1 &&
 		    back->out[RECORD_OUT_SYSLOG].last_ns == 9000000000ULL);
+	record_clear(&b);
+
+	/* Fewer rows but a later one (another history, an earlier cgperf
+	 * that adopted from an older blob): the later row wins. */
+	back = make_record(&b, 42, "/pod/c");
+	record_commit(back, RECORD_OUT_CSV, t2, 3, 3000000000ULL);
+	record_commit(back, RECORD_OUT_CSV, t2, 3, 4000000000ULL);
+	assert_int_equal(record_totals_apply(back, 3, 1u << RECORD_OUT_CSV, buf), 0);
+	assert_true(back->out[RECORD_OUT_CSV].seq == 1 &&
+		    back->out[RECORD_OUT_CSV].last_ns == 5000000000ULL);
+	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t1, sizeof(t1));
 	record_clear(&b);
 	record_clear(&a);
 }
