@@ -33,10 +33,11 @@ struct persist_totals {
 	int nr_events;
 	struct totals_map own; /* the configured outputs': read, then written */
 	/* Maps of other outputs (another configuration, or an earlier cgperf
-	 * that saved every output's): read, unpinned after own's first save. */
+	 * that saved every output's): read, unpinned by the first save after
+	 * every record's blob is written (totals_save). */
 	struct totals_map others[RECORD_ALL_OUTPUTS + 1];
 	int nr_others;
-	int others_err; /* the first error opening or reading one (not kept) */
+	int others_err; /* the first error opening one (not kept) */
 	/* totals_save's scratch, for own's chunks 0 .. own.cap-1. */
 	bool *used; /* chunk c holds a record */
 	bool *filled; /* slot s's entry was written by its record */
@@ -409,7 +410,7 @@ static int map_apply(const struct persist_totals *t, const struct totals_map *m,
 
 int totals_apply(const struct persist_totals *t, struct cg_record *r)
 {
-	/* Any order: each output takes the entry that saw the most rows. */
+	/* Any order: each output takes the entry with the latest row. */
 	int r0 = map_apply(t, &t->own, r);
 
 	for (int i = 0; i < t->nr_others; i++)

@@ -4,9 +4,10 @@
  * the agent's CPU time. Renames and removals by logrotate are seen through an
  * inotify watch on the directory, read once per batch of rows (one collection
  * time); a truncation (copytruncate) shows in where the file ends, looked
- * at before a row when the watch saw a writer close the file and when
- * CSV_SIZE_CHECK_MS of collections passed since the last look (check_end). Without a watch (no inotify
- * instance left) files are opened per row and checked with fstat, as before. */
+ * at before a row when the watch saw a writer close the file, and once
+ * per CSV_SIZE_CHECK_MS of collection time or CSV_SIZE_CHECK_ROWS rows
+ * (check_end). Without a watch (no inotify instance left) files are opened
+ * per row and checked with fstat, as before. */
 #include "sink/csv_sink.h"
 #include "sink/csv_batch.h"
 #include "sink/csv_dir.h"
@@ -32,14 +33,18 @@
 #define FILE_MODE 0640
 /* Descriptors kept open: at most this, and at most half of RLIMIT_NOFILE. */
 #define CSV_MAX_OPEN_FILES 65536
-/* A kept file's end is looked at (lseek) before its first row of a
- * collection this long after its last look (by the collections' times), and
- * before the next row after the directory watch saw a writer close it: a
- * truncation by path (truncate(2), no descriptor) is found with at most this
- * much time of rows written after it. By time, not rows: 16 rows at the
- * default 10 s as before, not 63 lseeks a collection at 1000 files and 1 s
- * (3 % of the agent's CPU time on a VM where system calls are dear). */
+/* A kept file's end is looked at (lseek) before its first row in each
+ * period of this much collection time (periods shifted by the file's id: the
+ * files' looks spread over it), or after this many rows, whichever comes
+ * first, and before the next row after the directory watch saw a writer
+ * close it: a truncation by path (truncate(2), no descriptor) is found with
+ * at most 160 s or 160 rows written after it (one interval when that is
+ * longer). By time, not every 16 rows as before: the same at the default
+ * 10 s, not 63 lseeks a collection at 1000 files and 1 s (3 % of the
+ * agent's CPU time on a VM where system calls are dear); the rows bound
+ * keeps a short interval's repair within CSV_PREPEND_MAX. */
 #define CSV_SIZE_CHECK_MS 160000
+#define CSV_SIZE_CHECK_ROWS 160
 /* The rows found after a truncation, read back to put the header in front. */
 #define CSV_PREPEND_MAX (1 << 20)
 /* Rows appended per io_submit (csv_batch.h). Each agent takes as many from
@@ -81,7 +86,8 @@ struct csv_cgroup {
 	char repair[3];
 	int fd; /* kept open (then `known` is true), or -1 */
 	int order_pos; /* its place in csv_sink.order, or -1 */
-	int64_t looked_ms; /* collection time (ms) of the last look at the end */
+	int64_t looked_period; /* look_period() of the last look at the end */
+	unsigned unchecked; /* rows since then */
 	int nr_events;
 	uint32_t events_gen; /* sink_record.events_gen of event_names (0: none) */
 	uint32_t ident_gen;
@@ -113,7 +119,7 @@ struct csv_sink {
 	int watch_fd; /* inotify on the directory, or -1 */
 	bool watch_reported; /* "cannot watch" said once */
 	struct timespec checked; /* collection time of the last watch read */
-	int64_t batch_ms; /* the same, in ms (csv_cgroup.looked_ms) */
+	int64_t batch_ms; /* the same, in ms (look_period) */
 	long long first_open_ns; /* this batch's time spent on cgroups' first rows */
 	struct timespec ts_time; /* the timestamp cell formatted last, for ... */
 	char ts_text[CSV_TIMESTAMP_MAX]; /* ... every row of one collection */
@@ -139,6 +145,19 @@ static void run_batch(struct csv_sink *s);
 static struct csv_sink *to_csv(struct sink *s)
 {
 	return (struct csv_sink *)s;
+}
+
+/* The period of CSV_SIZE_CHECK_MS of collection time the current
+ * collection is in, for cg: periods start at the file's own phase (whole
+ * seconds of its id), so that the files' looks spread over the period and
+ * stay spread after all of them were looked at together (a SIGHUP, a clock
+ * step). */
+static int64_t look_period(const struct csv_sink *s, const struct csv_cgroup *cg)
+{
+	int64_t at = s->batch_ms - (int64_t)(cg->id % (CSV_SIZE_CHECK_MS / 1000)) * 1000;
+
+	return at >= 0 ? at / CSV_SIZE_CHECK_MS
+		       : -((CSV_SIZE_CHECK_MS - 1 - at) / CSV_SIZE_CHECK_MS);
 }
 
 static bool timespec_eq(const struct timespec *a, const struct timespec *b)
@@ -472,7 +491,8 @@ static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *ste
 	cg->prog = prog;
 	/* Spread over the collections by whole seconds: ids in a run (as
 	 * cgroups made one after the other get) take one second each. */
-	cg->looked_ms = s->batch_ms - (int64_t)(id % (CSV_SIZE_CHECK_MS / 1000)) * 1000;
+	cg->unchecked = id % CSV_SIZE_CHECK_ROWS; /* spread over the batches */
+	cg->looked_period = look_period(s, cg);
 	cg->stem = strdup(stem);
 	cg->path = strdup(path);
 	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
@@ -879,16 +899,16 @@ static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
 	return r;
 }
 
-/* A kept file's end is looked at before a row CSV_SIZE_CHECK_MS after the
- * last look (or when the collection time went back: a clock step), and
- * after the directory watch saw a writer close the file (a truncation
- * through a descriptor, copytruncate's, is followed by its close), not
- * before every row: one syscall per row was a fifth of the agent's time. */
+/* A kept file's end is looked at before its first row of a new period
+ * (look_period; also after a clock step, back or forward), after
+ * CSV_SIZE_CHECK_ROWS rows, and after the directory watch saw a writer close
+ * the file (a truncation through a descriptor, copytruncate's, is followed
+ * by its close), not before every row: one syscall per row was a fifth of
+ * the agent's time. */
 static bool end_due(const struct csv_sink *s, const struct csv_cgroup *cg)
 {
-	int64_t since = s->batch_ms - cg->looked_ms;
-
-	return cg->check_size || since >= CSV_SIZE_CHECK_MS || since < 0;
+	return cg->check_size || cg->unchecked >= CSV_SIZE_CHECK_ROWS ||
+	       look_period(s, cg) != cg->looked_period;
 }
 
 /* Before a row on cg's kept descriptor: where does the file end? Where our
@@ -905,7 +925,8 @@ static int check_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_h
 	bool header_ok = false;
 	int r;
 
-	cg->looked_ms = s->batch_ms;
+	cg->looked_period = look_period(s, cg);
+	cg->unchecked = 0;
 	cg->check_size = false;
 	if (end < 0)
 		return -errno;
@@ -997,6 +1018,7 @@ static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t s
 			put_fd(s, cg, fd, true);
 		} else {
 			cg->size += (off_t)done;
+			cg->unchecked++;
 		}
 		if (s->cfg.max_size && (uint64_t)cg->size > s->cfg.max_size)
 			(void)rotate_files(s, cg); /* reported inside; the row is written */

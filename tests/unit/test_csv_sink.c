@@ -1408,7 +1408,8 @@ static void test_copytruncate(void **state)
 	struct one_file o;
 	int fd;
 
-	/* id 40: its periodic look is 8 rows away, so only the close finds it. */
+	/* id 40: its next periodic look is 13 rows away (its period began 22 s
+	 * before the first row), so only the close finds it. */
 	one_file_open(&o, 40, "/ct");
 	assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
 	assert_int_equal(feed_step(o.s, &o.f, 6, false), 0);
@@ -1421,11 +1422,11 @@ static void test_copytruncate(void **state)
 	one_file_close(&o);
 }
 
-/* truncate(2) by path closes nothing: the file's end is looked at 160 s of
- * collections after the last look (CSV_SIZE_CHECK_MS: every 16th row at the
- * 10 s feed_step takes), and then the header goes in front of every row
- * written since the truncation, in a new file renamed over the old one (the
- * row that found it follows). */
+/* truncate(2) by path closes nothing: the file's end is looked at once in
+ * each 160 s of collections (CSV_SIZE_CHECK_MS: every 16th row at the 10 s
+ * feed_step takes), and then the header goes in front of every row written
+ * since the truncation, in a new file renamed over the old one (the row that
+ * found it follows). */
 static void test_truncate_by_path(void **state)
 {
 	struct one_file o;
@@ -1448,40 +1449,67 @@ static void test_truncate_by_path(void **state)
 	one_file_close(&o);
 }
 
-/* The same at a 1 s interval: by time, not rows (not one lseek every 16
- * rows): found within 160 rows, and not looked for again earlier. */
-static int rows_until_found(struct one_file *o, uint64_t found)
+/* One row ms after the last (feed_step adds 10 s). */
+static void step_ms(struct one_file *o, long ms, uint64_t add)
 {
+	long ns = o->f.now.tv_nsec + (ms % 1000) * 1000000L;
+
+	o->f.now.tv_sec += ms / 1000 - 10 + ns / 1000000000L;
+	o->f.now.tv_nsec = ns % 1000000000L;
+	assert_int_equal(feed_step(o->s, &o->f, add, false), 0);
+}
+
+/* Truncated by path now: rows ms apart until the sink finds it (at most
+ * limit), then how many it took. */
+static int rows_until_found(struct one_file *o, long ms, int limit)
+{
+	uint64_t found = stats_of(o->s).external_rotations + 1;
 	int steps = 0;
 
 	assert_int_equal(truncate(o->file, 0), 0);
-	while (stats_of(o->s).external_rotations < found && steps < 161) {
-		o->f.now.tv_sec -= 9; /* feed_step adds 10 s */
-		assert_int_equal(feed_step(o->s, &o->f, 2, false), 0);
+	while (stats_of(o->s).external_rotations < found && steps < limit) {
+		step_ms(o, ms, 2);
 		steps++;
 	}
 	assert_int_equal(stats_of(o->s).external_rotations, found);
 	return steps;
 }
 
+/* The look period of id 34 at the feed's time (csv_sink.c look_period). */
+static int64_t period_34(const struct one_file *o)
+{
+	return ((int64_t)o->f.now.tv_sec * 1000 + o->f.now.tv_nsec / 1000000 - 34000) / 160000;
+}
+
+/* At a 1 s interval: by time, not every 16 rows: a truncation right after
+ * the file's periodic look is found 160 rows later, at its next one; a
+ * clock step back looks at once; at 100 ms, 160 rows bound it (the repair
+ * copies what was written since into CSV_PREPEND_MAX). */
 static void test_truncate_by_path_1s(void **state)
 {
 	struct one_file o;
+	int64_t period;
 	int steps;
 
 	one_file_open(&o, 34, "/t1");
 	assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
-	steps = rows_until_found(&o, 1);
+	steps = rows_until_found(&o, 1000, 161);
 	assert_one_header(o.file, 2 * steps, steps);
-	/* The repair's own rename is seen by the watch (one more look): past
-	 * it, the next look comes 160 s after it. */
-	for (int i = 0; i < 3; i++) {
-		o.f.now.tv_sec -= 9;
-		assert_int_equal(feed_step(o.s, &o.f, 1, false), 0);
-	}
-	steps = rows_until_found(&o, 2);
-	assert_true(steps >= 155 && steps <= 160);
-	assert_one_header(o.file, 2 * steps, steps);
+	/* To the file's next period: the row there looks (nothing found; the
+	 * repair's own rename, seen by the watch, made one more look). */
+	period = period_34(&o);
+	while (period_34(&o) == period)
+		step_ms(&o, 1000, 1);
+	steps = rows_until_found(&o, 1000, 161);
+	assert_int_equal(steps, 160);
+	assert_int_equal(period_34(&o), period + 2);
+
+	o.f.now.tv_sec -= 3600 + 10; /* a step back: the next row looks */
+	assert_int_equal(rows_until_found(&o, 10000, 1), 1);
+	for (int i = 0; i < 3; i++)
+		step_ms(&o, 100, 1);
+	steps = rows_until_found(&o, 100, 161);
+	assert_true(steps <= 160);
 	one_file_close(&o);
 }
 
