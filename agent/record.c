@@ -278,7 +278,6 @@ static int put_outputs(struct blob_cursor *c, const struct cg_record *r, int nr_
 
 		if (!(outputs & 1u << i))
 			continue;
-
 		err = err ?: put(c, &o, sizeof(o));
 		err = err ?: put(c, r->out[i].last, sizeof(struct reading) * nr_events);
 	}

@@ -38,13 +38,15 @@
  * files' looks spread over it), or after this many rows, whichever comes
  * first, and before the next row after the directory watch saw a writer
  * close it: a truncation by path (truncate(2), no descriptor) is found with
- * at most 160 s or 160 rows written after it (one interval when that is
+ * at most 160 s or 1024 rows written after it (one interval when that is
  * longer). By time, not every 16 rows as before: the same at the default
  * 10 s, not 63 lseeks a collection at 1000 files and 1 s (3 % of the
- * agent's CPU time on a VM where system calls are dear); the rows bound
- * keeps a short interval's repair within CSV_PREPEND_MAX. */
+ * agent's CPU time on a VM where system calls are dear). The rows bound,
+ * for intervals under 160 ms only (above, the period comes first and the
+ * two never make two looks in a row), keeps a repair within
+ * CSV_PREPEND_MAX. */
 #define CSV_SIZE_CHECK_MS 160000
-#define CSV_SIZE_CHECK_ROWS 160
+#define CSV_SIZE_CHECK_ROWS 1024
 /* The rows found after a truncation, read back to put the header in front. */
 #define CSV_PREPEND_MAX (1 << 20)
 /* Rows appended per io_submit (csv_batch.h). Each agent takes as many from
@@ -489,8 +491,6 @@ static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *ste
 	cg->order_pos = -1;
 	cg->id = id;
 	cg->prog = prog;
-	/* Spread over the collections by whole seconds: ids in a run (as
-	 * cgroups made one after the other get) take one second each. */
 	cg->unchecked = id % CSV_SIZE_CHECK_ROWS; /* spread over the batches */
 	cg->looked_period = look_period(s, cg);
 	cg->stem = strdup(stem);

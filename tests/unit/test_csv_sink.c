@@ -1483,7 +1483,7 @@ static int64_t period_34(const struct one_file *o)
 
 /* At a 1 s interval: by time, not every 16 rows: a truncation right after
  * the file's periodic look is found 160 rows later, at its next one; a
- * clock step back looks at once; at 100 ms, 160 rows bound it (the repair
+ * clock step back looks at once; at 10 ms, 1024 rows bound it (the repair
  * copies what was written since into CSV_PREPEND_MAX). */
 static void test_truncate_by_path_1s(void **state)
 {
@@ -1507,9 +1507,9 @@ static void test_truncate_by_path_1s(void **state)
 	o.f.now.tv_sec -= 3600 + 10; /* a step back: the next row looks */
 	assert_int_equal(rows_until_found(&o, 10000, 1), 1);
 	for (int i = 0; i < 3; i++)
-		step_ms(&o, 100, 1);
-	steps = rows_until_found(&o, 100, 161);
-	assert_true(steps <= 160);
+		step_ms(&o, 10, 1);
+	steps = rows_until_found(&o, 10, 1025);
+	assert_true(steps <= 1024);
 	one_file_close(&o);
 }
 
