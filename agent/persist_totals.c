@@ -288,6 +288,23 @@ static void encode_all(struct persist_totals *t, const struct record_set *set)
 			memset(entry_of(m, (int)s), 0, m->entry_size);
 }
 
+/* Own's chunks past the last one any record uses, none in the map any
+ * more, are let go: a save walks (and empties) only the chunks it keeps, and
+ * a burst of cgroups gone does not keep its shadow for good. */
+static void shrink(struct persist_totals *t, uint32_t n)
+{
+	struct totals_map *m = &t->own;
+	unsigned char *chunks;
+
+	while (m->cap > n && !m->in_map[m->cap - 1])
+		m->cap--;
+	if (m->cap == 0)
+		return; /* kept: realloc to 0 bytes may free */
+	chunks = realloc(m->chunks, m->cap * m->chunk_size);
+	if (chunks)
+		m->chunks = chunks;
+}
+
 static bool any_unsaved(const struct record_set *set)
 {
 	for (int i = 0; i < set->nr; i++)
@@ -313,6 +330,7 @@ int totals_save(struct persist_totals *t, const struct record_set *set)
 	if (m->cap > 0) {
 		encode_all(t, set);
 		r = write_used(t);
+		shrink(t, n);
 	}
 	/* The others' outputs that own does not hold live on in the blobs:
 	 * not before every blob is written (persist_load marks them). */
@@ -398,6 +416,11 @@ bool totals_others_pinned(const struct persist_totals *t)
 uint32_t totals_slots_per_chunk(const struct persist_totals *t)
 {
 	return t->own.per_chunk;
+}
+
+uint32_t totals_chunks_held(const struct persist_totals *t)
+{
+	return t->own.cap;
 }
 
 static int map_apply(const struct persist_totals *t, const struct totals_map *m,

@@ -55,3 +55,5 @@ bool totals_others_pinned(const struct persist_totals *t);
 int totals_apply(const struct persist_totals *t, struct cg_record *r);
 /* Records per map element (tests). */
 uint32_t totals_slots_per_chunk(const struct persist_totals *t);
+/* Chunks held in memory (tests): up to the last one a record uses. */
+uint32_t totals_chunks_held(const struct persist_totals *t);

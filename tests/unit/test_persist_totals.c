@@ -219,6 +219,48 @@ static void unpin_all(void)
 		assert_int_equal(totals_remove(dir, o), 0);
 }
 
+/* The chunks held in memory follow the records: past the last one used,
+ * they go (after the map lost them); a record there later gets a chunk of
+ * its own again, empty but for it. */
+static void test_shadow_follows_records(void **state)
+{
+	struct record_set set = { 0 }, gone_set = { 0 };
+	struct persist_totals *t;
+	struct cg_record *r[NR_RECORDS], *gone;
+	uint32_t per;
+
+	(void)state;
+	unpin_all();
+	t = reopen();
+	per = totals_slots_per_chunk(t);
+	for (int i = 0; i < NR_RECORDS; i++) {
+		r[i] = add(&set, i);
+		commit(r[i], RECORD_OUT_CSV, 1 + i);
+	}
+	assert_int_equal(totals_save(t, &set), 0);
+	assert_int_equal(totals_chunks_held(t), (NR_RECORDS + per - 1) / per);
+	for (int i = 1; i < NR_RECORDS; i++)
+		record_remove(&set, 1000 + (uint64_t)i);
+	assert_int_equal(totals_save(t, &set), 0);
+	assert_int_equal(totals_chunks_held(t), 1);
+	assert_int_equal(map_elements(), 1);
+	r[1] = add(&set, (int)(3 * per) + 1);
+	commit(r[1], RECORD_OUT_SYSLOG, 9);
+	assert_int_equal(totals_put(t, r[1]), 0);
+	assert_int_equal(totals_chunks_held(t), 4);
+	assert_int_equal(map_elements(), 2);
+	totals_free(t);
+	t = reopen();
+	assert_back(t, r[0]);
+	assert_back(t, r[1]);
+	/* The removed record once in that chunk left nothing behind. */
+	gone = add(&gone_set, (int)(3 * per));
+	assert_int_equal(totals_apply(t, gone), -ENOENT);
+	totals_free(t);
+	record_clear(&gone_set);
+	record_clear(&set);
+}
+
 static void test_other_outputs(void **state)
 {
 	struct record_set set = { 0 };
@@ -329,9 +371,12 @@ static void test_other_size_unpinned(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_save_put_read),	    cmocka_unit_test(test_other_size),
-		cmocka_unit_test(test_other_outputs),	    cmocka_unit_test(test_stale_map_loses),
+		cmocka_unit_test(test_save_put_read),
+		cmocka_unit_test(test_other_size),
+		cmocka_unit_test(test_other_outputs),
+		cmocka_unit_test(test_stale_map_loses),
 		cmocka_unit_test(test_other_size_unpinned),
+		cmocka_unit_test(test_shadow_follows_records),
 	};
 	char cmd[128];
 	int r;
