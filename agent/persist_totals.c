@@ -294,12 +294,14 @@ static void encode_all(struct persist_totals *t, const struct record_set *set)
 static void shrink(struct persist_totals *t, uint32_t n)
 {
 	struct totals_map *m = &t->own;
+	uint32_t before = m->cap;
 	unsigned char *chunks;
 
 	while (m->cap > n && !m->in_map[m->cap - 1])
 		m->cap--;
-	if (m->cap == 0)
-		return; /* kept: realloc to 0 bytes may free */
+	/* Not at every save, only when some went; 0 bytes: realloc may free. */
+	if (m->cap == before || m->cap == 0)
+		return;
 	chunks = realloc(m->chunks, m->cap * m->chunk_size);
 	if (chunks)
 		m->chunks = chunks;
