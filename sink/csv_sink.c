@@ -88,7 +88,9 @@ struct csv_cgroup {
 	char repair[3];
 	int fd; /* kept open (then `known` is true), or -1 */
 	int order_pos; /* its place in csv_sink.order, or -1 */
-	int64_t looked_period; /* look_period() of the last look at the end */
+	/* Collection time (ms) the look period of the last look at the end
+	 * began (note_look_period): kept, not divided out at every row. */
+	int64_t period_ms;
 	unsigned unchecked; /* rows since then */
 	int nr_events;
 	uint32_t events_gen; /* sink_record.events_gen of event_names (0: none) */
@@ -121,7 +123,7 @@ struct csv_sink {
 	int watch_fd; /* inotify on the directory, or -1 */
 	bool watch_reported; /* "cannot watch" said once */
 	struct timespec checked; /* collection time of the last watch read */
-	int64_t batch_ms; /* the same, in ms (look_period) */
+	int64_t batch_ms; /* the same, in ms (note_look_period) */
 	long long first_open_ns; /* this batch's time spent on cgroups' first rows */
 	struct timespec ts_time; /* the timestamp cell formatted last, for ... */
 	char ts_text[CSV_TIMESTAMP_MAX]; /* ... every row of one collection */
@@ -149,17 +151,19 @@ static struct csv_sink *to_csv(struct sink *s)
 	return (struct csv_sink *)s;
 }
 
-/* The period of CSV_SIZE_CHECK_MS of collection time the current
- * collection is in, for cg: periods start at the file's own phase (whole
- * seconds of its id), so that the files' looks spread over the period and
- * stay spread after all of them were looked at together (a SIGHUP, a clock
- * step). */
-static int64_t look_period(const struct csv_sink *s, const struct csv_cgroup *cg)
+/* cg->period_ms: the start of the period of CSV_SIZE_CHECK_MS of collection
+ * time the current collection is in, for cg. Periods start at the file's
+ * own phase (whole seconds of its id), so that the files' looks spread over
+ * the period and stay spread after all of them were looked at together (a
+ * SIGHUP, a clock step). */
+static void note_look_period(const struct csv_sink *s, struct csv_cgroup *cg)
 {
-	int64_t at = s->batch_ms - (int64_t)(cg->id % (CSV_SIZE_CHECK_MS / 1000)) * 1000;
+	int64_t phase = (int64_t)(cg->id % (CSV_SIZE_CHECK_MS / 1000)) * 1000;
+	int64_t at = s->batch_ms - phase;
+	int64_t n = at >= 0 ? at / CSV_SIZE_CHECK_MS
+			    : -((CSV_SIZE_CHECK_MS - 1 - at) / CSV_SIZE_CHECK_MS);
 
-	return at >= 0 ? at / CSV_SIZE_CHECK_MS
-		       : -((CSV_SIZE_CHECK_MS - 1 - at) / CSV_SIZE_CHECK_MS);
+	cg->period_ms = phase + n * CSV_SIZE_CHECK_MS;
 }
 
 static bool timespec_eq(const struct timespec *a, const struct timespec *b)
@@ -492,7 +496,7 @@ static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *ste
 	cg->id = id;
 	cg->prog = prog;
 	cg->unchecked = id % CSV_SIZE_CHECK_ROWS; /* spread over the batches */
-	cg->looked_period = look_period(s, cg);
+	note_look_period(s, cg);
 	cg->stem = strdup(stem);
 	cg->path = strdup(path);
 	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
@@ -900,15 +904,17 @@ static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
 }
 
 /* A kept file's end is looked at before its first row of a new period
- * (look_period; also after a clock step, back or forward), after
+ * (note_look_period; also after a clock step, back or forward), after
  * CSV_SIZE_CHECK_ROWS rows, and after the directory watch saw a writer close
  * the file (a truncation through a descriptor, copytruncate's, is followed
  * by its close), not before every row: one syscall per row was a fifth of
  * the agent's time. */
 static bool end_due(const struct csv_sink *s, const struct csv_cgroup *cg)
 {
-	return cg->check_size || cg->unchecked >= CSV_SIZE_CHECK_ROWS ||
-	       look_period(s, cg) != cg->looked_period;
+	int64_t in_period = s->batch_ms - cg->period_ms;
+
+	return cg->check_size || cg->unchecked >= CSV_SIZE_CHECK_ROWS || in_period < 0 ||
+	       in_period >= CSV_SIZE_CHECK_MS;
 }
 
 /* Before a row on cg's kept descriptor: where does the file end? Where our
@@ -925,7 +931,7 @@ static int check_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_h
 	bool header_ok = false;
 	int r;
 
-	cg->looked_period = look_period(s, cg);
+	note_look_period(s, cg);
 	cg->unchecked = 0;
 	cg->check_size = false;
 	if (end < 0)
