@@ -44,6 +44,12 @@ static void row_answered(struct agent *a, const struct pending_row *p, int resul
 	struct cg_record *r = p->r;
 	uint32_t bit = 1u << p->o->id;
 
+	if (result == SINK_HELD) {
+		record_hold(r, p->o->id, p->totals, p->nr_events, p->now_ns);
+		return;
+	}
+	/* The output's held rows went out with this row, or were dropped. */
+	record_held_answered(r, p->o->id, result == 0);
 	if (result == 0) {
 		record_commit(r, p->o->id, p->totals, p->nr_events, p->now_ns);
 		if (r->removed)
@@ -97,6 +103,10 @@ static void emit(struct agent *a, struct cg_record *r, const struct reading *tot
 		if (r->removed && (r->outputs_done & (1u << o->id)))
 			continue;
 		record_row(r, o->id, totals, nr_events, col->now_ns, delta, &rec);
+		/* Held rows are written with a later one of the same cgroup:
+		 * never the last rows before the agent stops or the cgroup goes. */
+		rec.may_hold = o->sink->may_hold && col->kind == COLLECT_INTERVAL && !r->removed &&
+			       record_hold_ready(r, o->id) == 0;
 		rec.time = col->now;
 		rec.event_names = ev->names;
 		rec.events_gen = ev->gen;

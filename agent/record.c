@@ -147,6 +147,8 @@ static void record_free(struct cg_record *r)
 {
 	if (!r)
 		return;
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++)
+		free(r->written[i]);
 	free(r->path);
 	free(r);
 }
@@ -227,6 +229,36 @@ void record_commit(struct cg_record *r, enum record_output_id out, const struct 
 	o->seq++;
 }
 
+int record_hold_ready(struct cg_record *r, enum record_output_id out)
+{
+	if (!r->written[out])
+		r->written[out] = malloc(sizeof(*r->written[out]));
+	return r->written[out] ? 0 : -ENOMEM;
+}
+
+void record_hold(struct cg_record *r, enum record_output_id out, const struct reading *totals,
+		 int nr_events, uint64_t now_ns)
+{
+	if (!(r->held & (1u << out))) {
+		*r->written[out] = r->out[out];
+		r->held |= 1u << out;
+	}
+	record_commit(r, out, totals, nr_events, now_ns);
+}
+
+void record_held_answered(struct cg_record *r, enum record_output_id out, bool written)
+{
+	unsigned final_tries = r->out[out].final_tries;
+
+	if (!(r->held & (1u << out)))
+		return;
+	r->held &= ~(1u << out);
+	if (written)
+		return;
+	r->out[out] = *r->written[out];
+	r->out[out].final_tries = final_tries;
+}
+
 /* ---- persisted form ----
  * header | per output: last_ns, seq, readings | strings
  * (path, container name, image, pod, namespace, runtime: NUL-terminated). */
@@ -274,12 +306,15 @@ static int put_outputs(struct blob_cursor *c, const struct cg_record *r, int nr_
 	int err = 0;
 
 	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++) {
-		const struct blob_output o = { r->out[i].last_ns, r->out[i].seq };
+		/* Rows an output holds are not in it yet: a new agent writes
+		 * their counts again, from its last written row. */
+		const struct record_output *w = record_written(r, i);
+		const struct blob_output o = { w->last_ns, w->seq };
 
 		if (!(outputs & 1u << i))
 			continue;
 		err = err ?: put(c, &o, sizeof(o));
-		err = err ?: put(c, r->out[i].last, sizeof(struct reading) * nr_events);
+		err = err ?: put(c, w->last, sizeof(struct reading) * nr_events);
 	}
 	return err;
 }

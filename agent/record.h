@@ -53,7 +53,13 @@ struct cg_record {
 	uint64_t created_ns; /* CLOCK_BOOTTIME when counting started */
 	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
 	struct sink_cgroup view; /* what outputs see: views into the fields below */
+	/* Bit n: output n holds rows it formatted but has not written yet
+	 * (sink.h SINK_HELD); out[n] is then the base of the rows it formats,
+	 * written[n] its last row actually written: what is persisted, and
+	 * what a failure goes back to. */
+	uint32_t held;
 	struct record_output out[RECORD_MAX_OUTPUTS];
+	struct record_output *written[RECORD_MAX_OUTPUTS]; /* kept once made */
 	char *path;
 	char short_id[13];
 	struct cg_identity ident;
@@ -93,6 +99,25 @@ void record_row(const struct cg_record *r, enum record_output_id out, const stru
 /* The output wrote that row: it becomes the output's base. */
 void record_commit(struct cg_record *r, enum record_output_id out, const struct reading *totals,
 		   int nr_events, uint64_t now_ns);
+
+/* Rows held by outputs (sink.h SINK_HELD). Before a row that output `out`
+ * may hold: room to remember its last written row (-ENOMEM: the row is not
+ * to be held). */
+int record_hold_ready(struct cg_record *r, enum record_output_id out);
+/* The output held the row: it becomes the base of its next row (as
+ * record_commit), its last written row stays what is persisted. */
+void record_hold(struct cg_record *r, enum record_output_id out, const struct reading *totals,
+		 int nr_events, uint64_t now_ns);
+/* Whether the output's held rows reached it (with the row answered now):
+ * written, nothing is held any more; not, they are dropped and the base
+ * goes back to its last written row (their counts go into the next row). */
+void record_held_answered(struct cg_record *r, enum record_output_id out, bool written);
+/* The output's last row actually written (held rows aside). */
+static inline const struct record_output *record_written(const struct cg_record *r,
+							 enum record_output_id out)
+{
+	return (r->held & (1u << out)) ? r->written[out] : &r->out[out];
+}
 
 /* The part of a record every collection changes (the last-written totals,
  * time and seq of each output in `outputs`, a mask of record_output_id: the

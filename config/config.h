@@ -46,9 +46,15 @@ struct csv_config {
 	unsigned max_files; /* rotated files kept per cgroup */
 	uint64_t keep_removed_ms; /* files of cgroups no longer written: deleted after (0: kept) */
 	uint64_t max_total_size; /* bytes of all the directory's CSV files (0: no limit) */
+	/* A file's rows are written together at most this often, when the
+	 * interval is shorter (0: each row at once). docs/CSV.md "Flushing". */
+	uint64_t flush_interval_ms;
 	bool safe_cells; /* neutralise formula-like name cells */
 	struct derived_list derived; /* columns after the events */
 };
+
+/* csv.flush_interval at most (rows held per file are bounded too). */
+#define CONFIG_CSV_FLUSH_MAX_MS (3600ULL * 1000)
 
 #define CONFIG_ROOT_MAX 256
 

@@ -3,6 +3,7 @@
 #include "config/config_schema.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,26 +69,40 @@ static int parse_csv_max_total_size(struct parse_ctx *p)
 	return next_size(p, &p->cfg->csv.max_total_size);
 }
 
-static int parse_csv_keep_removed(struct parse_ctx *p)
+/* A duration of at most max_ms into *ret (zero: what `zero` says). */
+static int next_duration(struct parse_ctx *p, uint64_t max_ms, const char *zero, uint64_t *ret)
 {
 	const char *s;
 	char buf[ECHO_MAX + 8];
+	uint64_t ms;
 	int r;
 
-	r = cfg_next_scalar(p, "a duration (7d, 12h, 30m) or whole seconds", &s);
+	r = cfg_next_scalar(p, "a duration (7d, 12h, 30m, 5s) or whole seconds", &s);
 	if (r < 0)
 		return r;
-	r = config_parse_duration_ms(s, &p->cfg->csv.keep_removed_ms);
-	if (r == -ERANGE)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too long",
-				    p->key, cfg_echo(p, buf, sizeof(buf)));
+	r = config_parse_duration_ms(s, &ms);
+	if (r == -ERANGE || (r == 0 && ms > max_ms))
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' is too long (at most %" PRIu64 "s)", p->key,
+				    cfg_echo(p, buf, sizeof(buf)), max_ms / 1000);
 	if (r < 0)
-		return ycursor_fail(
-			&p->cur, cfg_event(p)->start_mark,
-			"%s: invalid duration '%s' (expected e.g. 7d, 12h, 30m or whole seconds; "
-			"0: never deleted)",
-			p->key, cfg_echo(p, buf, sizeof(buf)));
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: invalid duration '%s' (expected e.g. 7d, 12h, 30m, 5s or "
+				    "whole seconds; 0: %s)",
+				    p->key, cfg_echo(p, buf, sizeof(buf)), zero);
+	*ret = ms;
 	return 0;
+}
+
+static int parse_csv_keep_removed(struct parse_ctx *p)
+{
+	return next_duration(p, UINT64_MAX, "never deleted", &p->cfg->csv.keep_removed_ms);
+}
+
+static int parse_csv_flush_interval(struct parse_ctx *p)
+{
+	return next_duration(p, CONFIG_CSV_FLUSH_MAX_MS, "every row written at once",
+			     &p->cfg->csv.flush_interval_ms);
 }
 
 static int parse_csv_safe_cells(struct parse_ctx *p)
@@ -206,6 +221,7 @@ static int parse_csv(struct parse_ctx *p)
 		{ "max_size", parse_csv_max_size },
 		{ "max_files", parse_csv_max_files },
 		{ "keep_removed", parse_csv_keep_removed },
+		{ "flush_interval", parse_csv_flush_interval },
 		{ "max_total_size", parse_csv_max_total_size },
 		{ "safe_cells", parse_csv_safe_cells },
 		{ "derived", parse_csv_derived },

@@ -167,6 +167,8 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fprintf(f, "\n    max_files: %u\n", c->csv.max_files);
 	fputs("    keep_removed: ", f);
 	put_duration(f, c->csv.keep_removed_ms);
+	fputs("\n    flush_interval: ", f);
+	put_duration(f, c->csv.flush_interval_ms);
 	fputs("\n    max_total_size: ", f);
 	put_size(f, c->csv.max_total_size);
 	fprintf(f, "\n    safe_cells: %s\n", c->csv.safe_cells ? "true" : "false");

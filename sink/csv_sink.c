@@ -52,6 +52,8 @@
 /* Rows appended per io_submit (csv_batch.h). Each agent takes as many from
  * the host's fs.aio-max-nr (65536 by default, shared with tenants' databases). */
 #define CSV_BATCH_ROWS 256
+/* Bytes of rows a file holds (flush_interval) before they are written. */
+#define CSV_HOLD_MAX 4096
 
 /* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
 enum csv_failure {
@@ -83,6 +85,7 @@ struct csv_cgroup {
 	bool known;
 	bool check_size; /* look at the next row (a writer closed the file) */
 	bool queued; /* a row of it waits in the batch */
+	unsigned held_rows; /* rows in `held`, written with a later one */
 	/* Written before the next row when an unfinished line could not be cut
 	 * off: a closing quote if it ended inside a quoted field, a newline. */
 	char repair[3];
@@ -99,6 +102,10 @@ struct csv_cgroup {
 	/* The identity cells (path to namespace, each with its leading comma)
 	 * as of sink_cgroup.gen ident_gen (0: none kept). */
 	struct csv_row ident;
+	/* Rows formatted but not written yet (csv.flush_interval), and the
+	 * flush period they belong to (hold_due). */
+	struct csv_row held;
+	int64_t hold_period;
 
 	struct csv_cgroup *next_stem; /* hash chain by stem */
 	char *file; /* directory/stem.csv */
@@ -136,6 +143,7 @@ struct csv_sink {
 	struct csv_queued {
 		struct csv_cgroup *cg;
 		const void *cookie;
+		unsigned rows; /* the row and those held with it */
 	} queued[CSV_BATCH_ROWS];
 	struct csv_sink_stats stats;
 	struct csv_report reports[NR_FAILURES];
@@ -394,6 +402,7 @@ static void cgroup_free(struct csv_cgroup *cg)
 		free(cg->event_names[i]);
 	csv_row_free(&cg->header);
 	csv_row_free(&cg->ident);
+	csv_row_free(&cg->held);
 	free(cg);
 }
 
@@ -996,7 +1005,8 @@ static void put_fd(struct csv_sink *s, struct csv_cgroup *cg, int fd, bool row_w
 }
 
 /* The bytes of a row in s->out: the header first into an empty file, else
- * what closes an unfinished line; then the row. Returns 0 or -errno. */
+ * what closes an unfinished line; then the rows cg holds, then the row.
+ * Returns 0 or -errno. */
 static int frame_row(struct csv_sink *s, struct csv_cgroup *cg, bool need_header, const char *data,
 		     size_t len)
 {
@@ -1005,6 +1015,8 @@ static int frame_row(struct csv_sink *s, struct csv_cgroup *cg, bool need_header
 		csv_row_append(&s->out, cg->header.data, cg->header.len);
 	else
 		csv_row_append(&s->out, cg->repair, strlen(cg->repair));
+	if (cg->held_rows)
+		csv_row_append(&s->out, cg->held.data, cg->held.len);
 	csv_row_append(&s->out, data, len);
 	return s->out.error;
 }
@@ -1244,9 +1256,24 @@ static int build_row(struct csv_sink *s, struct csv_cgroup *cg, const struct sin
 	return csv_row_end(row);
 }
 
-static void commit(struct csv_sink *s)
+/* Rows cg held are out of its hands: written with the row now, or dropped
+ * with it (a failure answer: the agent puts their counts into a later row).
+ * Returns how many (the rows the answer is for, less the row itself). */
+static unsigned held_take(struct csv_cgroup *cg)
 {
-	s->stats.rows_written++;
+	unsigned n = cg ? cg->held_rows : 0;
+
+	if (n) {
+		csv_row_clear(&cg->held);
+		cg->held_rows = 0;
+	}
+	return n;
+}
+
+/* rows were written. */
+static void commit(struct csv_sink *s, unsigned rows)
+{
+	s->stats.rows_written += rows;
 	if (s->recovered.unreported) {
 		long long now = monotonic_s();
 
@@ -1308,6 +1335,12 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 			return r;
 		}
 	}
+	if (!columns_match(cg, rec) && cg->held_rows) {
+		/* Held rows have the old columns: dropped, and this row
+		 * with them; the next row, in the new columns, counts them. */
+		s->stats.rows_deferred += 1 + held_take(cg);
+		return -EAGAIN;
+	}
 	if (!columns_match(cg, rec)) {
 		r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 		if (r < 0) {
@@ -1321,11 +1354,14 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 	return 0;
 }
 
-/* Not written: the agent keeps the counts (and a final row) for the next try. */
-static int row_failed(struct csv_sink *s, int r)
+/* Not written: the agent keeps the counts (and a final row) for the next
+ * try; cg's held rows (cg may be NULL) go with it. */
+static int row_failed(struct csv_sink *s, struct csv_cgroup *cg, int r)
 {
-	s->stats.rows_failed++;
-	s->recovered.unreported++;
+	unsigned rows = 1 + held_take(cg);
+
+	s->stats.rows_failed += rows;
+	s->recovered.unreported += rows;
 	return r;
 }
 
@@ -1343,10 +1379,11 @@ static void queued_done(void *ctx, unsigned idx, const char *data, size_t len, s
 	if (res >= 0 && done < len) /* short: the rest as write_some() would */
 		done += write_some(cg->fd, data + done, len - done, &r);
 	r = row_finish(s, cg, cg->fd, -1, len, done, r);
-	if (r < 0)
-		row_failed(s, r);
-	else
-		commit(s);
+	if (r < 0) {
+		s->stats.rows_failed += s->queued[idx].rows;
+		s->recovered.unreported += s->queued[idx].rows;
+	} else
+		commit(s, s->queued[idx].rows);
 	if (s->base.done)
 		s->base.done(s->base.done_ctx, s->queued[idx].cookie, r);
 }
@@ -1393,7 +1430,7 @@ static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cook
 	}
 	if (idx < 0)
 		return idx;
-	s->queued[idx] = (struct csv_queued){ cg, cookie };
+	s->queued[idx] = (struct csv_queued){ cg, cookie, 1 + held_take(cg) };
 	cg->queued = true;
 	return 0;
 }
@@ -1410,7 +1447,7 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 		if (r == 0)
 			return SINK_QUEUED;
 		if (r != -EAGAIN)
-			return row_failed(s, r);
+			return row_failed(s, cg, r);
 	}
 	/* Opening a file may close kept ones (EMFILE), and cg's own queued row
 	 * goes first. */
@@ -1434,10 +1471,58 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 	} else
 		r = append_row(s, cg, s->row.data, s->row.len);
 	if (r < 0)
-		return row_failed(s, r);
-	commit(s);
+		return row_failed(s, cg, r);
+	commit(s, 1 + held_take(cg));
 	if (final)
 		forget(s, cg);
+	return 0;
+}
+
+/* floor(a / b), b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a >= 0 ? a / b : -((b - 1 - a) / b);
+}
+
+/* Whether the row just built for cg is held (csv.flush_interval): a file's
+ * rows are written together once per flush period of collection time
+ * (periods shifted by a hash of its id, so that the files' appends spread
+ * over the period), with the last row of a period: the one whose next row,
+ * an interval later, falls into the next period. Never a file's first row
+ * (it makes the file), a final row, a BPF program's, a row the writer
+ * cannot take SINK_HELD for, nor past CSV_HOLD_MAX bytes held. A clock
+ * step writes what is held at once. */
+static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const struct sink_record *rec)
+{
+	int64_t f = (int64_t)s->cfg.flush_interval_ms, phase, period;
+
+	if (!s->base.may_hold || !rec->may_hold || rec->final || !cg->started || cg->prog ||
+	    !rec->interval_known || rec->interval_ms >= (uint64_t)f ||
+	    cg->held.len + s->row.len > CSV_HOLD_MAX)
+		return false;
+	phase = (int64_t)(hash_u64(cg->id) % (uint64_t)f);
+	period = floor_div(s->batch_ms - phase, f);
+	if (period != floor_div(s->batch_ms + (int64_t)rec->interval_ms - phase, f))
+		return false;
+	if (cg->held_rows && cg->hold_period != period)
+		return false;
+	cg->hold_period = period;
+	return true;
+}
+
+/* Keep the row built in s->row with those cg holds. Returns 0 or -ENOMEM
+ * (the row is then written at once, with them). */
+static int hold_row(struct csv_sink *s, struct csv_cgroup *cg)
+{
+	size_t len = cg->held.len;
+
+	if (csv_row_append(&cg->held, s->row.data, s->row.len) < 0) {
+		cg->held.len = len;
+		cg->held.error = 0;
+		return -ENOMEM;
+	}
+	cg->held_rows++;
+	s->stats.rows_held++;
 	return 0;
 }
 
@@ -1450,6 +1535,9 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 	r = check_record(rec);
 	if (r < 0) {
 		report(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
+		/* A failure answer: what the cgroup holds goes too (sink.h). */
+		if (rec && rec->cgroup)
+			held_take(cgroup_find(s, rec->cgroup->id, false));
 		return r;
 	}
 	watch_check(s, &rec->time);
@@ -1460,8 +1548,10 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 	if (r < 0) {
 		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
 		       r == -ERANGE ? "time out of range" : strerror(-r));
-		return row_failed(s, r);
+		return row_failed(s, cg, r);
 	}
+	if (hold_due(s, cg, rec) && hold_row(s, cg) == 0)
+		return SINK_HELD;
 	return write_built(s, cg, rec->final, rec->cookie);
 }
 
@@ -1520,7 +1610,7 @@ static int csv_sink_write_prog(struct sink *base, const struct sink_prog_record 
 	if (r < 0) {
 		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
 		       r == -ERANGE ? "time out of range" : strerror(-r));
-		return row_failed(s, r);
+		return row_failed(s, cg, r);
 	}
 	return write_built(s, cg, rec->final, NULL);
 }
@@ -1629,6 +1719,7 @@ int csv_sink_new(const struct csv_config *cfg, struct sink **ret)
 	if (!s)
 		return -ENOMEM;
 	s->base.ops = &csv_sink_ops;
+	s->base.may_hold = cfg->flush_interval_ms > 0;
 	s->cfg = *cfg;
 	/* "dir/" and "dir" name the same files; keep log lines tidy. */
 	for (size_t n = strlen(s->cfg.directory); n > 1 && s->cfg.directory[n - 1] == '/'; n--)

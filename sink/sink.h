@@ -47,6 +47,8 @@ struct sink_record {
 	bool final; /* the cgroup is gone: its last row */
 	struct timespec created; /* CLOCK_REALTIME when counting the cgroup started */
 	const void *cookie; /* handed back with a queued row's result (sink.done) */
+	/* The writer can take SINK_HELD for this row (never a final row). */
+	bool may_hold;
 };
 
 /* A BPF program the agent logs (bpf_programs:), and one row of it: the
@@ -90,6 +92,14 @@ struct sink;
 /* write() queued the row (CSV: appended with many others in one system
  * call): its result comes through sink.done, at the latest from flush(). */
 #define SINK_QUEUED 1
+/* write() held the row (only when sink_record.may_hold): it is written
+ * with a later row of the same cgroup, in one append, and that row's answer
+ * is theirs too. Until then the writer makes the next row's delta from this
+ * one, but keeps the last row written as what survives it (the agent's
+ * persisted totals): a failure, or an agent killed meanwhile, puts the held
+ * rows' counts into a later row. An output drops what it holds for a
+ * cgroup whenever it answers one of its rows with an error. */
+#define SINK_HELD 2
 
 /* A queued row's result: 0 written, or negative errno, as write() would
  * have returned; cookie is the record's. */
@@ -124,4 +134,6 @@ struct sink {
 	 * may then queue rows. NULL: every write() answers at once. */
 	sink_done_fn done;
 	void *done_ctx;
+	/* Set by the output: it may answer SINK_HELD (where a row allows). */
+	bool may_hold;
 };

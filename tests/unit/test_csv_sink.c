@@ -256,9 +256,18 @@ static uint64_t ns_of(const struct timespec *t)
 	return (uint64_t)t->tv_sec * 1000000000u + t->tv_nsec;
 }
 
+/* What the record kept for held rows (record_hold_ready). */
+static void feed_free(struct feed *f)
+{
+	for (int i = 0; i < RECORD_MAX_OUTPUTS; i++)
+		free(f->rec.written[i]);
+	memset(f->rec.written, 0, sizeof(f->rec.written));
+}
+
 /* A new agent (or session): counting starts from zero now. */
 static void feed_restart(struct feed *f)
 {
+	feed_free(f);
 	memset(f->totals, 0, sizeof(f->totals));
 	memset(&f->rec, 0, sizeof(f->rec));
 	f->rec.created_ns = f->rec.created_real_ns = ns_of(&f->now);
@@ -331,7 +340,13 @@ static int feed_step(struct sink *s, struct feed *f, uint64_t add, bool final)
 	rec.time = f->now;
 	rec.event_names = f->events;
 	rec.events_gen = f->events_gen;
+	rec.may_hold = s->may_hold && !final && record_hold_ready(&f->rec, RECORD_OUT_CSV) == 0;
 	r = write_now(s, &rec);
+	if (r == SINK_HELD) {
+		record_hold(&f->rec, RECORD_OUT_CSV, f->totals, f->nr_events, ns_of(&f->now));
+		return r;
+	}
+	record_held_answered(&f->rec, RECORD_OUT_CSV, r == 0);
 	if (r == 0)
 		record_commit(&f->rec, RECORD_OUT_CSV, f->totals, f->nr_events, ns_of(&f->now));
 	return r;
@@ -364,9 +379,13 @@ static char *rotated(const char *file, int n)
 	return p;
 }
 
-static struct sink *new_sink(const char *dir, uint64_t max_size, unsigned max_files)
+static struct sink *new_sink_flush(const char *dir, uint64_t max_size, unsigned max_files,
+				   uint64_t flush_ms)
 {
-	struct csv_config cfg = { .enabled = true, .max_size = max_size, .max_files = max_files };
+	struct csv_config cfg = { .enabled = true,
+				  .max_size = max_size,
+				  .max_files = max_files,
+				  .flush_interval_ms = flush_ms };
 	struct sink *s = NULL;
 
 	snprintf(cfg.directory, sizeof(cfg.directory), "%s", dir);
@@ -375,6 +394,11 @@ static struct sink *new_sink(const char *dir, uint64_t max_size, unsigned max_fi
 	if (queueing)
 		s->done = answered;
 	return s;
+}
+
+static struct sink *new_sink(const char *dir, uint64_t max_size, unsigned max_files)
+{
+	return new_sink_flush(dir, max_size, max_files, 0);
 }
 
 static struct csv_sink_stats stats_of(struct sink *s)
@@ -1449,14 +1473,19 @@ static void test_truncate_by_path(void **state)
 	one_file_close(&o);
 }
 
-/* One row ms after the last (feed_step adds 10 s). */
+/* One row ms after the last (feed_step adds 10 s); its answer. */
+static int feed_step_ms(struct sink *s, struct feed *f, long ms, uint64_t add, bool final)
+{
+	long ns = f->now.tv_nsec + (ms % 1000) * 1000000L;
+
+	f->now.tv_sec += ms / 1000 - 10 + ns / 1000000000L;
+	f->now.tv_nsec = ns % 1000000000L;
+	return feed_step(s, f, add, final);
+}
+
 static void step_ms(struct one_file *o, long ms, uint64_t add)
 {
-	long ns = o->f.now.tv_nsec + (ms % 1000) * 1000000L;
-
-	o->f.now.tv_sec += ms / 1000 - 10 + ns / 1000000000L;
-	o->f.now.tv_nsec = ns % 1000000000L;
-	assert_int_equal(feed_step(o->s, &o->f, add, false), 0);
+	assert_int_equal(feed_step_ms(o->s, &o->f, ms, add, false), 0);
 }
 
 /* Truncated by path now: rows ms apart until the sink finds it (at most
@@ -1779,6 +1808,138 @@ static void test_unfinished_line(void **state)
 	free(dir);
 }
 
+/* ---- rows held (csv.flush_interval) ------------------------------------------ */
+
+/* The file's rows and their cycles: what was written so far. */
+static void assert_file_holds(const char *file, uint64_t cycles, size_t rows)
+{
+	size_t got;
+
+	assert_int_equal(column_sum(file, "cycles", &got), cycles);
+	assert_int_equal(got, rows);
+}
+
+/* At 1 s rows and a 5 s flush interval: the first row makes the file at
+ * once; then a file's rows are written together, never one held longer than
+ * the flush interval and one interval, and the file always holds exactly the
+ * rows answered written (the record's last written totals: what a new agent
+ * would go on from). A final row writes what is held. */
+static void test_hold_rows(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/hold");
+	struct sink *s = new_sink_flush(dir, 0, 3, 5000);
+	uint64_t oldest_ms = 0;
+	size_t written = 0, held = 0, appends = 0;
+	struct feed f;
+
+	assert_true(s->may_hold);
+	feed_init(&f, 77, "/hold");
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	written = 1;
+	for (int i = 0; i < 60; i++) {
+		int r = feed_step_ms(s, &f, 1000, 1, false);
+		uint64_t now_ms = ns_of(&f.now) / 1000000;
+
+		if (r == SINK_HELD) {
+			if (!held)
+				oldest_ms = now_ms;
+			held++;
+		} else {
+			assert_int_equal(r, 0);
+			if (held)
+				assert_true(now_ms - oldest_ms <= 6000);
+			written += held + 1;
+			held = 0;
+			appends++;
+		}
+		assert_true(held <= 5);
+		assert_file_holds(file, record_written(&f.rec, RECORD_OUT_CSV)->last[0].counter,
+				  written);
+		assert_int_equal(f.rec.held != 0, held != 0);
+	}
+	/* About one append per 5 s, not one per row. */
+	assert_true(appends >= 11 && appends <= 13);
+	assert_true(held > 0 || feed_step_ms(s, &f, 1000, 1, false) == SINK_HELD);
+	assert_int_equal(feed_step_ms(s, &f, 1000, 1, true), 0);
+	assert_file_holds(file, f.totals[0].counter, 62 + (held == 0));
+	assert_int_equal(stats_of(s).rows_written, 62 + (held == 0));
+	s->ops->free(s);
+	feed_free(&f);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* Not held: rows an interval at least as long as the flush interval apart
+ * (the default 10 s against 5 s), a writer that cannot take SINK_HELD, the
+ * agent's last rows before it stops (not may_hold), a clock step (what was
+ * held goes with the row after it). */
+static void test_hold_not(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/nohold");
+	struct sink *s = new_sink_flush(dir, 0, 3, 5000);
+	struct feed f;
+
+	feed_init(&f, 78, "/nohold");
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(feed_step(s, &f, 2, false), 0);
+	assert_int_equal(stats_of(s).rows_held, 0);
+	s->may_hold = false;
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(feed_step_ms(s, &f, 1000, 2, false), 0);
+	s->may_hold = true;
+	while (feed_step_ms(s, &f, 1000, 2, false) != SINK_HELD)
+		;
+	/* The clock stepped back an hour: written now, with the held row. */
+	assert_int_equal(feed_step_ms(s, &f, -3600 * 1000, 2, false), 0);
+	assert_false(f.rec.held);
+	assert_file_holds(file, f.totals[0].counter, 5 + 5 + stats_of(s).rows_held + 1);
+	while (feed_step_ms(s, &f, 1000, 2, false) != SINK_HELD)
+		;
+	/* The agent's last collection (COLLECT_EXIT): not may_hold. */
+	s->may_hold = false;
+	assert_int_equal(feed_step_ms(s, &f, 1000, 2, false), 0);
+	assert_file_holds(file, f.totals[0].counter, stats_of(s).rows_written);
+	s->ops->free(s);
+	feed_free(&f);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
+/* Events changed while rows are held: they have the old columns, so they
+ * are dropped with the row (-EAGAIN, counted deferred) and the next row, in
+ * the new file's columns, holds their counts: over both files, every count
+ * once. */
+static void test_hold_events_change(void **state)
+{
+	static const char *const three[] = { "cycles", "cpu-clock", "context-switches" };
+	char *dir = make_tmpdir(), *file = file_of(dir, "/hev"), *old = rotated(file, 1);
+	struct sink *s = new_sink_flush(dir, 0, 3, 5000);
+	uint64_t before;
+	struct feed f;
+	size_t rows;
+
+	feed_init(&f, 79, "/hev");
+	assert_int_equal(feed_step(s, &f, 3, false), 0);
+	while (feed_step_ms(s, &f, 1000, 3, false) != SINK_HELD)
+		;
+	f.events = three;
+	f.nr_events = 3;
+	assert_int_equal(feed_step_ms(s, &f, 1000, 3, false), -EAGAIN);
+	assert_false(f.rec.held);
+	assert_int_equal(stats_of(s).rows_deferred, 2);
+	assert_int_equal(feed_step_ms(s, &f, 1000, 3, false), 0);
+	before = column_sum(old, "cycles", &rows);
+	assert_int_equal(before + column_sum(file, "cycles", NULL), f.totals[0].counter);
+	s->ops->free(s);
+	feed_free(&f);
+	remove_tree(dir);
+	free(file);
+	free(old);
+	free(dir);
+}
+
 /* ---- a full file system ------------------------------------------------------ */
 
 struct tiny_fs {
@@ -1889,6 +2050,51 @@ static void test_disk_full(void **state)
 	s->ops->free(s);
 	free(file);
 	free(gone_file);
+	tiny_fs_umount(&t);
+}
+
+/* Rows held when the disk fills: an append that fails takes the rows held
+ * with it (the record goes back to its last written row), none is written
+ * later on its own, and with room again the next row holds every count
+ * missed: the column sums are the totals, each count once. */
+static void test_hold_disk_full(void **state)
+{
+	struct tiny_fs t;
+	struct sink *s;
+	struct feed f;
+	char *file;
+	int failed = 0, r = -1;
+
+	if (!tiny_fs_mount(&t)) {
+		remove_tree(t.dir);
+		unit_skip("mounting a tiny tmpfs (a full disk) needs root");
+	}
+	s = new_sink_flush(t.csv, 0, 3, 5000);
+	feed_init(&f, 63,
+		  "/full/held rows of a long enough cgroup path to make the appends cross "
+		  "page boundaries soon");
+	file = file_for(t.csv, &f.cg);
+	assert_int_equal(feed_step(s, &f, 1000, false), 0);
+	tiny_fs_fill(&t);
+	for (int i = 0; i < 400 && failed < 3; i++) {
+		r = feed_step_ms(s, &f, 1000, 7, false);
+		if (r < 0) {
+			failed++;
+			assert_false(f.rec.held);
+		}
+	}
+	assert_int_equal(failed, 3);
+	assert_true(stats_of(s).rows_failed > 3); /* held rows failed with them */
+	assert_int_equal(unlink(t.filler), 0);
+	for (int i = 0; i < 10 && (r = feed_step_ms(s, &f, 1000, 1, false)) == SINK_HELD; i++)
+		;
+	assert_int_equal(r, 0);
+	assert_int_equal(feed_step_ms(s, &f, 1000, 1, true), 0);
+	assert_int_equal(column_sum(file, "cycles", NULL), f.totals[0].counter);
+	assert_int_equal(column_sum(file, "cpu-clock", NULL), f.totals[1].counter);
+	s->ops->free(s);
+	feed_free(&f);
+	free(file);
 	tiny_fs_umount(&t);
 }
 
@@ -2111,7 +2317,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_header_change_and_restart, teardown),
 		cmocka_unit_test_teardown(test_events_renamed_in_place, teardown),
 		cmocka_unit_test_teardown(test_unfinished_line, teardown),
+		cmocka_unit_test_teardown(test_hold_rows, teardown),
+		cmocka_unit_test_teardown(test_hold_not, teardown),
+		cmocka_unit_test_teardown(test_hold_events_change, teardown),
 		cmocka_unit_test_teardown(test_disk_full, teardown),
+		cmocka_unit_test_teardown(test_hold_disk_full, teardown),
 		cmocka_unit_test_teardown(test_truncate_repair_disk_full, teardown),
 		cmocka_unit_test_teardown(test_failure_rate_limit, teardown),
 		cmocka_unit_test_teardown(test_one_write_per_row, teardown),

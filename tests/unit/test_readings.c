@@ -118,6 +118,57 @@ static void test_record_outputs(void **state)
 	record_clear(&set);
 }
 
+/* Rows an output holds (sink.h SINK_HELD): the next row's delta starts at
+ * the held one, but what is persisted (blob and totals) and what a failure
+ * goes back to is the last row written; a written answer makes the held
+ * rows written. */
+static void test_record_held(void **state)
+{
+	struct record_set a = { 0 }, b = { 0 };
+	struct cg_record *r = make_record(&a, 9, "/held"), *back;
+	struct reading t1[2] = { { 10, 100, 100 }, { 1, 100, 100 } };
+	struct reading t2[2] = { { 30, 300, 300 }, { 4, 300, 300 } };
+	struct reading t3[2] = { { 60, 600, 600 }, { 9, 600, 600 } }, d[2];
+	unsigned char blob[RECORD_BLOB_SIZE], buf[512];
+	struct sink_record rec;
+
+	(void)state;
+	record_commit(r, RECORD_OUT_CSV, t1, 2, 3000000000ULL);
+	assert_int_equal(record_hold_ready(r, RECORD_OUT_CSV), 0);
+	record_hold(r, RECORD_OUT_CSV, t2, 2, 4000000000ULL);
+	assert_true(r->held == 1u << RECORD_OUT_CSV);
+	record_row(r, RECORD_OUT_CSV, t3, 2, 5000000000ULL, d, &rec);
+	assert_true(d[0].counter == 30 && rec.interval_ms == 1000 && rec.seq == 3);
+	assert_true(record_written(r, RECORD_OUT_CSV)->seq == 1);
+	assert_memory_equal(record_written(r, RECORD_OUT_CSV)->last, t1, sizeof(t1));
+	/* Persisted: the last row written. */
+	assert_int_equal(record_encode(r, 2, blob), 0);
+	assert_int_equal(record_decode(&b, "/", blob, 2, &back), 0);
+	assert_true(back->out[RECORD_OUT_CSV].seq == 1 && !back->held);
+	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t1, sizeof(t1));
+	record_clear(&b);
+	record_totals_encode(r, 2, 1u << RECORD_OUT_CSV, buf);
+	back = make_record(&b, 9, "/held");
+	back->created_ns = r->created_ns;
+	assert_int_equal(record_totals_apply(back, 2, 1u << RECORD_OUT_CSV, buf), 0);
+	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t1, sizeof(t1));
+	record_clear(&b);
+	/* A second held row keeps the first written one; a failure goes back
+	 * to it (the next row counts from t1 again). */
+	record_hold(r, RECORD_OUT_CSV, t3, 2, 5000000000ULL);
+	record_held_answered(r, RECORD_OUT_CSV, false);
+	assert_false(r->held);
+	record_row(r, RECORD_OUT_CSV, t3, 2, 6000000000ULL, d, &rec);
+	assert_true(d[0].counter == 50 && rec.interval_ms == 3000 && rec.seq == 2);
+	/* Held, then written with the next row: that row is the base. */
+	record_hold(r, RECORD_OUT_CSV, t2, 2, 4000000000ULL);
+	record_held_answered(r, RECORD_OUT_CSV, true);
+	record_commit(r, RECORD_OUT_CSV, t3, 2, 5000000000ULL);
+	assert_true(!r->held && record_written(r, RECORD_OUT_CSV)->seq == 3);
+	assert_memory_equal(record_written(r, RECORD_OUT_CSV)->last, t3, sizeof(t3));
+	record_clear(&a);
+}
+
 static void test_record_set(void **state)
 {
 	struct record_set set = { 0 };
@@ -273,9 +324,13 @@ static void test_record_totals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_delta),	      cmocka_unit_test(test_scale),
-		cmocka_unit_test(test_interval),      cmocka_unit_test(test_record_outputs),
-		cmocka_unit_test(test_record_set),    cmocka_unit_test(test_record_persisted),
+		cmocka_unit_test(test_delta),
+		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_interval),
+		cmocka_unit_test(test_record_outputs),
+		cmocka_unit_test(test_record_held),
+		cmocka_unit_test(test_record_set),
+		cmocka_unit_test(test_record_persisted),
 		cmocka_unit_test(test_record_totals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
