@@ -243,9 +243,10 @@ static void log_summary(struct agent *a)
 	if (a->csv && csv_sink_get_stats(a->csv, &cs) == 0)
 		snprintf(
 			csv, sizeof(csv),
-			"; CSV: %llu rows written, %llu failed, %llu files deleted (%llu of removed "
-			"cgroups, %llu for max_total_size)",
+			"; CSV: %llu rows written, %llu failed, %llu held first, %llu files deleted "
+			"(%llu of removed cgroups, %llu for max_total_size)",
 			(unsigned long long)cs.rows_written, (unsigned long long)cs.rows_failed,
+			(unsigned long long)cs.rows_held,
 			(unsigned long long)(cs.files_deleted_removed + cs.files_deleted_for_size),
 			(unsigned long long)cs.files_deleted_removed,
 			(unsigned long long)cs.files_deleted_for_size);

@@ -349,6 +349,7 @@ static void set_defaults(struct agent_config *c)
 	c->csv.max_files = 10;
 	c->csv.keep_removed_ms = 7ULL * 24 * 3600 * 1000;
 	c->csv.max_total_size = 1ULL << 30;
+	c->csv.flush_interval_ms = 5000;
 	c->csv.safe_cells = true;
 	(void)config_parse_syslog_target("unix:/dev/log", &c->syslog, NULL, 0);
 	c->syslog.facility = 3; /* daemon */

@@ -47,7 +47,7 @@ struct csv_config {
 	uint64_t keep_removed_ms; /* files of cgroups no longer written: deleted after (0: kept) */
 	uint64_t max_total_size; /* bytes of all the directory's CSV files (0: no limit) */
 	/* A file's rows are written together at most this often, when the
-	 * interval is shorter (0: each row at once). docs/CSV.md "Flushing". */
+	 * interval is shorter (0: each row at once). docs/CSV.md "Writing". */
 	uint64_t flush_interval_ms;
 	bool safe_cells; /* neutralise formula-like name cells */
 	struct derived_list derived; /* columns after the events */

@@ -81,10 +81,13 @@ static int next_duration(struct parse_ctx *p, uint64_t max_ms, const char *zero,
 	if (r < 0)
 		return r;
 	r = config_parse_duration_ms(s, &ms);
-	if (r == -ERANGE || (r == 0 && ms > max_ms))
+	if (r == 0 && ms > max_ms)
 		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
 				    "%s: '%s' is too long (at most %" PRIu64 "s)", p->key,
 				    cfg_echo(p, buf, sizeof(buf)), max_ms / 1000);
+	if (r == -ERANGE)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too long",
+				    p->key, cfg_echo(p, buf, sizeof(buf)));
 	if (r < 0)
 		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
 				    "%s: invalid duration '%s' (expected e.g. 7d, 12h, 30m, 5s or "

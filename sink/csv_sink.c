@@ -52,8 +52,10 @@
 /* Rows appended per io_submit (csv_batch.h). Each agent takes as many from
  * the host's fs.aio-max-nr (65536 by default, shared with tenants' databases). */
 #define CSV_BATCH_ROWS 256
-/* Bytes of rows a file holds (flush_interval) before they are written. */
-#define CSV_HOLD_MAX 4096
+/* Bytes of rows a file holds (flush_interval) before they are written: a
+ * few rows of ordinary names (~200 bytes each), so memory stays ~2 KiB per
+ * file at most, whatever the names. */
+#define CSV_HOLD_MAX 2048
 
 /* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
 enum csv_failure {
@@ -1337,7 +1339,9 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 	}
 	if (!columns_match(cg, rec) && cg->held_rows) {
 		/* Held rows have the old columns: dropped, and this row
-		 * with them; the next row, in the new columns, counts them. */
+		 * with them; the next row, in the new columns, counts them.
+		 * (The agent makes new outputs when its events change: a
+		 * live file's columns change only through this interface.) */
 		s->stats.rows_deferred += 1 + held_take(cg);
 		return -EAGAIN;
 	}
@@ -1488,17 +1492,21 @@ static int64_t floor_div(int64_t a, int64_t b)
  * rows are written together once per flush period of collection time
  * (periods shifted by a hash of its id, so that the files' appends spread
  * over the period), with the last row of a period: the one whose next row,
- * an interval later, falls into the next period. Never a file's first row
- * (it makes the file), a final row, a BPF program's, a row the writer
- * cannot take SINK_HELD for, nor past CSV_HOLD_MAX bytes held. A clock
- * step writes what is held at once. */
+ * an interval later, falls into the next period. Never a row the writer
+ * cannot take SINK_HELD for, a final row, a BPF program's, one of a file
+ * not as we left it (its first row makes it; after a failure, a reopen or a
+ * rename the next row goes out at once), past CSV_HOLD_MAX bytes held, nor
+ * one that takes the file past max_size (rotated right after, as always).
+ * A clock step into another period writes what is held with the next row. */
 static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const struct sink_record *rec)
 {
 	int64_t f = (int64_t)s->cfg.flush_interval_ms, phase, period;
+	size_t bytes = cg->held.len + s->row.len;
 
-	if (!s->base.may_hold || !rec->may_hold || rec->final || !cg->started || cg->prog ||
-	    !rec->interval_known || rec->interval_ms >= (uint64_t)f ||
-	    cg->held.len + s->row.len > CSV_HOLD_MAX)
+	if (!s->base.may_hold || !rec->may_hold || rec->final || !cg->started || !cg->known ||
+	    cg->prog || !rec->interval_known || rec->interval_ms >= (uint64_t)f ||
+	    bytes > CSV_HOLD_MAX ||
+	    (s->cfg.max_size && (uint64_t)cg->size + bytes > s->cfg.max_size))
 		return false;
 	phase = (int64_t)(hash_u64(cg->id) % (uint64_t)f);
 	period = floor_div(s->batch_ms - phase, f);
@@ -1522,6 +1530,8 @@ static int hold_row(struct csv_sink *s, struct csv_cgroup *cg)
 		return -ENOMEM;
 	}
 	cg->held_rows++;
+	/* Rows, not appends, bound the next look (CSV_PREPEND_MAX). */
+	cg->unchecked++;
 	s->stats.rows_held++;
 	return 0;
 }
@@ -1537,7 +1547,7 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 		report(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
 		/* A failure answer: what the cgroup holds goes too (sink.h). */
 		if (rec && rec->cgroup)
-			held_take(cgroup_find(s, rec->cgroup->id, false));
+			return row_failed(s, cgroup_find(s, rec->cgroup->id, false), r);
 		return r;
 	}
 	watch_check(s, &rec->time);

@@ -21,6 +21,8 @@ cgroups:
 outputs:
   csv:
     directory: $small/csv
+    flush_interval: 0 # files read mid-run: each row in them at once (held rows
+                      # under faults: unit/test_csv_sink test_hold_*)
 YAML
 start_agent agent "$TMP/agent.yaml"
 

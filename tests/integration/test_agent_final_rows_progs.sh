@@ -19,6 +19,8 @@ source "$CGPERF_SRC/tests/lib/small_disk.sh"
 
 # conf NAME: an agent config (1 s intervals, CSV files on the small disk)
 # with bpf_programs.
+# Collections are counted by a live cgroup's rows: each in the file at once.
+CSV_FLUSH=0
 conf() {
 	agent_yaml "$TMP/$1.yaml" "$small/csv"
 	printf 'bpf_programs:\n  include: ["cgperf_f*"]\n' >>"$TMP/$1.yaml"

@@ -16,6 +16,7 @@ write_config() { # LISTEN [EXTRA PROMETHEUS KEYS]
 	agent_yaml "$TMP/agent.yaml" <<YAML
   csv:
     directory: $TMP/csv
+    flush_interval: 0 # rows counted as the loop's heartbeat: in the file at once
   prometheus:
     listen: "$1"
     keep_removed: 4s

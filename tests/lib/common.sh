@@ -308,13 +308,15 @@ wait_counted() {
 # layouts are recognised in it), CSV files in CSV_DIR (none if empty) and RFC 5424
 # syslog to SYSLOG_TARGET as APP (none if no target). The instance is the
 # file's name: each config counts in a session of its own, none adopts
-# another's.
+# another's. $CSV_FLUSH, when set, is outputs.csv.flush_interval (0: rows in
+# the file at once, for tests that count collections by rows).
 agent_yaml() {
 	local file=$1 csv_dir=$2 target=${3:-} app=${4:-cgperf} queue=${5:-1000}
 	{
 		printf 'instance: %s\ninterval: 1s\nevents: [cpu-clock, context-switches]\n' "$(basename "$file" .yaml)"
 		printf 'cgroups:\n  root: "%s"\n  include: ["%s/system.slice/*"]\noutputs:\n' "$TEST_CG_REL" "$TEST_CG_REL"
 		[ -z "$csv_dir" ] || printf '  csv:\n    directory: %s\n' "$csv_dir"
+		[ -z "$csv_dir" ] || [ -z "${CSV_FLUSH:-}" ] || printf '    flush_interval: %s\n' "$CSV_FLUSH"
 		[ -z "$target" ] || printf '  syslog:\n    target: %s\n    format: rfc5424\n    app_name: %s\n    queue_max: %s\n' \
 			"$target" "$app" "$queue"
 	} >"$file"

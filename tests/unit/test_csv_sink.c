@@ -249,6 +249,7 @@ struct feed {
 	uint32_t events_gen; /* 0: the sink compares the names */
 	struct timespec now;
 	struct cg_record rec; /* the agent's record: the CSV output's last-written totals */
+	bool no_hold; /* rows not to be held (the agent's last ones, ENOMEM) */
 };
 
 static uint64_t ns_of(const struct timespec *t)
@@ -340,7 +341,8 @@ static int feed_step(struct sink *s, struct feed *f, uint64_t add, bool final)
 	rec.time = f->now;
 	rec.event_names = f->events;
 	rec.events_gen = f->events_gen;
-	rec.may_hold = s->may_hold && !final && record_hold_ready(&f->rec, RECORD_OUT_CSV) == 0;
+	rec.may_hold = s->may_hold && !final && !f->no_hold &&
+		       record_hold_ready(&f->rec, RECORD_OUT_CSV) == 0;
 	r = write_now(s, &rec);
 	if (r == SINK_HELD) {
 		record_hold(&f->rec, RECORD_OUT_CSV, f->totals, f->nr_events, ns_of(&f->now));
@@ -1810,6 +1812,16 @@ static void test_unfinished_line(void **state)
 
 /* ---- rows held (csv.flush_interval) ------------------------------------------ */
 
+/* The end of a test of held rows: sink, feed, directory. */
+static void hold_test_end(struct sink *s, struct feed *f, char *dir, char *file)
+{
+	s->ops->free(s);
+	feed_free(f);
+	remove_tree(dir);
+	free(file);
+	free(dir);
+}
+
 /* The file's rows and their cycles: what was written so far. */
 static void assert_file_holds(const char *file, uint64_t cycles, size_t rows)
 {
@@ -1863,11 +1875,7 @@ static void test_hold_rows(void **state)
 	assert_int_equal(feed_step_ms(s, &f, 1000, 1, true), 0);
 	assert_file_holds(file, f.totals[0].counter, 62 + (held == 0));
 	assert_int_equal(stats_of(s).rows_written, 62 + (held == 0));
-	s->ops->free(s);
-	feed_free(&f);
-	remove_tree(dir);
-	free(file);
-	free(dir);
+	hold_test_end(s, &f, dir, file);
 }
 
 /* Not held: rows an interval at least as long as the flush interval apart
@@ -1884,10 +1892,10 @@ static void test_hold_not(void **state)
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(feed_step(s, &f, 2, false), 0);
 	assert_int_equal(stats_of(s).rows_held, 0);
-	s->may_hold = false;
+	f.no_hold = true;
 	for (int i = 0; i < 5; i++)
 		assert_int_equal(feed_step_ms(s, &f, 1000, 2, false), 0);
-	s->may_hold = true;
+	f.no_hold = false;
 	while (feed_step_ms(s, &f, 1000, 2, false) != SINK_HELD)
 		;
 	/* The clock stepped back an hour: written now, with the held row. */
@@ -1897,14 +1905,101 @@ static void test_hold_not(void **state)
 	while (feed_step_ms(s, &f, 1000, 2, false) != SINK_HELD)
 		;
 	/* The agent's last collection (COLLECT_EXIT): not may_hold. */
-	s->may_hold = false;
+	f.no_hold = true;
 	assert_int_equal(feed_step_ms(s, &f, 1000, 2, false), 0);
 	assert_file_holds(file, f.totals[0].counter, stats_of(s).rows_written);
+	hold_test_end(s, &f, dir, file);
+}
+
+/* Bounds: a file holds at most 2 KiB of rows (long names: fewer rows held),
+ * never past max_size (rotated right after passing it, as without holding),
+ * and held rows count towards the rows bound of the next look at the file's
+ * end: a truncation by path at 10 ms rows is found within 1024 rows (the
+ * repair copies what was written since into CSV_PREPEND_MAX). */
+static void test_hold_bounds(void **state)
+{
+	char *dir = make_tmpdir(), path[700], *file;
+	struct sink *s = new_sink_flush(dir, 4000, 3, 5000);
+	struct one_file o;
+	int run = 0, most = 0, steps;
+	struct stat st;
+	struct feed f;
+
+	memset(path, 'n', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	feed_init(&f, 80, path);
+	file = file_for(dir, &f.cg);
+	assert_int_equal(feed_step(s, &f, 1, false), 0);
+	for (int i = 0; i < 40; i++) {
+		int r = feed_step_ms(s, &f, 1000, 1, false);
+
+		run = r == SINK_HELD ? run + 1 : 0;
+		most = run > most ? run : most;
+		assert_true(r == 0 || r == SINK_HELD);
+		/* Rotated right after passing max_size, never later. */
+		for (int n = 1; n <= 2; n++) {
+			char *rot = rotated(file, n);
+
+			if (stat(rot, &st) == 0)
+				assert_true(st.st_size > 4000 && st.st_size < 4000 + 800);
+			free(rot);
+		}
+	}
+	/* ~730 bytes a row: two held, the third goes out with them. */
+	assert_int_equal(most, 2);
+	assert_true(stats_of(s).rotations >= 3);
 	s->ops->free(s);
 	feed_free(&f);
 	remove_tree(dir);
 	free(file);
 	free(dir);
+
+	one_file_open(&o, 81, "/tb");
+	o.s->ops->free(o.s);
+	o.s = new_sink_flush(o.dir, 0, 3, 1000);
+	assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
+	assert_int_equal(truncate(o.file, 0), 0);
+	steps = 0;
+	while (stats_of(o.s).external_rotations == 0 && steps < 1100) {
+		assert_true(feed_step_ms(o.s, &o.f, 10, 2, false) >= 0);
+		steps++;
+	}
+	assert_int_equal(stats_of(o.s).external_rotations, 1);
+	assert_true(steps <= 1024);
+	assert_int_equal(feed_step_ms(o.s, &o.f, 10, 2, true), 0);
+	assert_one_header(o.file, 2 * (uint64_t)steps + 2, (size_t)steps + 1);
+	feed_free(&o.f);
+	one_file_close(&o);
+}
+
+/* A record the sink refuses (no path) while rows of its cgroup are held:
+ * the failure drops them (sink.h), the agent goes back to its last written
+ * row, and the next row holds every count: each once. */
+static void test_hold_bad_record(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/hbr");
+	struct sink *s = new_sink_flush(dir, 0, 3, 5000);
+	struct sink_cgroup bad;
+	struct sink_record rec;
+	struct reading delta[2];
+	struct feed f;
+
+	feed_init(&f, 82, "/hbr");
+	assert_int_equal(feed_step(s, &f, 4, false), 0);
+	while (feed_step_ms(s, &f, 1000, 4, false) != SINK_HELD)
+		;
+	bad = f.cg;
+	bad.path = NULL;
+	record_row(&f.rec, RECORD_OUT_CSV, f.totals, f.nr_events, ns_of(&f.now), delta, &rec);
+	rec.cgroup = &bad;
+	rec.time = f.now;
+	rec.event_names = f.events;
+	assert_int_equal(write_now(s, &rec), -EINVAL);
+	record_held_answered(&f.rec, RECORD_OUT_CSV, false);
+	assert_int_equal(feed_step_ms(s, &f, 1000, 4, true), 0);
+	assert_file_holds(file, f.totals[0].counter, stats_of(s).rows_written);
+	hold_test_end(s, &f, dir, file);
 }
 
 /* Events changed while rows are held: they have the old columns, so they
@@ -2320,6 +2415,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_hold_rows, teardown),
 		cmocka_unit_test_teardown(test_hold_not, teardown),
 		cmocka_unit_test_teardown(test_hold_events_change, teardown),
+		cmocka_unit_test_teardown(test_hold_bounds, teardown),
+		cmocka_unit_test_teardown(test_hold_bad_record, teardown),
 		cmocka_unit_test_teardown(test_disk_full, teardown),
 		cmocka_unit_test_teardown(test_hold_disk_full, teardown),
 		cmocka_unit_test_teardown(test_truncate_repair_disk_full, teardown),
