@@ -171,6 +171,11 @@ static int open_outputs(struct agent *a)
 				  log_name(a->cfg.csv.directory), strerror(-r));
 			return r;
 		}
+		/* Rows are held only at intervals shorter than flush_interval:
+		 * the configured interval, not the one a row measures (the
+		 * collection at start is off the timer's grid, a clock set
+		 * too), so that at the default 10 s no row ever waits. */
+		s->may_hold = s->may_hold && a->cfg.interval_ms < a->cfg.csv.flush_interval_ms;
 		add_output(a, s, RECORD_OUT_CSV);
 		a->csv = s;
 	}

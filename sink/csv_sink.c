@@ -1494,9 +1494,9 @@ static int64_t floor_div(int64_t a, int64_t b)
  * over the period), with the last row of a period: the one whose next row,
  * an interval later, falls into the next period. Never a row the writer
  * cannot take SINK_HELD for, a final row, a BPF program's, one of a file
- * not as we left it (its first row makes it; after a failure, a reopen or a
- * rename the next row goes out at once), past CSV_HOLD_MAX bytes held, nor
- * one that takes the file past max_size (rotated right after, as always).
+ * not as we left it (its first row makes it; after a reopen, SIGHUP, the
+ * next row goes out at once), past CSV_HOLD_MAX bytes held, nor one that
+ * takes the file past max_size (rotated right after, as always).
  * A clock step into another period writes what is held with the next row. */
 static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const struct sink_record *rec)
 {

@@ -245,6 +245,47 @@ print("# rows of the container gone while down: %s" % kinds)
 assert len(rows) >= 2 and all(k == ('container', 'docker', 'd' + '0' * 11) for k in kinds), kinds
 PY
 
+# ---- kill -9 while rows are held ---------------------------------------------
+# An hour's flush period: every row after the file's first is held (up to
+# 2 KiB), so the kill lands with rows held, not in the file; the record saved
+# the last row written, not the held ones: the next agent's first row holds
+# their counts, each once.
+h_rel=pod/held; h=$(mkcg $h_rel)
+cat >"$TMP/held.yaml" <<YAML
+interval: 1s
+instance: held
+events: [cpu-clock]
+cgroups:
+  include: ["$TEST_CG_REL/pod/held"]
+outputs:
+  csv:
+    directory: $TMP/csv-held
+    flush_interval: 1h
+YAML
+h_rows() { cat "$TMP"/csv-held/*.csv 2>/dev/null | grep -c ",$h," || true; }
+start_agent h1 "$TMP/held.yaml"
+wait_counted "$TMP/h1.log" "$h"
+run_in_cg $h_rel "$BURN" 3; hb=$LAST_PID
+sleep 4.2 # four collections or more: the first row written, the others held
+n=$(h_rows)
+[ "$n" -ge 1 ] && [ "$n" -le 2 ] || fail "$n rows in the file after 4 s: rows were not held"
+kill -KILL "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
+wait "$hb"
+start_agent h2 "$TMP/held.yaml"
+sleep 1.5
+kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -3 "$TMP/h2.log")"
+"$CGPERF" release -c "$TMP/held.yaml" >/dev/null 2>&1 || fail "release of the held instance failed"
+assert_usage "kill -9 with rows held (flush_interval 1h): each count once" \
+	"$(csv_ms "$h" cpu-clock csv-held)" "$(usage_ms $h_rel)" "$(steal_ms)"
+python3 - "$TMP/csv-held" "$h" "$n" <<'PY' || fail "the row after the kill does not cover the held rows"
+import csv, glob, sys
+rows = [r for p in glob.glob(sys.argv[1] + '/*.csv') for r in csv.DictReader(open(p)) if r['cgroup'] == sys.argv[2]]
+n = int(sys.argv[3])
+print("# held: %d rows in the file at the kill; the next covers %s ms" % (n, rows[n]['interval_ms']))
+# The first row after the kill: the held rows' time (3 s and more) and the gap.
+assert int(rows[n]['interval_ms']) >= 3000, rows[n]['interval_ms']
+PY
+
 # ---- a directory owned by another user, a symlink: refused -------------------
 evil="$CGPERF_BPFFS_DIR/instances/evil"
 mkdir -p "$evil"; chown 65534:65534 "$evil"

@@ -47,6 +47,7 @@ outputs:
     directory: $TMP/csv
     derived: [cpu_cores]
     max_size: 1500
+    flush_interval: 0 # stop_agent times the stop after a row in the file
 EOF
 hot_rel="system.slice/docker-$hot.scope"
 idle_rel="system.slice/docker-$idle.scope"
