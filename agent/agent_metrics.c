@@ -28,6 +28,7 @@ void agent_publish_metrics(struct agent *a, double collection_s)
 		h.have_csv = true;
 		h.csv_rows_written = cs.rows_written;
 		h.csv_rows_failed = cs.rows_failed;
+		h.csv_rows_held = cs.held_now;
 	}
 	if (a->syslog && syslog_sink_get_stats(a->syslog, &ss) == 0) {
 		h.have_syslog = true;

@@ -1261,13 +1261,14 @@ static int build_row(struct csv_sink *s, struct csv_cgroup *cg, const struct sin
 /* Rows cg held are out of its hands: written with the row now, or dropped
  * with it (a failure answer: the agent puts their counts into a later row).
  * Returns how many (the rows the answer is for, less the row itself). */
-static unsigned held_take(struct csv_cgroup *cg)
+static unsigned held_take(struct csv_sink *s, struct csv_cgroup *cg)
 {
 	unsigned n = cg ? cg->held_rows : 0;
 
 	if (n) {
 		csv_row_clear(&cg->held);
 		cg->held_rows = 0;
+		s->stats.held_now -= n;
 	}
 	return n;
 }
@@ -1342,7 +1343,7 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 		 * with them; the next row, in the new columns, counts them.
 		 * (The agent makes new outputs when its events change: a
 		 * live file's columns change only through this interface.) */
-		s->stats.rows_deferred += 1 + held_take(cg);
+		s->stats.rows_deferred += 1 + held_take(s, cg);
 		return -EAGAIN;
 	}
 	if (!columns_match(cg, rec)) {
@@ -1362,7 +1363,7 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
  * try; cg's held rows (cg may be NULL) go with it. */
 static int row_failed(struct csv_sink *s, struct csv_cgroup *cg, int r)
 {
-	unsigned rows = 1 + held_take(cg);
+	unsigned rows = 1 + held_take(s, cg);
 
 	s->stats.rows_failed += rows;
 	s->recovered.unreported += rows;
@@ -1434,7 +1435,7 @@ static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cook
 	}
 	if (idx < 0)
 		return idx;
-	s->queued[idx] = (struct csv_queued){ cg, cookie, 1 + held_take(cg) };
+	s->queued[idx] = (struct csv_queued){ cg, cookie, 1 + held_take(s, cg) };
 	cg->queued = true;
 	return 0;
 }
@@ -1476,7 +1477,7 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 		r = append_row(s, cg, s->row.data, s->row.len);
 	if (r < 0)
 		return row_failed(s, cg, r);
-	commit(s, 1 + held_take(cg));
+	commit(s, 1 + held_take(s, cg));
 	if (final)
 		forget(s, cg);
 	return 0;
@@ -1533,6 +1534,7 @@ static int hold_row(struct csv_sink *s, struct csv_cgroup *cg)
 	/* Rows, not appends, bound the next look (CSV_PREPEND_MAX). */
 	cg->unchecked++;
 	s->stats.rows_held++;
+	s->stats.held_now++;
 	return 0;
 }
 

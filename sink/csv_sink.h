@@ -19,6 +19,7 @@ struct csv_sink_stats {
 	uint64_t rows_deferred; /* first rows left to the next batch (CSV_FIRST_ROWS_BUDGET_MS),
 				 * rows held in old columns when the events changed */
 	uint64_t rows_held; /* rows held to be written with a later one (flush_interval) */
+	uint64_t held_now; /* ... of them not written (nor dropped) yet */
 	uint64_t
 		partial_rows; /* short writes (and unfinished lines found on open), cut off again */
 	uint64_t rotations; /* own: past max_size, or the file had another header */

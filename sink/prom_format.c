@@ -403,6 +403,10 @@ static void put_health(struct prom_buf *b, const struct prom_health *h, enum pro
 			b, fmt, h, "cgperf_csv_rows_failed",
 			"CSV rows that could not be written (their counts went into a later row).",
 			h->csv_rows_failed);
+		put_gauge(b, fmt, "cgperf_csv_rows_held",
+			  "CSV rows held in memory now, to be appended with a later row of their "
+			  "cgroup (outputs.csv.flush_interval).",
+			  (double)h->csv_rows_held);
 	}
 	if (h->have_syslog) {
 		put_counter(b, fmt, h, "cgperf_syslog_messages_sent",

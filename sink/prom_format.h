@@ -55,6 +55,7 @@ struct prom_health {
 	double collection_duration_s;
 	bool have_csv;
 	uint64_t csv_rows_written, csv_rows_failed;
+	uint64_t csv_rows_held; /* now: held, to be appended with a later row */
 	bool have_syslog;
 	uint64_t syslog_sent, syslog_dropped;
 	bool watch_limit_reached;

@@ -29,13 +29,19 @@ for _ in $(seq 50); do [ -s "$FILE" ] && break; sleep 0.1; done
 # Read it over and over while the agent replaces it: never a partial file.
 python3 - "$FILE" <<'PY' || fail "a reader saw a partial textfile"
 import sys, time
-path, n, end = sys.argv[1], 0, time.time() + 3
+path, n, end, held = sys.argv[1], 0, time.time() + 3, 0
 while time.time() < end:
     data = open(path, "rb").read()
     if not data.endswith(b"} 1\n"):
         sys.exit("partial read: %d bytes ending %r" % (len(data), data[-40:]))
     n += 1
-print("# %d complete reads while the agent rewrote the file" % n)
+    for line in data.decode().splitlines():
+        if line.startswith("cgperf_csv_rows_held "):
+            held = max(held, float(line.split()[1]))
+print("# %d complete reads while the agent rewrote the file; at most %d CSV rows held" % (n, held))
+# At 1 s, rows are held and appended every 5 s (outputs.csv.flush_interval).
+if held < 1:
+    sys.exit("cgperf_csv_rows_held never above 0 at a 1 s interval")
 PY
 lint=$("$PROMTOOL" check metrics <"$FILE" 2>&1) || fail "promtool: $lint"
 [ -z "$lint" ] || fail "promtool lint warnings: $lint"
@@ -45,6 +51,7 @@ wait "$BURNER" || fail "burner failed"
 sleep 1.5
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent exit status $?"
 # Final values now: the file, the CSV rows, node_exporter must all agree.
+grep -q '^cgperf_csv_rows_held 0$' "$FILE" || fail "rows still held after the stop: $(grep rows_held "$FILE")"
 
 start_bg "$NODE_EXPORTER" --web.listen-address="127.0.0.1:$NPORT" --collector.disable-defaults \
 	--collector.textfile --collector.textfile.directory="$TMP/textfile"

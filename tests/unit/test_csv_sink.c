@@ -1865,6 +1865,7 @@ static void test_hold_rows(void **state)
 			appends++;
 		}
 		assert_true(held <= 5);
+		assert_int_equal(stats_of(s).held_now, held);
 		assert_file_holds(file, record_written(&f.rec, RECORD_OUT_CSV)->last[0].counter,
 				  written);
 		assert_int_equal(f.rec.held != 0, held != 0);

@@ -94,6 +94,7 @@ static void fixture_init(struct fixture *f)
 					  .collection_duration_s = 0.0012345,
 					  .have_csv = true,
 					  .csv_rows_written = 10,
+					  .csv_rows_held = 7,
 					  .version = "1.2.3",
 					  .follower_mode = "tp",
 					  .since = { 1700000000, 0 } };
@@ -158,6 +159,7 @@ static void test_text_format(void **state)
 	assert_has(t, "\ncgperf_collection_duration_seconds 0.001235\n");
 	assert_has(t, "\ncgperf_csv_rows_written_total 10\n");
 	assert_has(t, "\ncgperf_csv_rows_failed_total 0\n");
+	assert_has(t, "\n# TYPE cgperf_csv_rows_held gauge\ncgperf_csv_rows_held 7\n");
 	assert_lacks(t, "syslog"); /* not configured */
 	assert_has(t, "\ncgperf_watch_limit_reached 0\n");
 	assert_has(t, "\ncgperf_build_info{version=\"1.2.3\",follower_mode=\"tp\"} 1\n");
