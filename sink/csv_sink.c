@@ -6,9 +6,11 @@
  * time); a truncation (copytruncate) shows in where the file ends, looked
  * at before a row when the watch saw a writer close the file, and once
  * per CSV_SIZE_CHECK_MS of collection time or CSV_SIZE_CHECK_ROWS rows
- * (check_end). Without a watch (no inotify instance left) files are opened
- * per row and checked with fstat, as before. */
-#include "sink/csv_sink.h"
+ * (csv_file.c, check_end). Without a watch (no inotify instance left) files
+ * are opened per row and checked with fstat, as before. At intervals
+ * shorter than flush_interval a file's rows are held and appended
+ * together (hold_due). Each file's own handling: csv_file.c. */
+#include "sink/csv_sink_int.h"
 #include "sink/csv_batch.h"
 #include "sink/csv_dir.h"
 #include "sink/csv_format.h"
@@ -17,140 +19,13 @@
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/prefetch.h"
-#include "util/text.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#define CSV_BUCKETS 1024
-#define FILE_MODE 0640
-/* Descriptors kept open: at most this, and at most half of RLIMIT_NOFILE. */
-#define CSV_MAX_OPEN_FILES 65536
-/* A kept file's end is looked at (lseek) before its first row in each
- * period of this much collection time (periods shifted by the file's id: the
- * files' looks spread over it), or after this many rows, whichever comes
- * first, and before the next row after the directory watch saw a writer
- * close it: a truncation by path (truncate(2), no descriptor) is found with
- * at most 160 s or 1024 rows written after it (one interval when that is
- * longer). By time, not every 16 rows as before: the same at the default
- * 10 s, not 63 lseeks a collection at 1000 files and 1 s (3 % of the
- * agent's CPU time on a VM where system calls are dear). The rows bound,
- * for intervals under 160 ms only (above, the period comes first and the
- * two never make two looks in a row), keeps a repair within
- * CSV_PREPEND_MAX. */
-#define CSV_SIZE_CHECK_MS 160000
-#define CSV_SIZE_CHECK_ROWS 1024
-/* The rows found after a truncation, read back to put the header in front. */
-#define CSV_PREPEND_MAX (1 << 20)
-/* Rows appended per io_submit (csv_batch.h). Each agent takes as many from
- * the host's fs.aio-max-nr (65536 by default, shared with tenants' databases). */
-#define CSV_BATCH_ROWS 256
-/* Bytes of rows a file holds (flush_interval) before they are written: a
- * few rows of ordinary names (~200 bytes each), so memory stays ~2 KiB per
- * file at most, whatever the names. */
-#define CSV_HOLD_MAX 2048
-
-/* Kinds of failure, each reported at most once per CSV_REPORT_INTERVAL_S. */
-enum csv_failure {
-	FAIL_NO_SPACE, /* ENOSPC, EDQUOT, EFBIG */
-	FAIL_IO, /* EIO */
-	FAIL_PARTIAL, /* a row only partly written */
-	FAIL_OPEN, /* open/fstat/read of the file */
-	FAIL_ROTATE, /* rename/unlink while rotating */
-	FAIL_TRUNCATED, /* looking at (or repairing) a file after a truncation */
-	FAIL_WRITE, /* any other write() error */
-	FAIL_RECORD, /* the record itself is unusable */
-	NR_FAILURES,
-};
-
-struct csv_report {
-	long long last; /* CLOCK_MONOTONIC seconds of the last line; 0: never */
-	uint64_t unreported; /* failures since that line */
-};
-
-struct csv_cgroup {
-	/* What every row looks at first, together (a collection walks a
-	 * thousand cold entries: each cache line here is a miss per row). */
-	uint64_t id;
-	struct csv_cgroup *next; /* hash chain by id */
-	bool prog; /* a BPF program's file (id: the program's), not a cgroup's */
-	bool started; /* a row was written (or tried) in this run */
-	/* The file as we left it after our last write: when the path still
-	 * leads there and it did not shrink, no checks are needed. */
-	bool known;
-	bool check_size; /* look at the next row (a writer closed the file) */
-	bool queued; /* a row of it waits in the batch */
-	unsigned held_rows; /* rows in `held`, written with a later one */
-	/* Written before the next row when an unfinished line could not be cut
-	 * off: a closing quote if it ended inside a quoted field, a newline. */
-	char repair[3];
-	int fd; /* kept open (then `known` is true), or -1 */
-	int order_pos; /* its place in csv_sink.order, or -1 */
-	/* Collection time (ms) the look period of the last look at the end
-	 * began (note_look_period): kept, not divided out at every row. */
-	int64_t period_ms;
-	unsigned unchecked; /* rows since then */
-	int nr_events;
-	uint32_t events_gen; /* sink_record.events_gen of event_names (0: none) */
-	uint32_t ident_gen;
-	off_t size;
-	/* The identity cells (path to namespace, each with its leading comma)
-	 * as of sink_cgroup.gen ident_gen (0: none kept). */
-	struct csv_row ident;
-	/* Rows formatted but not written yet (csv.flush_interval), and the
-	 * flush period they belong to (hold_due). */
-	struct csv_row held;
-	int64_t hold_period;
-
-	struct csv_cgroup *next_stem; /* hash chain by stem */
-	char *file; /* directory/stem.csv */
-	char *stem;
-	char *path; /* the cgroup path the stem was made from */
-	dev_t dev;
-	ino_t ino;
-	char *event_names[READINGS_MAX_EVENTS];
-	struct csv_row header;
-};
-
-struct csv_sink {
-	struct sink base;
-	struct csv_config cfg;
-	struct csv_cgroup *buckets[CSV_BUCKETS];
-	struct csv_cgroup *stem_buckets[CSV_BUCKETS];
-	/* The cgroups in the order of the last collection's rows (NULL: gone),
-	 * and the place of the next row in it: see cgroup_lookup(). */
-	struct csv_cgroup **order;
-	int nr_order, cap_order, cursor;
-	size_t nr_fds, max_fds; /* descriptors kept open, and the bound */
-	int watch_fd; /* inotify on the directory, or -1 */
-	bool watch_reported; /* "cannot watch" said once */
-	struct timespec checked; /* collection time of the last watch read */
-	int64_t batch_ms; /* the same, in ms (note_look_period) */
-	long long first_open_ns; /* this batch's time spent on cgroups' first rows */
-	struct timespec ts_time; /* the timestamp cell formatted last, for ... */
-	char ts_text[CSV_TIMESTAMP_MAX]; /* ... every row of one collection */
-	struct csv_retention *retention;
-	struct csv_row row; /* scratch: the row being built */
-	struct csv_row out; /* scratch: header/repair + row, the bytes written */
-	/* Rows of kept files appended together (NULL: row by row), and for
-	 * each queued row its file and the record's cookie. */
-	struct csv_batch *batch;
-	struct csv_queued {
-		struct csv_cgroup *cg;
-		const void *cookie;
-		unsigned rows; /* the row and those held with it */
-	} queued[CSV_BATCH_ROWS];
-	struct csv_sink_stats stats;
-	struct csv_report reports[NR_FAILURES];
-	struct csv_report recovered; /* "writing again": unreported = failed rows before */
-};
 
 static const struct sink_ops csv_sink_ops;
 
@@ -159,21 +34,6 @@ static void run_batch(struct csv_sink *s);
 static struct csv_sink *to_csv(struct sink *s)
 {
 	return (struct csv_sink *)s;
-}
-
-/* cg->period_ms: the start of the period of CSV_SIZE_CHECK_MS of collection
- * time the current collection is in, for cg. Periods start at the file's
- * own phase (whole seconds of its id), so that the files' looks spread over
- * the period and stay spread after all of them were looked at together (a
- * SIGHUP, a clock step). */
-static void note_look_period(const struct csv_sink *s, struct csv_cgroup *cg)
-{
-	int64_t phase = (int64_t)(cg->id % (CSV_SIZE_CHECK_MS / 1000)) * 1000;
-	int64_t at = s->batch_ms - phase;
-	int64_t n = at >= 0 ? at / CSV_SIZE_CHECK_MS
-			    : -((CSV_SIZE_CHECK_MS - 1 - at) / CSV_SIZE_CHECK_MS);
-
-	cg->period_ms = phase + n * CSV_SIZE_CHECK_MS;
 }
 
 static bool timespec_eq(const struct timespec *a, const struct timespec *b)
@@ -187,59 +47,6 @@ static long long monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
-static long long monotonic_s(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec;
-}
-
-/* ---- reporting ---------------------------------------------------------- */
-
-static enum csv_failure failure_of_errno(int err)
-{
-	switch (err) {
-	case -ENOSPC:
-	case -EDQUOT:
-	case -EFBIG:
-		return FAIL_NO_SPACE;
-	case -EIO:
-		return FAIL_IO;
-	default:
-		return FAIL_WRITE;
-	}
-}
-
-/* One failure of `kind`; prints a line unless one was printed less than
- * CSV_REPORT_INTERVAL_S ago, in which case the next line counts this one. */
-static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void report(struct csv_sink *s, enum csv_failure kind, const char *fmt, ...)
-{
-	struct csv_report *rep = &s->reports[kind];
-	long long now = monotonic_s();
-	char what[768];
-	va_list ap;
-
-	rep->unreported++;
-	if (rep->last && now - rep->last < CSV_REPORT_INTERVAL_S)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (kind == FAIL_RECORD || kind == FAIL_ROTATE)
-		log_warn("csv: %s (%" PRIu64 " times since the last report)", log_name(what),
-			 rep->unreported);
-	else
-		log_warn("csv: %s (%" PRIu64
-			 " rows not written since the last report; the next row "
-			 "written for each cgroup holds the counts of the rows missed)",
-			 log_name(what), rep->unreported);
-	rep->last = now ? now : 1;
-	rep->unreported = 0;
 }
 
 /* ---- the cgroup table ---------------------------------------------------- */
@@ -364,35 +171,6 @@ static bool stem_live(void *ctx, const char *stem, size_t len, int64_t *ret_size
 	return found != NULL;
 }
 
-/* Close a kept descriptor, still remembering the file as we left it: the
- * next row opens it by name and sees whether it is that file (else: an
- * external rotation, counted there). */
-static void file_drop(struct csv_sink *s, struct csv_cgroup *cg)
-{
-	if (cg->fd >= 0) {
-		close(cg->fd);
-		cg->fd = -1;
-		s->nr_fds--;
-	}
-}
-
-/* Close and forget: the next row checks the file from scratch. */
-static void file_close(struct csv_sink *s, struct csv_cgroup *cg)
-{
-	file_drop(s, cg);
-	cg->known = false;
-}
-
-static void files_drop_all(struct csv_sink *s, bool forget_files)
-{
-	for (size_t b = 0; b < CSV_BUCKETS; b++)
-		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = cg->next)
-			if (forget_files)
-				file_close(s, cg);
-			else
-				file_drop(s, cg);
-}
-
 static void cgroup_free(struct csv_cgroup *cg)
 {
 	if (!cg)
@@ -410,7 +188,7 @@ static void cgroup_free(struct csv_cgroup *cg)
 
 static void cgroup_unlink(struct csv_sink *s, struct csv_cgroup *cg)
 {
-	file_close(s, cg);
+	csv_file_close(s, cg);
 	order_drop(s, cg);
 	for (struct csv_cgroup **p = bucket_of(s, cg->id); *p; p = &(*p)->next)
 		if (*p == cg) {
@@ -455,7 +233,7 @@ static int cgroup_set_events(struct csv_sink *s, struct csv_cgroup *cg, int nr,
 	cg->header = header;
 	/* The file on disk has the old header: look at it again (and move it
 	 * away) before the next row. */
-	file_close(s, cg);
+	csv_file_close(s, cg);
 	return 0;
 out:
 	for (int i = 0; i < nr; i++)
@@ -507,7 +285,7 @@ static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *ste
 	cg->id = id;
 	cg->prog = prog;
 	cg->unchecked = id % CSV_SIZE_CHECK_ROWS; /* spread over the batches */
-	note_look_period(s, cg);
+	csv_note_look_period(s, cg);
 	cg->stem = strdup(stem);
 	cg->path = strdup(path);
 	if (asprintf(&cg->file, "%s/%s.csv", s->cfg.directory, stem) < 0)
@@ -572,544 +350,6 @@ static int prog_new(struct csv_sink *s, const struct sink_prog_record *rec, stru
 	return 0;
 }
 
-/* ---- files ---------------------------------------------------------------- */
-
-/* Open the file for appending, creating it FILE_MODE (whatever the umask).
- * O_NOFOLLOW and O_NONBLOCK: a symlink or FIFO planted in the directory makes
- * the open fail instead of sending rows elsewhere or hanging the agent. */
-static int open_file(struct csv_sink *s, struct csv_cgroup *cg)
-{
-	const int flags = O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-
-	for (int attempt = 0; attempt < 3; attempt++) {
-		int fd = open(cg->file, flags);
-
-		if (fd >= 0 || errno != ENOENT)
-			return fd >= 0 ? fd : -errno;
-		/* O_EXCL: we know we created it, so the mode is ours to set. */
-		fd = open(cg->file, flags | O_CREAT | O_EXCL, FILE_MODE);
-		if (fd >= 0) {
-			if (fchmod(fd, FILE_MODE) < 0) {
-				int r = -errno;
-				close(fd);
-				return r;
-			}
-			return fd;
-		}
-		if (errno == ENOENT) {
-			/* The directory itself was removed: make it again. */
-			int r = csv_dir_prepare(s->cfg.directory);
-			if (r < 0)
-				return r;
-		} else if (errno != EEXIST)
-			return -errno;
-		/* else: created by someone between the two opens; again. */
-	}
-	return -EAGAIN;
-}
-
-static int pread_all(int fd, void *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, (char *)buf + done, len - done, off + done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -ENODATA;
-		done += n;
-	}
-	return 0;
-}
-
-static int file_has_header(int fd, const struct csv_row *header, bool *ret)
-{
-	char *buf = malloc(header->len);
-	int r;
-
-	if (!buf)
-		return -ENOMEM;
-	r = pread_all(fd, buf, header->len, 0);
-	if (r == -ENODATA) {
-		*ret = false;
-		r = 0;
-	} else if (r == 0)
-		*ret = memcmp(buf, header->data, header->len) == 0;
-	free(buf);
-	return r;
-}
-
-/* The file ends in an unfinished line (a row cut short by a crash or a full
- * disk that could not be cut off then): cut it off at the end of the last
- * complete row. Line ends inside quoted fields do not count, so this reads
- * the file from the start; it only happens after such a failure. If the cut
- * fails, the next row starts with what closes the unfinished one. */
-static int cut_unfinished_line(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t size)
-{
-	char buf[65536];
-	off_t off = 0, row_end = 0;
-	bool inside = false;
-
-	while (off < size) {
-		ssize_t n = pread(fd, buf, sizeof(buf), off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		for (ssize_t i = 0; i < n; i++)
-			if (buf[i] == '"')
-				inside = !inside;
-			else if (buf[i] == '\n' && !inside)
-				row_end = off + i + 1;
-		off += n;
-	}
-	s->stats.partial_rows++;
-	if (ftruncate(fd, row_end) == 0) {
-		log_warn("csv: %s ended in an unfinished row; cut it off", log_name(cg->file));
-		return 0;
-	}
-	log_warn("csv: %s ends in an unfinished row that cannot be cut off (%m); the next row "
-		 "starts on a new line",
-		 log_name(cg->file));
-	snprintf(cg->repair, sizeof(cg->repair), "%s\n", inside ? "\"" : "");
-	return 0;
-}
-
-/* fd's file, size bytes (> 0), found shorter or reopened: when its last
- * byte does not end a line, cut_unfinished_line(). Returns 1 when it did, 0
- * when the file ends on a line, or -errno. */
-static int end_on_a_line(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t size)
-{
-	char last;
-	int r = pread_all(fd, &last, 1, size - 1);
-
-	if (r < 0 || last == '\n')
-		return r;
-	r = cut_unfinished_line(s, cg, fd, size);
-	return r < 0 ? r : 1;
-}
-
-/* Move name.csv out of the way: name.csv.N-1 -> .N, ..., name.csv -> .1;
- * the oldest beyond max_files is deleted (max_files 0: the file itself). */
-static int rotate_files(struct csv_sink *s, struct csv_cgroup *cg)
-{
-	unsigned keep = s->cfg.max_files, n = 0;
-	size_t len = strlen(cg->file) + 16;
-	char *from = malloc(len), *to = malloc(len);
-	int r = 0;
-
-	/* A kept descriptor would follow the file to name.csv.1. */
-	file_close(s, cg);
-	if (!from || !to) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (keep == 0) {
-		if (unlink(cg->file) < 0 && errno != ENOENT)
-			r = -errno;
-		goto out;
-	}
-	/* Only the run .1, .2, ... that exists is shifted: a large max_files
-	 * costs nothing until there are that many files. */
-	while (n < keep) {
-		snprintf(from, len, "%s.%u", cg->file, n + 1);
-		if (access(from, F_OK) < 0)
-			break;
-		n++;
-	}
-	if (n == keep) {
-		if (unlink(from) < 0 && errno != ENOENT) {
-			r = -errno;
-			goto out;
-		}
-		n--;
-	}
-	for (unsigned i = n; i >= 1; i--) {
-		snprintf(from, len, "%s.%u", cg->file, i);
-		snprintf(to, len, "%s.%u", cg->file, i + 1);
-		if (rename(from, to) < 0 && errno != ENOENT) {
-			r = -errno;
-			goto out;
-		}
-	}
-	snprintf(to, len, "%s.1", cg->file);
-	if (rename(cg->file, to) < 0 && errno != ENOENT)
-		r = -errno;
-out:
-	if (r < 0)
-		report(s, FAIL_ROTATE, "cannot rotate %s: %s", cg->file, strerror(-r));
-	else
-		s->stats.rotations++;
-	free(from);
-	free(to);
-	return r;
-}
-
-/* write() until done or an error; returns bytes written and sets *ret_err. */
-static size_t write_some(int fd, const char *buf, size_t len, int *ret_err)
-{
-	size_t done = 0;
-
-	*ret_err = 0;
-	while (done < len) {
-		ssize_t n = write(fd, buf + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			*ret_err = -errno;
-			break;
-		}
-		if (n == 0) {
-			*ret_err = -ENOSPC;
-			break;
-		}
-		done += n;
-	}
-	return done;
-}
-
-/* Open cg's file ready for the next row. *ret_need_header: the file is
- * empty. A file with another header is rotated away first (never mix
- * headers); an unfinished last line is cut off. */
-static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct stat *ret_st,
-			   bool *ret_need_header)
-{
-	for (int attempt = 0; attempt < 3; attempt++) {
-		struct stat st;
-		bool same, header_ok = false;
-		int fd, r;
-
-		fd = open_file(s, cg);
-		if ((fd == -EMFILE || fd == -ENFILE) && s->nr_fds > 0) {
-			/* The process's descriptors ran out (other parts of the
-			 * agent need them too): keep fewer open from now on. */
-			report(s, FAIL_OPEN,
-			       "out of file descriptors with %zu CSV files open; "
-			       "keeping at most %zu open from now on",
-			       s->nr_fds, s->nr_fds / 2);
-			s->max_fds = s->nr_fds / 2;
-			files_drop_all(s, false);
-			continue;
-		}
-		if (fd == -ELOOP) {
-			report(s, FAIL_OPEN, "refusing %s: it is a symbolic link", cg->file);
-			return fd;
-		}
-		if (fd < 0) {
-			report(s, FAIL_OPEN, "cannot open %s: %s", cg->file, strerror(-fd));
-			return fd;
-		}
-		if (fstat(fd, &st) < 0) {
-			r = -errno;
-			report(s, FAIL_OPEN, "cannot stat %s: %s", cg->file, strerror(-r));
-			close(fd);
-			return r;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			report(s, FAIL_OPEN, "cannot use %s: not a regular file", cg->file);
-			close(fd);
-			return -EINVAL;
-		}
-		same = cg->known && st.st_dev == cg->dev && st.st_ino == cg->ino;
-		if (same && st.st_size >= cg->size) {
-			*ret_st = st;
-			*ret_need_header = st.st_size == 0;
-			return fd;
-		}
-		if (cg->known) {
-			/* logrotate: renamed or removed (another inode now, or a new
-			 * file), or copytruncate (the same inode, shorter). */
-			s->stats.external_rotations++;
-			log_info("csv: %s was %s; continuing in the file now there",
-				 log_name(cg->file), same ? "truncated" : "moved or removed");
-		}
-		if (!same)
-			cg->repair[0] = '\0';
-		cg->known = false;
-		if (st.st_size == 0) {
-			*ret_st = st;
-			*ret_need_header = true;
-			return fd;
-		}
-		r = file_has_header(fd, &cg->header, &header_ok);
-		if (r < 0) {
-			report(s, FAIL_OPEN, "cannot read %s: %s", cg->file, strerror(-r));
-			close(fd);
-			return r;
-		}
-		if (!header_ok) {
-			close(fd);
-			log_info("csv: %s has other columns (event set changed?); rotating it",
-				 log_name(cg->file));
-			r = rotate_files(s, cg);
-			if (r < 0)
-				return r;
-			continue;
-		}
-		r = end_on_a_line(s, cg, fd, st.st_size);
-		if (r >= 0 && fstat(fd, &st) < 0)
-			r = -errno;
-		if (r < 0) {
-			report(s, FAIL_OPEN, "cannot read %s: %s", cg->file, strerror(-r));
-			close(fd);
-			return r;
-		}
-		*ret_st = st;
-		*ret_need_header = false;
-		return fd;
-	}
-	report(s, FAIL_OPEN, "cannot open %s: keeps changing under us", cg->file);
-	return -EAGAIN;
-}
-
-/* cg's file holds size bytes of our rows and no header (emptied by path,
- * rows written since). Header and rows go into a new file renamed over it:
- * a failure or a crash leaves the file as it was. Its descriptor becomes
- * the kept one. Returns 0 or -errno (-EFBIG: more than CSV_PREPEND_MAX). */
-static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
-{
-	const int flags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	size_t len = cg->header.len + (size_t)size;
-	char *tmp = NULL, *buf = NULL;
-	struct stat st;
-	int fd = -1, r;
-
-	if (size > CSV_PREPEND_MAX)
-		return -EFBIG;
-	buf = malloc(len);
-	if (!buf || asprintf(&tmp, "%s.tmp", cg->file) < 0) {
-		free(buf);
-		return -ENOMEM;
-	}
-	memcpy(buf, cg->header.data, cg->header.len);
-	r = pread_all(cg->fd, buf + cg->header.len, (size_t)size, 0);
-	if (r == 0) {
-		(void)unlink(tmp); /* left by a crash: the directory is ours alone */
-		fd = open(tmp, flags, FILE_MODE);
-		r = fd < 0 ? -errno : 0;
-	}
-	if (r == 0 && fchmod(fd, FILE_MODE) < 0)
-		r = -errno;
-	if (r == 0 && write_some(fd, buf, len, &r) != len && r == 0)
-		r = -EIO;
-	if (r == 0 && (fstat(fd, &st) < 0 || rename(tmp, cg->file) < 0))
-		r = -errno;
-	if (r < 0 && fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	} else if (r == 0) {
-		close(cg->fd);
-		cg->fd = fd;
-		cg->dev = st.st_dev;
-		cg->ino = st.st_ino;
-		cg->size = (off_t)len;
-	}
-	free(buf);
-	free(tmp);
-	return r;
-}
-
-/* A kept file's end is looked at before its first row of a new period
- * (note_look_period; also after a clock step, back or forward), after
- * CSV_SIZE_CHECK_ROWS rows, and after the directory watch saw a writer close
- * the file (a truncation through a descriptor, copytruncate's, is followed
- * by its close), not before every row: one syscall per row was a fifth of
- * the agent's time. */
-static bool end_due(const struct csv_sink *s, const struct csv_cgroup *cg)
-{
-	int64_t in_period = s->batch_ms - cg->period_ms;
-
-	return cg->check_size || cg->unchecked >= CSV_SIZE_CHECK_ROWS || in_period < 0 ||
-	       in_period >= CSV_SIZE_CHECK_MS;
-}
-
-/* Before a row on cg's kept descriptor: where does the file end? Where our
- * rows ended: nothing happened. At 0: emptied (copytruncate), the row starts
- * with the header (*ret_need_header). Short but still starting with our
- * header: cut by someone (truncate -s N); an unfinished last line is cut
- * off. Short without it: emptied by path (truncate(2), seen by the periodic
- * look only) and our rows written since: they get the header back. Longer:
- * someone appended; taken as it is. (SEEK_END, not the offset: a batched
- * append, like pwrite, leaves the offset alone.) Returns 0 or -errno. */
-static int check_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_header)
-{
-	off_t end = lseek(cg->fd, 0, SEEK_END);
-	bool header_ok = false;
-	int r;
-
-	note_look_period(s, cg);
-	cg->unchecked = 0;
-	cg->check_size = false;
-	if (end < 0)
-		return -errno;
-	if (end >= cg->size) {
-		cg->size = end;
-		return 0;
-	}
-	s->stats.external_rotations++;
-	log_info("csv: %s was truncated; continuing in it", log_name(cg->file));
-	cg->size = end;
-	if (end == 0) {
-		*ret_need_header = true;
-		return 0;
-	}
-	r = file_has_header(cg->fd, &cg->header, &header_ok);
-	if (r < 0 || !header_ok)
-		return r < 0 ? r : rewrite_with_header(cg, end);
-	r = end_on_a_line(s, cg, cg->fd, end);
-	if (r <= 0)
-		return r;
-	cg->size = lseek(cg->fd, 0, SEEK_END);
-	return cg->size < 0 ? -errno : 0;
-}
-
-/* A descriptor for cg's file: the kept one, or one opened now.
- * *ret_start: the file size before the row, when known from an fstat. */
-static int get_fd(struct csv_sink *s, struct csv_cgroup *cg, off_t *ret_start,
-		  bool *ret_need_header)
-{
-	struct stat st = { 0 };
-	int fd;
-
-	if (cg->fd >= 0) {
-		*ret_start = -1;
-		*ret_need_header = false;
-		return cg->fd;
-	}
-	fd = open_for_append(s, cg, &st, ret_need_header);
-	if (fd < 0)
-		return fd;
-	cg->dev = st.st_dev;
-	cg->ino = st.st_ino;
-	cg->size = st.st_size;
-	*ret_start = st.st_size;
-	return fd;
-}
-
-/* Done with fd for this row. After a complete row (so the file has its
- * header) a newly opened one is kept, if the watch runs and the bound
- * allows; otherwise closed. */
-static void put_fd(struct csv_sink *s, struct csv_cgroup *cg, int fd, bool row_written)
-{
-	if (fd == cg->fd)
-		return;
-	if (row_written && cg->known && s->watch_fd >= 0 && s->nr_fds < s->max_fds) {
-		cg->fd = fd;
-		s->nr_fds++;
-		return;
-	}
-	close(fd);
-}
-
-/* The bytes of a row in s->out: the header first into an empty file, else
- * what closes an unfinished line; then the rows cg holds, then the row.
- * Returns 0 or -errno. */
-static int frame_row(struct csv_sink *s, struct csv_cgroup *cg, bool need_header, const char *data,
-		     size_t len)
-{
-	csv_row_clear(&s->out);
-	if (need_header)
-		csv_row_append(&s->out, cg->header.data, cg->header.len);
-	else
-		csv_row_append(&s->out, cg->repair, strlen(cg->repair));
-	if (cg->held_rows)
-		csv_row_append(&s->out, cg->held.data, cg->held.len);
-	csv_row_append(&s->out, data, len);
-	return s->out.error;
-}
-
-/* A row of len bytes went to fd: done of them, r the error if not all.
- * start: the file's size before it when known from an fstat (else -1: the
- * kept descriptor). On failure the file is left as it was: a partial row is
- * cut off again. Returns 0 or -errno. */
-static int row_finish(struct csv_sink *s, struct csv_cgroup *cg, int fd, off_t start, size_t len,
-		      size_t done, int r)
-{
-	if (done == len) {
-		cg->known = true;
-		cg->repair[0] = '\0';
-		if (start >= 0) {
-			cg->size = start + done;
-			put_fd(s, cg, fd, true);
-		} else {
-			cg->size += (off_t)done;
-			cg->unchecked++;
-		}
-		if (s->cfg.max_size && (uint64_t)cg->size > s->cfg.max_size)
-			(void)rotate_files(s, cg); /* reported inside; the row is written */
-		return 0;
-	}
-	/* What reached the file is not known for sure (a batched append said
-	 * failed may be in it): its end is looked at before the next row. */
-	cg->check_size = true;
-	if (done > 0) {
-		/* Nobody else appends to our files, so the row began where the
-		 * file ends now, less what was written: cut it off there. */
-		off_t end = lseek(fd, 0, SEEK_END);
-
-		s->stats.partial_rows++;
-		if (end < (off_t)done || ftruncate(fd, end - done) < 0) {
-			put_fd(s, cg, fd, false);
-			file_close(s, cg); /* the next open finds the unfinished line */
-		} else
-			put_fd(s, cg, fd, false);
-		report(s, FAIL_PARTIAL, "only %zu of %zu bytes of a row reached %s: %s", done, len,
-		       cg->file, strerror(-r));
-		return r;
-	}
-	report(s, failure_of_errno(r), "cannot write to %s: %s", cg->file, strerror(-r));
-	put_fd(s, cg, fd, false);
-	return r;
-}
-
-/* Before a row on cg's kept descriptor: its end looked at if due
- * (check_end). Returns 0 or -errno (reported; the file is closed, the next
- * row opens it and looks at it from scratch). */
-static int look_at_end(struct csv_sink *s, struct csv_cgroup *cg, bool *ret_need_header)
-{
-	int r = end_due(s, cg) ? check_end(s, cg, ret_need_header) : 0;
-
-	if (r < 0) {
-		report(s, FAIL_TRUNCATED, "cannot look at %s after a truncation: %s", cg->file,
-		       strerror(-r));
-		file_close(s, cg);
-	}
-	return r;
-}
-
-/* Append one row (data, complete lines) to cg's file with one write() (a
- * second only to finish after a short write). */
-static int append_row(struct csv_sink *s, struct csv_cgroup *cg, const char *data, size_t len)
-{
-	bool need_header = false;
-	off_t start;
-	size_t done;
-	int fd, r;
-
-	fd = get_fd(s, cg, &start, &need_header);
-	if (fd < 0)
-		return fd;
-	if (start < 0) {
-		r = look_at_end(s, cg, &need_header);
-		if (r < 0)
-			return r;
-		fd = cg->fd; /* a rewrite replaced it */
-	}
-	r = frame_row(s, cg, need_header, data, len);
-	if (r < 0) {
-		report(s, FAIL_RECORD, "cannot build a row for %s: %s", cg->file, strerror(-r));
-		put_fd(s, cg, fd, false);
-		return r;
-	}
-	done = write_some(fd, s->out.data, s->out.len, &r);
-	return row_finish(s, cg, fd, start, s->out.len, done, r);
-}
-
 /* ---- the directory watch ---------------------------------------------------- */
 
 static void on_dir_changed(void *ctx, const char *name, enum csv_dir_change change)
@@ -1119,7 +359,7 @@ static void on_dir_changed(void *ctx, const char *name, enum csv_dir_change chan
 	unsigned rotation;
 
 	if (!name) {
-		files_drop_all(s, false);
+		csv_files_drop_all(s, false);
 		return;
 	}
 	/* Only a current file matters (moves of name.csv.N are rotations). */
@@ -1131,7 +371,7 @@ static void on_dir_changed(void *ctx, const char *name, enum csv_dir_change chan
 		if (change == CSV_DIR_CLOSED)
 			cg->check_size = true;
 		else
-			file_drop(s, cg);
+			csv_file_drop(s, cg);
 	}
 }
 
@@ -1153,7 +393,7 @@ static void watch_read(struct csv_sink *s)
 			return;
 		}
 		s->watch_fd = fd;
-		files_drop_all(s, false); /* what happened before the watch is unknown */
+		csv_files_drop_all(s, false); /* what happened before the watch is unknown */
 		return;
 	}
 	if (csv_dir_watch_read(s->watch_fd, on_dir_changed, s) < 0) {
@@ -1278,7 +518,7 @@ static void commit(struct csv_sink *s, unsigned rows)
 {
 	s->stats.rows_written += rows;
 	if (s->recovered.unreported) {
-		long long now = monotonic_s();
+		long long now = csv_monotonic_s();
 
 		if (s->recovered.last && now - s->recovered.last < CSV_REPORT_INTERVAL_S)
 			return;
@@ -1320,21 +560,21 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 	int r;
 
 	if (!cg && !rec->cgroup->path[0]) {
-		report(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
+		csv_fail(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
 		return -EINVAL;
 	}
 	if (!cg) {
 		r = cgroup_new(s, rec, &cg);
 		if (r == -EEXIST) {
-			report(s, FAIL_RECORD,
-			       "no CSV file for cgroup id %" PRIu64 ": its file name "
-			       "collides with another cgroup's (never shared)",
-			       rec->cgroup->id);
+			csv_fail(s, FAIL_RECORD,
+				 "no CSV file for cgroup id %" PRIu64 ": its file name "
+				 "collides with another cgroup's (never shared)",
+				 rec->cgroup->id);
 			return r;
 		}
 		if (r < 0) {
-			report(s, FAIL_RECORD, "cannot track cgroup id %" PRIu64 ": %s",
-			       rec->cgroup->id, strerror(-r));
+			csv_fail(s, FAIL_RECORD, "cannot track cgroup id %" PRIu64 ": %s",
+				 rec->cgroup->id, strerror(-r));
 			return r;
 		}
 	}
@@ -1349,8 +589,8 @@ static int cgroup_for(struct csv_sink *s, const struct sink_record *rec, struct 
 	if (!columns_match(cg, rec)) {
 		r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 		if (r < 0) {
-			report(s, FAIL_RECORD, "cannot change the columns of %s: %s", cg->file,
-			       strerror(-r));
+			csv_fail(s, FAIL_RECORD, "cannot change the columns of %s: %s", cg->file,
+				 strerror(-r));
 			return r;
 		}
 	}
@@ -1381,9 +621,9 @@ static void queued_done(void *ctx, unsigned idx, const char *data, size_t len, s
 	int r = res < 0 ? (int)res : 0;
 
 	cg->queued = false;
-	if (res >= 0 && done < len) /* short: the rest as write_some() would */
-		done += write_some(cg->fd, data + done, len - done, &r);
-	r = row_finish(s, cg, cg->fd, -1, len, done, r);
+	if (res >= 0 && done < len) /* short: the rest as csv_file_write_some() would */
+		done += csv_file_write_some(cg->fd, data + done, len - done, &r);
+	r = csv_file_appended(s, cg, cg->fd, -1, len, done, r);
 	if (r < 0) {
 		s->stats.rows_failed += s->queued[idx].rows;
 		s->recovered.unreported += s->queued[idx].rows;
@@ -1421,10 +661,10 @@ static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cook
 	if (!s->batch || !s->base.done || !cookie || cg->fd < 0 || cg->queued || cg->prog)
 		return -EAGAIN;
 	/* No queued row names cg's descriptor, which a look may replace. */
-	r = look_at_end(s, cg, &need_header);
+	r = csv_file_look(s, cg, &need_header);
 	if (r < 0)
 		return r;
-	if (frame_row(s, cg, need_header, s->row.data, s->row.len) < 0)
+	if (csv_file_frame(s, cg, need_header, s->row.data, s->row.len) < 0)
 		return -EAGAIN; /* the row by row path reports it */
 	idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
 	if (idx == -ENOSPC) {
@@ -1471,10 +711,10 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 			return -EAGAIN;
 		}
 		cg->started = true;
-		r = append_row(s, cg, s->row.data, s->row.len);
+		r = csv_file_append(s, cg, s->row.data, s->row.len);
 		s->first_open_ns += monotonic_ns() - t0;
 	} else
-		r = append_row(s, cg, s->row.data, s->row.len);
+		r = csv_file_append(s, cg, s->row.data, s->row.len);
 	if (r < 0)
 		return row_failed(s, cg, r);
 	commit(s, 1 + held_take(s, cg));
@@ -1546,7 +786,7 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 
 	r = check_record(rec);
 	if (r < 0) {
-		report(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
+		csv_fail(s, FAIL_RECORD, "ignored a record without cgroup, path or events");
 		/* A failure answer: what the cgroup holds goes too (sink.h). */
 		if (rec && rec->cgroup)
 			return row_failed(s, cgroup_find(s, rec->cgroup->id, false), r);
@@ -1558,8 +798,8 @@ static int csv_sink_write(struct sink *base, const struct sink_record *rec)
 		return r;
 	r = build_row(s, cg, rec);
 	if (r < 0) {
-		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
-		       r == -ERANGE ? "time out of range" : strerror(-r));
+		csv_fail(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
+			 r == -ERANGE ? "time out of range" : strerror(-r));
 		return row_failed(s, cg, r);
 	}
 	if (hold_due(s, cg, rec) && hold_row(s, cg) == 0)
@@ -1605,7 +845,7 @@ static int csv_sink_write_prog(struct sink *base, const struct sink_prog_record 
 	int r;
 
 	if (!sink_prog_record_valid(rec)) {
-		report(s, FAIL_RECORD, "ignored a BPF program record without its names");
+		csv_fail(s, FAIL_RECORD, "ignored a BPF program record without its names");
 		return -EINVAL;
 	}
 	watch_check(s, &rec->time);
@@ -1614,14 +854,14 @@ static int csv_sink_write_prog(struct sink *base, const struct sink_prog_record 
 	if (r == 0 && !same_events(cg, rec->nr_events, rec->event_names))
 		r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
 	if (r < 0) {
-		report(s, FAIL_RECORD, "cannot track BPF program id %" PRIu32 ": %s", rec->prog->id,
-		       strerror(-r));
+		csv_fail(s, FAIL_RECORD, "cannot track BPF program id %" PRIu32 ": %s",
+			 rec->prog->id, strerror(-r));
 		return r;
 	}
 	r = build_prog_row(s, rec);
 	if (r < 0) {
-		report(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
-		       r == -ERANGE ? "time out of range" : strerror(-r));
+		csv_fail(s, FAIL_RECORD, "cannot format a row for %s: %s", cg->file,
+			 r == -ERANGE ? "time out of range" : strerror(-r));
 		return row_failed(s, cg, r);
 	}
 	return write_built(s, cg, rec->final, NULL);
@@ -1645,7 +885,7 @@ static int csv_sink_tick(struct sink *base)
 
 	watch_read(s);
 	clock_gettime(CLOCK_REALTIME, &now);
-	csv_retention_step(s->retention, stem_live, s, &now, monotonic_s());
+	csv_retention_step(s->retention, stem_live, s, &now, csv_monotonic_s());
 	return 0;
 }
 
@@ -1656,7 +896,7 @@ static int csv_sink_reopen(struct sink *base)
 	/* Trust nothing remembered about the files: close them, look again at
 	 * the next row. */
 	run_batch(s);
-	files_drop_all(s, true);
+	csv_files_drop_all(s, true);
 	if (s->watch_fd >= 0)
 		close(s->watch_fd);
 	s->watch_fd = -1;
@@ -1678,7 +918,7 @@ static void csv_sink_free(struct sink *base)
 
 		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
 			next = cg->next;
-			file_drop(s, cg);
+			csv_file_drop(s, cg);
 			cgroup_free(cg);
 		}
 	}
