@@ -2003,6 +2003,37 @@ static void test_hold_bad_record(void **state)
 	hold_test_end(s, &f, dir, file);
 }
 
+/* logrotate with rows held: rename, then SIGHUP (reopen): the next row goes
+ * out at once, with the held ones, into the new file (the file is not as
+ * the sink left it); over both files every count once. */
+static void test_hold_reopen(void **state)
+{
+	char *dir = make_tmpdir(), *file = file_of(dir, "/hro"), *old = rotated(file, 1);
+	struct sink *s = new_sink_flush(dir, 0, 3, 5000);
+	size_t rows_old, rows_new;
+	uint64_t sum;
+	struct feed f;
+
+	feed_init(&f, 84, "/hro");
+	assert_int_equal(feed_step(s, &f, 3, false), 0);
+	while (feed_step_ms(s, &f, 1000, 3, false) != SINK_HELD)
+		;
+	/* To the first row held after a written one: one row held. */
+	while (feed_step_ms(s, &f, 1000, 3, false) == SINK_HELD)
+		;
+	while (feed_step_ms(s, &f, 1000, 3, false) != SINK_HELD)
+		;
+	assert_int_equal(rename(file, old), 0);
+	assert_int_equal(s->ops->reopen(s), 0);
+	assert_int_equal(feed_step_ms(s, &f, 1000, 3, false), 0);
+	assert_false(f.rec.held);
+	sum = column_sum(old, "cycles", &rows_old) + column_sum(file, "cycles", &rows_new);
+	assert_int_equal(sum, f.totals[0].counter);
+	assert_int_equal(rows_new, 2); /* the held row and the row after the reopen */
+	free(old);
+	hold_test_end(s, &f, dir, file);
+}
+
 /* Events changed while rows are held: they have the old columns, so they
  * are dropped with the row (-EAGAIN, counted deferred) and the next row, in
  * the new file's columns, holds their counts: over both files, every count
@@ -2418,6 +2449,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_hold_events_change, teardown),
 		cmocka_unit_test_teardown(test_hold_bounds, teardown),
 		cmocka_unit_test_teardown(test_hold_bad_record, teardown),
+		cmocka_unit_test_teardown(test_hold_reopen, teardown),
 		cmocka_unit_test_teardown(test_disk_full, teardown),
 		cmocka_unit_test_teardown(test_hold_disk_full, teardown),
 		cmocka_unit_test_teardown(test_truncate_repair_disk_full, teardown),
