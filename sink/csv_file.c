@@ -449,7 +449,7 @@ static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
 }
 
 /* A kept file's end is looked at before its first row of a new period
- * (note_look_period; also after a clock step, back or forward), after
+ * (csv_note_look_period; also after a clock step, back or forward), after
  * CSV_SIZE_CHECK_ROWS rows, and after the directory watch saw a writer close
  * the file (a truncation through a descriptor, copytruncate's, is followed
  * by its close), not before every row: one syscall per row was a fifth of

@@ -1,4 +1,5 @@
-/* The CSV sink's own parts (csv_sink.c: the cgroup table, rows, batches;
+/* The CSV sink's own parts (csv_sink.c: the cgroup table, the directory
+ * watch, rows, held rows, batches;
  * csv_file.c: each cgroup's file, and failure reports), not for other
  * layers: they use csv_sink.h. */
 #pragma once
@@ -79,7 +80,7 @@ struct csv_cgroup {
 	int fd; /* kept open (then `known` is true), or -1 */
 	int order_pos; /* its place in csv_sink.order, or -1 */
 	/* Collection time (ms) the look period of the last look at the end
-	 * began (note_look_period): kept, not divided out at every row. */
+	 * began (csv_note_look_period): kept, not divided out at every row. */
 	int64_t period_ms;
 	unsigned unchecked; /* rows since then */
 	int nr_events;
@@ -117,7 +118,7 @@ struct csv_sink {
 	int watch_fd; /* inotify on the directory, or -1 */
 	bool watch_reported; /* "cannot watch" said once */
 	struct timespec checked; /* collection time of the last watch read */
-	int64_t batch_ms; /* the same, in ms (note_look_period) */
+	int64_t batch_ms; /* the same, in ms (csv_note_look_period) */
 	long long first_open_ns; /* this batch's time spent on cgroups' first rows */
 	struct timespec ts_time; /* the timestamp cell formatted last, for ... */
 	char ts_text[CSV_TIMESTAMP_MAX]; /* ... every row of one collection */

@@ -72,7 +72,7 @@ log "ok: promtool check metrics: no errors, no warnings ($(wc -c <"$TMP/text.txt
 prom_parse text "$TMP/text.txt" >"$TMP/text.samples"
 for fam in cgperf_events_total cgperf_events_running_ratio cgperf_cgroups_monitored \
 	cgperf_cgroups_over_cap_total cgperf_collection_duration_seconds cgperf_csv_rows_written_total \
-	cgperf_csv_rows_failed_total cgperf_watch_limit_reached cgperf_build_info; do
+	cgperf_csv_rows_failed_total cgperf_csv_rows_held cgperf_watch_limit_reached cgperf_build_info; do
 	grep -q "^$fam	" "$TMP/text.samples" || fail "family $fam missing"
 done
 v=$(prom_value "$TMP/text.txt" text cgperf_events_total cpu-clock "$burn_rel")
