@@ -25,34 +25,15 @@ static const char *const default_events[] = { "cycles", "instructions", "cpu-clo
 /* A duration greater than 0 and at most 24h (interval, cgroups.rescan_interval). */
 static int next_positive_duration(struct parse_ctx *p, uint64_t *ret_ms)
 {
-	const uint64_t max_ms = 24ULL * 3600 * 1000;
-	const char *s;
-	char buf[ECHO_MAX + 8];
-	uint64_t ms;
-	int r;
+	static const struct cfg_duration d = {
+		.what = "a duration (10s, 500ms, 1m30s) or whole seconds",
+		.examples = "10s, 500ms, 1m30s, 2h or whole seconds",
+		.max_ms = 24ULL * 3600 * 1000,
+		.max_text = "24h",
+		.positive = true,
+	};
 
-	r = cfg_next_scalar(p, "a duration (10s, 500ms, 1m30s) or whole seconds", &s);
-	if (r < 0)
-		return r;
-	if (s[0] == '-')
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: must be greater than 0, got '%s'", p->key,
-				    cfg_echo(p, buf, sizeof(buf)));
-	r = config_parse_duration_ms(s, &ms);
-	if (r == -ERANGE || (r == 0 && ms > max_ms))
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: '%s' is longer than 24h", p->key,
-				    cfg_echo(p, buf, sizeof(buf)));
-	if (r < 0)
-		return ycursor_fail(
-			&p->cur, cfg_event(p)->start_mark,
-			"%s: invalid duration '%s' (expected e.g. 10s, 500ms, 1m30s, 2h or whole seconds)",
-			p->key, cfg_echo(p, buf, sizeof(buf)));
-	if (ms == 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must be greater than 0",
-				    p->key);
-	*ret_ms = ms;
-	return 0;
+	return cfg_next_duration(p, &d, ret_ms);
 }
 
 static int parse_interval(struct parse_ctx *p)

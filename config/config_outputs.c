@@ -69,43 +69,27 @@ static int parse_csv_max_total_size(struct parse_ctx *p)
 	return next_size(p, &p->cfg->csv.max_total_size);
 }
 
-/* A duration of at most max_ms into *ret (zero: what `zero` says). */
-static int next_duration(struct parse_ctx *p, uint64_t max_ms, const char *zero, uint64_t *ret)
-{
-	const char *s;
-	char buf[ECHO_MAX + 8];
-	uint64_t ms;
-	int r;
-
-	r = cfg_next_scalar(p, "a duration (7d, 12h, 30m, 5s) or whole seconds", &s);
-	if (r < 0)
-		return r;
-	r = config_parse_duration_ms(s, &ms);
-	if (r == 0 && ms > max_ms)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: '%s' is too long (at most %" PRIu64 "s)", p->key,
-				    cfg_echo(p, buf, sizeof(buf)), max_ms / 1000);
-	if (r == -ERANGE)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: '%s' is too long",
-				    p->key, cfg_echo(p, buf, sizeof(buf)));
-	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: invalid duration '%s' (expected e.g. 7d, 12h, 30m, 5s or "
-				    "whole seconds; 0: %s)",
-				    p->key, cfg_echo(p, buf, sizeof(buf)), zero);
-	*ret = ms;
-	return 0;
-}
-
 static int parse_csv_keep_removed(struct parse_ctx *p)
 {
-	return next_duration(p, UINT64_MAX, "never deleted", &p->cfg->csv.keep_removed_ms);
+	static const struct cfg_duration d = {
+		.what = "a duration (7d, 12h, 30m, 5s) or whole seconds",
+		.examples = "7d, 12h, 30m, 5s or whole seconds; 0: never deleted",
+		.max_ms = UINT64_MAX,
+	};
+
+	return cfg_next_duration(p, &d, &p->cfg->csv.keep_removed_ms);
 }
 
 static int parse_csv_flush_interval(struct parse_ctx *p)
 {
-	return next_duration(p, CONFIG_CSV_FLUSH_MAX_MS, "every row written at once",
-			     &p->cfg->csv.flush_interval_ms);
+	static const struct cfg_duration d = {
+		.what = "a duration (7d, 12h, 30m, 5s) or whole seconds",
+		.examples = "7d, 12h, 30m, 5s or whole seconds; 0: every row written at once",
+		.max_ms = CONFIG_CSV_FLUSH_MAX_MS,
+		.max_text = "1h",
+	};
+
+	return cfg_next_duration(p, &d, &p->cfg->csv.flush_interval_ms);
 }
 
 static int parse_csv_safe_cells(struct parse_ctx *p)
@@ -413,25 +397,14 @@ static int parse_prom_path(struct parse_ctx *p)
 
 static int parse_prom_keep_removed(struct parse_ctx *p)
 {
-	const char *s;
-	char buf[ECHO_MAX + 8];
-	uint64_t ms;
-	int r;
+	static const struct cfg_duration d = {
+		.what = "a duration (5m, 30s; 0 drops them at once)",
+		.examples = "5m, 30s, 0",
+		.max_ms = 24ULL * 3600 * 1000,
+		.max_text = "24h",
+	};
 
-	r = cfg_next_scalar(p, "a duration (5m, 30s; 0 drops them at once)", &s);
-	if (r < 0)
-		return r;
-	r = config_parse_duration_ms(s, &ms);
-	if (r == -ERANGE || (r == 0 && ms > 24ULL * 3600 * 1000))
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: '%s' is longer than 24h", p->key,
-				    cfg_echo(p, buf, sizeof(buf)));
-	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: invalid duration '%s' (expected e.g. 5m, 30s, 0)", p->key,
-				    cfg_echo(p, buf, sizeof(buf)));
-	p->cfg->prometheus.keep_removed_ms = ms;
-	return 0;
+	return cfg_next_duration(p, &d, &p->cfg->prometheus.keep_removed_ms);
 }
 
 static int parse_prom_max_connections(struct parse_ctx *p)

@@ -127,6 +127,39 @@ int cfg_next_uint(struct parse_ctx *p, uint64_t min, uint64_t max, uint64_t *ret
 
 /* YAML 1.2 booleans only: 1.1's yes/no/on/off are the classic trap ("NO"
  * as a country code), so they are an error rather than a surprise. */
+int cfg_next_duration(struct parse_ctx *p, const struct cfg_duration *d, uint64_t *ret_ms)
+{
+	const char *s;
+	char buf[ECHO_MAX + 8];
+	uint64_t ms;
+	int r;
+
+	r = cfg_next_scalar(p, d->what, &s);
+	if (r < 0)
+		return r;
+	if (d->positive && s[0] == '-')
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: must be greater than 0, got '%s'", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	r = config_parse_duration_ms(s, &ms);
+	if (r == -ERANGE || (r == 0 && ms > d->max_ms))
+		return d->max_text ? ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+						  "%s: '%s' is longer than %s", p->key,
+						  cfg_echo(p, buf, sizeof(buf)), d->max_text)
+				   : ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+						  "%s: '%s' is too long", p->key,
+						  cfg_echo(p, buf, sizeof(buf)));
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: invalid duration '%s' (expected e.g. %s)", p->key,
+				    cfg_echo(p, buf, sizeof(buf)), d->examples);
+	if (d->positive && ms == 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: must be greater than 0",
+				    p->key);
+	*ret_ms = ms;
+	return 0;
+}
+
 int cfg_next_bool(struct parse_ctx *p, bool *ret)
 {
 	static const char *const yes[] = { "true", "True", "TRUE" }, *const no[] = { "false",

@@ -54,6 +54,17 @@ int cfg_next_scalar(struct parse_ctx *p, const char *what, const char **ret_valu
 int cfg_next_collection(struct parse_ctx *p, yaml_event_type_t type, const char *what);
 int cfg_next_uint(struct parse_ctx *p, uint64_t min, uint64_t max, uint64_t *ret);
 int cfg_next_bool(struct parse_ctx *p, bool *ret);
+/* A duration key's bounds and wording: `what` is the expected value in
+ * messages, `examples` what an invalid one is told ("expected e.g. ...");
+ * above max_ms "'X' is longer than <max_text>" (max_text NULL: no bound but
+ * the number's, "'X' is too long"); positive: 0 and negatives refused. */
+struct cfg_duration {
+	const char *what, *examples;
+	uint64_t max_ms;
+	const char *max_text;
+	bool positive;
+};
+int cfg_next_duration(struct parse_ctx *p, const struct cfg_duration *d, uint64_t *ret_ms);
 int cfg_next_string(struct parse_ctx *p, const char *what, size_t max_len, const char **ret);
 
 /* Walk a list: cb(p, index) for each item, with the cursor on the item's

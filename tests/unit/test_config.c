@@ -186,6 +186,18 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '7x'" },
 	{ "outputs:\n  csv:\n    keep_removed: -1d\n",
 	  "t.yaml:3:19: outputs.csv.keep_removed: invalid duration '-1d'" },
+	{ "outputs:\n  csv:\n    flush_interval: 2h\n",
+	  "t.yaml:3:21: outputs.csv.flush_interval: '2h' is longer than 1h" },
+	{ "outputs:\n  csv:\n    flush_interval: soon\n",
+	  "t.yaml:3:21: outputs.csv.flush_interval: invalid duration 'soon' (expected e.g. 7d, 12h, "
+	  "30m, 5s or whole seconds; 0: every row written at once)" },
+	{ "outputs:\n  csv:\n    flush_interval: [1s]\n",
+	  "t.yaml:3:21: outputs.csv.flush_interval: expected a duration (7d, 12h, 30m, 5s) or whole "
+	  "seconds, got a list" },
+	{ "outputs:\n  csv:\n    keep_removed: 99999999999999999999999h\n",
+	  "t.yaml:3:19: outputs.csv.keep_removed: '99999999999999999999999h' is too long" },
+	{ "outputs:\n  prometheus: {keep_removed: 25h}\n",
+	  "t.yaml:2:30: outputs.prometheus.keep_removed: '25h' is longer than 24h" },
 	{ "outputs:\n  csv:\n    max_total_size: 1.5GiB\n",
 	  "t.yaml:3:21: outputs.csv.max_total_size: invalid size '1.5GiB'" },
 	{ "outputs:\n  csv:\n    safe_cells: 1\n",
@@ -501,6 +513,7 @@ static const char full_yaml[] =
 	"    max_size: 10MB\n"
 	"    max_files: 0\n"
 	"    keep_removed: 1d12h\n"
+	"    flush_interval: 1h\n"
 	"    max_total_size: 2GiB\n"
 	"    safe_cells: false\n"
 	"    derived: [ipc, cpu_cores]\n"
@@ -562,6 +575,7 @@ static void test_full_file(void **state)
 	assert_int_equal(c.csv.max_size, 10000000);
 	assert_int_equal(c.csv.max_files, 0);
 	assert_int_equal(c.csv.keep_removed_ms, 36ULL * 3600 * 1000);
+	assert_int_equal(c.csv.flush_interval_ms, 3600ULL * 1000);
 	assert_int_equal(c.csv.max_total_size, 2ULL << 30);
 	assert_false(c.csv.safe_cells);
 	/* A PMU this host lacks among the events: the inputs check is the agent's. */
@@ -684,6 +698,7 @@ static void test_default(void **state)
 	assert_string_equal(c.csv.directory, "/var/log/cgperf");
 	assert_int_equal(c.csv.max_size, 64ULL << 20);
 	assert_int_equal(c.csv.max_files, 10);
+	assert_int_equal(c.csv.flush_interval_ms, 5000);
 	assert_false(c.syslog.enabled);
 	assert_false(c.prometheus.enabled);
 	assert_string_equal(c.prometheus.listen, "127.0.0.1:9464");
