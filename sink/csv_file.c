@@ -23,11 +23,9 @@
 void csv_note_look_period(const struct csv_sink *s, struct csv_cgroup *cg)
 {
 	int64_t phase = (int64_t)(cg->id % (CSV_SIZE_CHECK_MS / 1000)) * 1000;
-	int64_t at = s->batch_ms - phase;
-	int64_t n = at >= 0 ? at / CSV_SIZE_CHECK_MS
-			    : -((CSV_SIZE_CHECK_MS - 1 - at) / CSV_SIZE_CHECK_MS);
 
-	cg->period_ms = phase + n * CSV_SIZE_CHECK_MS;
+	cg->period_ms =
+		phase + csv_period_of(s->batch_ms, phase, CSV_SIZE_CHECK_MS) * CSV_SIZE_CHECK_MS;
 }
 
 long long csv_monotonic_s(void)

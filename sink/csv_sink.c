@@ -723,12 +723,6 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 	return 0;
 }
 
-/* floor(a / b), b > 0. */
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	return a >= 0 ? a / b : -((b - 1 - a) / b);
-}
-
 /* Whether the row just built for cg is held (csv.flush_interval): a file's
  * rows are written together once per flush period of collection time
  * (periods shifted by a hash of its id, so that the files' appends spread
@@ -750,8 +744,8 @@ static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const stru
 	    (s->cfg.max_size && (uint64_t)cg->size + bytes > s->cfg.max_size))
 		return false;
 	phase = (int64_t)(hash_u64(cg->id) % (uint64_t)f);
-	period = floor_div(s->batch_ms - phase, f);
-	if (period != floor_div(s->batch_ms + (int64_t)rec->interval_ms - phase, f))
+	period = csv_period_of(s->batch_ms, phase, f);
+	if (period != csv_period_of(s->batch_ms + (int64_t)rec->interval_ms, phase, f))
 		return false;
 	if (cg->held_rows && cg->hold_period != period)
 		return false;

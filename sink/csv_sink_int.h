@@ -138,6 +138,17 @@ struct csv_sink {
 	struct csv_report recovered; /* "writing again": unreported = failed rows before */
 };
 
+/* The number of the period of len_ms time t_ms is in, periods starting at
+ * phase_ms (floor division: times before the phase too). The looks at a
+ * file's end and the held rows' flushes each go by such periods, shifted by
+ * the file's id so that files spread over the period. */
+static inline int64_t csv_period_of(int64_t t_ms, int64_t phase_ms, int64_t len_ms)
+{
+	int64_t at = t_ms - phase_ms;
+
+	return at >= 0 ? at / len_ms : -((len_ms - 1 - at) / len_ms);
+}
+
 /* ---- csv_file.c ---- */
 
 /* cg->period_ms from the collection time (csv_file.c: the looks at a kept
