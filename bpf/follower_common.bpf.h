@@ -71,14 +71,53 @@ static __always_inline void add_to_slots(const struct cgperf_slots *s, __u32 fir
 	add_to_slots_in(&accum_readings, s, first, nr, d);
 }
 
-/* A task inherited (on_fork below) is forgotten when it is gone, or its
- * pid, once reused by an unrelated task, would be counted too (and the map
- * would fill up). Defined first so that it is attached first (programs are
- * attached in the object's order): a child added by on_fork while on_free
- * was not attached yet, and freed in between, would stay in the filter.
- * sched_process_free runs after the task's last context switch, so nothing
- * of it is lost. A process (TGID key) is gone when its group leader is
- * freed, which happens only after all its threads. */
+/* Whether t is being switched out for the last time (do_task_dead()). */
+static __always_inline int task_dead(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state) & CGPERF_TASK_DEAD;
+	return BPF_CORE_READ((struct task_struct___pre514 *)t, state) & CGPERF_TASK_DEAD;
+}
+
+/* A task the filter holds (a target, or inherited by on_fork below) is
+ * forgotten when it is gone, or its pid, once reused by an unrelated task,
+ * would be counted too (and the map would fill up). The exact moment is its
+ * last switch out, called by a follower right after charging it what it ran
+ * last: nothing of it is lost, and its key leaves at once. on_free (below)
+ * would be late: sched_process_free runs in an RCU callback, a grace period
+ * after the task is reaped, and on this project's VMs that has been seconds
+ * (a -p target's 20 short-lived children left up to 4 keys 1.5 s after
+ * they were gone, one in 20 runs); meanwhile the pid is free for reuse.
+ * A process (TGID key) is gone at the last switch of its last thread: all
+ * of them have begun to exit (signal->live) and all but one are released
+ * (nr_threads; threads other than the leader are released before their
+ * last switch, the leader only when reaped). A sibling released but not yet
+ * switched out loses the instructions between its release and that switch. */
+static __always_inline void forget_if_dead(struct task_struct *t)
+{
+	__u64 key;
+
+	if (filter_type != CGPERF_FILTER_PID && filter_type != CGPERF_FILTER_TGID)
+		return;
+	if (!task_dead(t))
+		return;
+	if (filter_type == CGPERF_FILTER_PID)
+		key = (__u32)BPF_CORE_READ(t, pid);
+	else if (BPF_CORE_READ(t, signal, live.counter) == 0 &&
+		 BPF_CORE_READ(t, signal, nr_threads) <= 1)
+		key = (__u32)BPF_CORE_READ(t, tgid);
+	else
+		return;
+	bpf_map_delete_elem(&filter, &key);
+}
+
+/* The fallback for a last switch no follower saw (sched_switch hides some
+ * tasks' switches out: unseen_switch.bpf.h) or a delete that failed there.
+ * Defined first so that it is attached first (programs are attached in the
+ * object's order): a child added by on_fork while on_free was not attached
+ * yet, and freed in between, would stay in the filter. A process (TGID key)
+ * is gone when its group leader is freed, which happens only after all its
+ * threads. */
 SEC("raw_tp/sched_process_free")
 int BPF_PROG(on_free, struct task_struct *p)
 {

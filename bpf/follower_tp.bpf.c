@@ -90,6 +90,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		return 0;
 	}
 	flush(prev, 1);
+	forget_if_dead(p);
 	return 0;
 }
 

@@ -24,9 +24,29 @@ struct sched_entity {
 	__u64 prev_sum_exec_runtime;
 } __attribute__((preserve_access_index));
 
+/* A thread group's threads that have not yet begun to exit (live), and
+ * those not yet released (nr_threads: a thread other than the leader is
+ * released just before its last switch, the leader when it is reaped). */
+struct signal_struct {
+	struct {
+		int counter;
+	} live;
+	int nr_threads;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
+	unsigned int __state;
 	int pid;
 	int tgid;
 	struct css_set *cgroups;
 	struct sched_entity se;
+	struct signal_struct *signal;
 } __attribute__((preserve_access_index));
+
+/* Kernels before 5.14 name the state field "state" (a long). */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+/* __state of a task at its last switch out (include/linux/sched.h). */
+#define CGPERF_TASK_DEAD 0x80

@@ -1,9 +1,11 @@
-/* burn SECONDS [THREADS [DELAY [stop]]]: start THREADS threads, sleep DELAY
- * seconds (time for a counter to attach to a thread), then burn SECONDS of
- * CPU time per thread (CPU time, not wall time, so a busy CI machine changes
- * only how long it takes), then exit; with "stop", stop (SIGSTOP) instead
- * until the caller kills it: its CPU goes idle right after it, without the
- * kernel work an exit does there. */
+/* burn SECONDS [THREADS [DELAY [stop|leader-exits]]]: start THREADS threads,
+ * sleep DELAY seconds (time for a counter to attach to a thread), then burn
+ * SECONDS of CPU time per thread (CPU time, not wall time, so a busy CI
+ * machine changes only how long it takes), then exit; with "stop", stop
+ * (SIGSTOP) instead until the caller kills it: its CPU goes idle right after
+ * it, without the kernel work an exit does there. With "leader-exits", the
+ * main thread burns nothing: it ends (pthread_exit) DELAY + 0.1 s in, while
+ * the other THREADS - 1 burn, and the process lives on as long as they do. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +49,10 @@ int main(int argc, char **argv)
 		return 2;
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, burn, NULL);
+	if (argc > 4 && !strcmp(argv[4], "leader-exits")) {
+		usleep((useconds_t)((delay_seconds + 0.1) * 1e6));
+		pthread_exit(NULL);
+	}
 	burn(NULL);
 	for (int i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);

@@ -24,18 +24,29 @@ pid_ms=$(stat_csv_value "$TMP/pid.csv" cpu-clock)
 assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 p
 
+# burn_p NAME WHAT BURN-ARGS...: a burner pinned in w, counted with -p from
+# start to end; its count is w's cpu.stat over that time.
+burn_p() {
+	local name=$1 what=$2 tpid before after
+	shift 2
+	run_in_cg w taskset -c "$BURN_CPU" "$BURN" "$@"; tpid=$LAST_PID
+	steal_begin "$name"
+	before=$(usage_usec w)
+	start_cgperf "$name" -e cpu-clock -p "$tpid"
+	wait "$tpid"
+	after=$(usage_usec w)
+	steal_end "$name" "$BURN_CPU"
+	kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -p ($name) failed"
+	assert_cpu_clock "$what" "$(stat_csv_value "$TMP/$name.csv" cpu-clock)" \
+		"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 "$name"
+}
 # -p on a multi-threaded process counts every thread (TGID filter): three
 # threads wait 1 s, then burn 0.3 s each.
-run_in_cg w taskset -c "$BURN_CPU" "$BURN" 0.3 3 1; tpid=$LAST_PID
-steal_begin threads
-before=$(usage_usec w)
-start_cgperf threads -e cpu-clock -p "$tpid"
-wait "$tpid"
-after=$(usage_usec w)
-steal_end threads "$BURN_CPU"
-kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -p (threads) failed"
-assert_cpu_clock "-p counts every thread of a process" "$(stat_csv_value "$TMP/threads.csv" cpu-clock)" \
-	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 threads
+burn_p threads "-p counts every thread of a process" 0.3 3 1
+# The same with the main thread ending first (pthread_exit 1.1 s in, while
+# two threads burn 0.3 s each): the process is counted until its last thread
+# is gone, not only until its leader is.
+burn_p leader "-p counts threads left after the main thread ended" 0.3 3 1 leader-exits
 
 # -C: a ping-pong pinned to CPU 0 switches only there, so -C 0 counts all
 # of its context switches (read from CPU 0's perf_event) and -C of another
@@ -90,13 +101,20 @@ assert_cpus_per_interval "$TMP/a.csv" cpu-clock "$ncpu"
 	2>"$TMP/tc.log" || fail "-G with a command failed: $(cat "$TMP/tc.log")"
 assert_count "-G with a command: page-faults" "$(stat_csv_value "$TMP/tc.csv" page-faults "$TEST_CG_REL/w")" 20000 1 400
 
-# Children are forgotten once they are freed (a reused pid must not be
+# Children are forgotten once they are gone (a reused pid must not be
 # counted, and the filter map must not fill up): a -p target that forks 20
-# short-lived children keeps exactly one filter entry, its own.
-start_bg sh -c 'sleep 1; for i in $(seq 20); do /bin/true; done; exec sleep 4'
+# short-lived children keeps exactly one filter entry, its own, right after
+# the last one is reaped (the target then execs sleep). Each is forgotten at
+# its last switch out; the free, seconds later at times, is only a fallback.
+# The target forks its children once counting has started (it waits for a
+# file, forking sleeps meanwhile).
+start_bg sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done
+	for i in $(seq 20); do /bin/true; done; exec sleep 4' sh "$TMP/forget.go"
 spid=$LAST_PID
 start_cgperf forget -e cpu-clock -p "$spid"
-sleep 2.5
+touch "$TMP/forget.go"
+execed() { [ "$(cat /proc/"$spid"/comm 2>/dev/null)" = sleep ] && ! pgrep -P "$spid" >/dev/null; }
+poll 200 0.02 execed || fail "the -p target did not exec sleep within 4 s"
 # The session's filter map is the one BPF hash map it holds an fd to.
 filter_id=$(grep -l "^map_type:[[:space:]]*1$" /proc/"$CGPERF_PID"/fdinfo/* 2>/dev/null |
 	xargs -r grep -h "^map_id:" | awk '{ print $2 }')
