@@ -176,7 +176,7 @@ static int open_counter(struct agent *a)
 
 	counter_opts_of(a, &co);
 	r = counter_open(&co, &a->counter);
-	if (r < 0 && r != -EPERM && r != -ESTALE)
+	if (r < 0 && r != -EPERM && r != -ESTALE && r != -EOPNOTSUPP)
 		log_error("cannot set up counting: %s", strerror(-r));
 	return r;
 }

@@ -591,7 +591,7 @@ int do_stat(int argc, char **argv)
 		if (r == -EPERM || r == -EACCES)
 			fprintf(stderr, "cgperf stat: permission denied: counting needs root "
 					"(CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)\n");
-		else
+		else if (r != -EOPNOTSUPP)
 			fprintf(stderr, "cgperf stat: cannot set up counting: %s\n", strerror(-r));
 		goto out;
 	}

@@ -387,7 +387,7 @@ static int open_counter(struct top *t)
 		fputs("cgperf top: permission denied: counting needs root "
 		      "(CAP_BPF, CAP_PERFMON and CAP_SYS_ADMIN)\n",
 		      stderr);
-	else if (r < 0)
+	else if (r < 0 && r != -EOPNOTSUPP)
 		fprintf(stderr, "cgperf top: cannot set up counting: %s\n", strerror(-r));
 	if (r < 0)
 		return r;

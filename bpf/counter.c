@@ -9,6 +9,7 @@
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
 #include "bpf/sync_skip.h"
+#include "bpf/threads_left.h"
 #include "follower_fexit.skel.h"
 #include "follower_tp.skel.h"
 #include "util/cpus.h"
@@ -39,6 +40,7 @@ struct counter {
 	/* FOLLOWER_FEXIT: one program per event; [0] owns filter and accum maps */
 	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
 	int filter_fd, accum_fd;
+	int threads_fd; /* TGID sessions' threads_left (the skeleton's); else -1 */
 	enum accum_kind accum_kind; /* of a session being loaded */
 	struct accum acc; /* bound to accum_fd once loaded or opened */
 	int *cpus, nr_cpus; /* online CPUs, for syncing */
@@ -94,7 +96,7 @@ static int choose_mode(enum follower_request req, enum follower_mode *ret)
 	log_info("fexit probe: %s", reason);
 	if (req == FOLLOWER_FORCE_FEXIT && r < 0) {
 		log_error("fexit followers requested but %s", reason);
-		return r;
+		return -EOPNOTSUPP;
 	}
 	if (req == FOLLOWER_FORCE_TP || r < 0)
 		*ret = FOLLOWER_TP;
@@ -115,9 +117,12 @@ static int acquire_leaders(struct counter *c, const struct counter_opts *o)
 }
 
 static void size_maps(const struct counter *c, struct bpf_map *filter, struct bpf_map *accum,
-		      const struct counter_opts *o)
+		      struct bpf_map *threads, const struct counter_opts *o)
 {
 	bpf_map__set_max_entries(filter, o->max_keys > 0 ? o->max_keys : 1);
+	/* One count per process key. */
+	if (o->filter == CGPERF_FILTER_TGID)
+		bpf_map__set_max_entries(threads, o->max_keys > 0 ? o->max_keys : 1);
 	/* Where the accumulators follow the live slots, so does a cgroup
 	 * filter (user space alone adds and removes its keys; PID/TGID
 	 * filters gain keys from on_fork, in the hot path, and stay
@@ -192,8 +197,9 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	r = leaders_share_events(skel->obj, c->leaders, o->nr_events, c->nr_possible);
 	if (r < 0)
 		goto fail;
-	size_maps(c, skel->maps.filter, skel->maps.accum_readings, o);
-	if (!o->inherit)
+	size_maps(c, skel->maps.filter, skel->maps.accum_readings, skel->maps.threads_left, o);
+	/* TGID: on_fork also counts threads (threads_left). */
+	if (!o->inherit && o->filter != CGPERF_FILTER_TGID)
 		bpf_program__set_autoload(skel->progs.on_fork, false);
 	if (!tracks_tasks(o))
 		bpf_program__set_autoload(skel->progs.on_free, false);
@@ -208,6 +214,8 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->tp = skel;
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
+	if (o->filter == CGPERF_FILTER_TGID)
+		c->threads_fd = bpf_map__fd(skel->maps.threads_left);
 	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
 	return accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 fail:
@@ -228,7 +236,8 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 		skel->rodata->nr_events = o->nr_events;
 		skel->rodata->inherit = o->inherit;
 		skel->rodata->event_index = i;
-		size_maps(c, skel->maps.filter, skel->maps.accum_readings, o);
+		size_maps(c, skel->maps.filter, skel->maps.accum_readings, skel->maps.threads_left,
+			  o);
 		r = bpf_map__reuse_fd(skel->maps.diff_readings, c->leaders[i].diff_map_fd);
 		if (r < 0)
 			return r;
@@ -237,11 +246,13 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 			r = bpf_map__reuse_fd(skel->maps.filter, c->filter_fd);
 			if (!r)
 				r = bpf_map__reuse_fd(skel->maps.accum_readings, c->accum_fd);
+			if (!r && c->threads_fd >= 0)
+				r = bpf_map__reuse_fd(skel->maps.threads_left, c->threads_fd);
 			if (r < 0)
 				return r;
 		}
 		/* Only one fork tracker per session. */
-		if (!o->inherit || i > 0)
+		if ((!o->inherit && o->filter != CGPERF_FILTER_TGID) || i > 0)
 			bpf_program__set_autoload(skel->progs.on_fork, false);
 		if (!tracks_tasks(o) || i > 0)
 			bpf_program__set_autoload(skel->progs.on_free, false);
@@ -256,6 +267,8 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 		if (i == 0) {
 			c->filter_fd = bpf_map__fd(skel->maps.filter);
 			c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
+			if (o->filter == CGPERF_FILTER_TGID)
+				c->threads_fd = bpf_map__fd(skel->maps.threads_left);
 			r = accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 			if (r < 0)
 				return r;
@@ -307,7 +320,7 @@ static void unload_programs(struct counter *c)
 	else
 		hub_leave(c->hub);
 	c->hub = NULL;
-	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
+	c->filter_fd = c->accum_fd = c->threads_fd = c->sync_fd = c->gen.fd = -1;
 }
 
 static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
@@ -318,8 +331,15 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 	 * the key (the others are its ancestors', which have theirs). */
 	int r = v ? accum_make(&c->acc, v->slot[0]) : 0;
 
+	/* A process's threads are counted before its key can be found (the
+	 * followers forget it when the count runs out). One not counted is
+	 * forgotten when freed. */
+	if (r == 0 && v && c->threads_fd >= 0)
+		(void)threads_left_seed(c->threads_fd, key);
 	if (r == 0 && !v && bpf_map_delete_elem(c->filter_fd, &k) < 0)
 		r = -errno;
+	if (r == 0 && !v && c->threads_fd >= 0)
+		r = threads_left_forget(c->threads_fd, key);
 	if (r == 0 && v)
 		r = map_update_retry(c->filter_fd, &k, v, BPF_ANY);
 	/* Slot lists the followers hold are stale from now on (a key found
@@ -369,7 +389,7 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	c->filter = filter;
 	c->nr_events = nr_events;
 	c->max_slots = max_slots;
-	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
+	c->filter_fd = c->accum_fd = c->threads_fd = c->sync_fd = c->gen.fd = -1;
 	/* Without it the check opens the file each time. */
 	c->online_fd = cpus_online_open();
 	cpus_online_signature_fd(c->online_fd, &c->cpus_sig);

@@ -38,7 +38,9 @@ struct counter_opts {
 
 struct counter;
 
-/* Load everything and attach. Counting starts at counter_enable(). With
+/* Load everything and attach. Counting starts at counter_enable().
+ * -EOPNOTSUPP: o forces a follower or accumulator kind this kernel lacks
+ * (logged here with the kernel's reason: callers add nothing). With
  * pin_dir: -ESTALE when a session that counts something else (or in another
  * layout) is pinned there (drain it with counter_open_pinned, then
  * counter_unpin); see counter_adopted(). */

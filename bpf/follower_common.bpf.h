@@ -79,45 +79,77 @@ static __always_inline int task_dead(struct task_struct *t)
 	return BPF_CORE_READ((struct task_struct___pre514 *)t, state) & CGPERF_TASK_DEAD;
 }
 
+/* TGID filters: for each process counted, how many of its threads are still
+ * to be switched out for the last time: set by user space for a target (its
+ * threads then), 1 for a child (on_fork), one more for each thread created
+ * (on_fork). The kernel keeps no such count: signal->live drops as a
+ * thread begins to exit, nr_threads as it is released, both before its last
+ * switch. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, __u64);
+	__uint(max_entries, 1); /* set by user space */
+} threads_left SEC(".maps");
+
+static __always_inline void forget_key(__u64 key)
+{
+	bpf_map_delete_elem(&filter, &key);
+	if (filter_type == CGPERF_FILTER_TGID)
+		bpf_map_delete_elem(&threads_left, &key);
+}
+
 /* A task the filter holds (a target, or inherited by on_fork below) is
  * forgotten when it is gone, or its pid, once reused by an unrelated task,
  * would be counted too (and the map would fill up). The exact moment is its
- * last switch out, called by a follower right after charging it what it ran
- * last: nothing of it is lost, and its key leaves at once. on_free (below)
- * would be late: sched_process_free runs in an RCU callback, a grace period
- * after the task is reaped, and on this project's VMs that has been seconds
- * (a -p target's 20 short-lived children left up to 4 keys 1.5 s after
- * they were gone, one in 20 runs); meanwhile the pid is free for reuse.
- * A process (TGID key) is gone at the last switch of its last thread: all
- * of them have begun to exit (signal->live) and all but one are released
- * (nr_threads; threads other than the leader are released before their
- * last switch, the leader only when reaped). A sibling released but not yet
- * switched out loses the instructions between its release and that switch. */
+ * last switch out: the tp follower calls this right after charging it what
+ * it ran last, so nothing of it is lost and its key leaves at once. on_free
+ * (below) is late: sched_process_free runs in an RCU callback, a grace
+ * period after the task is reaped, and on this project's VMs that has been
+ * seconds (a -p target's 20 short-lived children left up to 4 keys 1.5 s
+ * after they were gone, one run in 20-60); meanwhile the pid is free for
+ * reuse. A process (TGID key) goes at the last switch of its last thread
+ * (threads_left). A thread (PID key) that leads a group still alive stays
+ * for on_free: an exec from another thread takes its pid over
+ * (de_thread()), and a zombie leader holds its pid until reaped. */
 static __always_inline void forget_if_dead(struct task_struct *t)
 {
-	__u64 key;
+	__u64 key, *left;
 
 	if (filter_type != CGPERF_FILTER_PID && filter_type != CGPERF_FILTER_TGID)
 		return;
 	if (!task_dead(t))
 		return;
-	if (filter_type == CGPERF_FILTER_PID)
+	if (filter_type == CGPERF_FILTER_PID) {
 		key = (__u32)BPF_CORE_READ(t, pid);
-	else if (BPF_CORE_READ(t, signal, live.counter) == 0 &&
-		 BPF_CORE_READ(t, signal, nr_threads) <= 1)
+		if (key == (__u32)BPF_CORE_READ(t, tgid) && BPF_CORE_READ(t, signal, live.counter))
+			return;
+	} else {
 		key = (__u32)BPF_CORE_READ(t, tgid);
-	else
-		return;
-	bpf_map_delete_elem(&filter, &key);
+		left = bpf_map_lookup_elem(&threads_left, &key);
+		if (!left)
+			return;
+		/* Two last threads on two CPUs: both may read 0 after both
+		 * took theirs, never both more. */
+		__sync_fetch_and_add(left, -1);
+		if (*(volatile __u64 *)left)
+			return;
+	}
+	forget_key(key);
 }
 
 /* The fallback for a last switch no follower saw (sched_switch hides some
- * tasks' switches out: unseen_switch.bpf.h) or a delete that failed there.
- * Defined first so that it is attached first (programs are attached in the
- * object's order): a child added by on_fork while on_free was not attached
- * yet, and freed in between, would stay in the filter. A process (TGID key)
- * is gone when its group leader is freed, which happens only after all its
- * threads. */
+ * tasks' switches out: unseen_switch.bpf.h), a delete that failed there, a
+ * process whose threads_left was off (a thread created while user space
+ * counted them), and fexit sessions, which do not forget at switches (their
+ * instances run on several leaders, in an order no session controls, and a
+ * sync runs them in whatever task it interrupts). It forgets by pid number,
+ * so a pid reused within the grace period by a new child is forgotten too
+ * (the child then goes uncounted). Defined first so that it is attached
+ * first (programs are attached in the object's order): a child added by
+ * on_fork while on_free was not attached yet, and freed in between, would
+ * stay in the filter. A process (TGID key) is gone when its group leader is
+ * freed, which happens only after all its threads. */
 SEC("raw_tp/sched_process_free")
 int BPF_PROG(on_free, struct task_struct *p)
 {
@@ -130,36 +162,41 @@ int BPF_PROG(on_free, struct task_struct *p)
 		key = (__u32)tgid;
 	else
 		return 0;
-	bpf_map_delete_elem(&filter, &key);
+	forget_key(key);
 	return 0;
 }
 
 /* Inherit: a task forked by a counted task is counted too, like perf's
  * inherited events. A thread of a counted process already matches in TGID
- * mode; in PID mode each new thread is added. */
+ * mode (it is only counted in threads_left); in PID mode each new thread is
+ * added. Loaded for inheriting and TGID sessions. */
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	const struct cgperf_slots *s;
-	__u64 pkey, ckey;
+	__u64 pkey, ckey, one = 1, *left;
 
-	if (!inherit)
-		return 0;
 	if (filter_type == CGPERF_FILTER_TGID) {
 		pkey = (__u32)BPF_CORE_READ(parent, tgid);
 		ckey = (__u32)BPF_CORE_READ(child, tgid);
+		left = pkey == ckey ? bpf_map_lookup_elem(&threads_left, &pkey) : NULL;
+		if (left)
+			__sync_fetch_and_add(left, 1);
 	} else if (filter_type == CGPERF_FILTER_PID) {
 		pkey = (__u32)BPF_CORE_READ(parent, pid);
 		ckey = (__u32)BPF_CORE_READ(child, pid);
 	} else {
 		return 0;
 	}
-	if (pkey == ckey)
+	if (!inherit || pkey == ckey)
 		return 0;
 	s = bpf_map_lookup_elem(&filter, &pkey);
 	if (!s)
 		return 0;
 	if (bpf_map_update_elem(&filter, &ckey, s, BPF_ANY))
 		__sync_fetch_and_add(&filter_full_drops, 1);
+	else if (filter_type == CGPERF_FILTER_TGID)
+		/* Where this fails, on_free forgets the child. */
+		bpf_map_update_elem(&threads_left, &ckey, &one, BPF_ANY);
 	return 0;
 }

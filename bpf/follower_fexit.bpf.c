@@ -22,15 +22,13 @@ int BPF_PROG(fexit_on_switch)
 	struct bpf_perf_event_value *diff;
 	__u32 zero = 0;
 
+	if (!enabled)
+		return 0;
 	diff = bpf_map_lookup_elem(&diff_readings, &zero);
-	s = enabled ? resolve_slots() : NULL;
-	if (diff && s && event_index < nr_events && event_index < CGPERF_MAX_EVENTS)
-		add_to_slots(s, event_index, 1, (const struct cgperf_reading *)diff);
-	/* A task switched out for the last time is forgotten once every
-	 * event has charged it: a trampoline runs its fexit programs newest
-	 * first, and instance 0 is attached first. */
-	if (event_index == 0)
-		forget_if_dead((struct task_struct *)bpf_get_current_task());
+	s = resolve_slots();
+	if (!diff || !s || event_index >= nr_events || event_index >= CGPERF_MAX_EVENTS)
+		return 0;
+	add_to_slots(s, event_index, 1, (const struct cgperf_reading *)diff);
 	return 0;
 }
 

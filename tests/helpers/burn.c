@@ -1,11 +1,14 @@
-/* burn SECONDS [THREADS [DELAY [stop|leader-exits]]]: start THREADS threads,
+/* burn SECONDS [THREADS [DELAY [stop|leader-exits|exit-group]]]: start THREADS threads,
  * sleep DELAY seconds (time for a counter to attach to a thread), then burn
  * SECONDS of CPU time per thread (CPU time, not wall time, so a busy CI
  * machine changes only how long it takes), then exit; with "stop", stop
  * (SIGSTOP) instead until the caller kills it: its CPU goes idle right after
  * it, without the kernel work an exit does there. With "leader-exits", the
  * main thread burns nothing: it ends (pthread_exit) DELAY + 0.1 s in, while
- * the other THREADS - 1 burn, and the process lives on as long as they do. */
+ * the other THREADS - 1 burn, and the process lives on as long as they do.
+ * With "exit-group", the main thread burns nothing either: it starts the
+ * others DELAY in, and ends the process (exit) SECONDS / 2 later, in the
+ * midst of their burning. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,19 +47,30 @@ int main(int argc, char **argv)
 	cpu_seconds = atof(argv[1]);
 	int threads = argc > 2 ? atoi(argv[2]) : 1;
 	delay_seconds = argc > 3 ? atof(argv[3]) : 0;
+	const char *mode = argc > 4 ? argv[4] : "";
 	pthread_t t[64];
 	if (threads < 1 || threads > 64)
 		return 2;
+	if (!strcmp(mode, "exit-group")) {
+		/* The threads are created late: a counter attached meanwhile
+		 * sees them created. */
+		usleep((useconds_t)(delay_seconds * 1e6));
+		delay_seconds = 0;
+	}
 	for (int i = 1; i < threads; i++)
 		pthread_create(&t[i], NULL, burn, NULL);
-	if (argc > 4 && !strcmp(argv[4], "leader-exits")) {
+	if (!strcmp(mode, "leader-exits")) {
 		usleep((useconds_t)((delay_seconds + 0.1) * 1e6));
 		pthread_exit(NULL);
+	}
+	if (!strcmp(mode, "exit-group")) {
+		usleep((useconds_t)(cpu_seconds / 2 * 1e6));
+		exit(0);
 	}
 	burn(NULL);
 	for (int i = 1; i < threads; i++)
 		pthread_join(t[i], NULL);
-	if (argc > 4 && !strcmp(argv[4], "stop"))
+	if (!strcmp(mode, "stop"))
 		raise(SIGSTOP);
 	return 0;
 }

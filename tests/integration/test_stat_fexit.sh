@@ -31,6 +31,10 @@ case $krc in
 	[ "$rc" = 1 ] || fail "--follower fexit without trampolines should exit 1, got $rc"
 	grep -q "fexit followers requested but trampolines unavailable" "$TMP/forced.log" ||
 		fail "unclear error for --follower fexit: $(cat "$TMP/forced.log")"
+	# Said once, by the code that knows why (not again as "permission
+	# denied" or "cannot set up counting").
+	[ "$(grep -c . "$TMP/forced.log")" = 1 ] ||
+		fail "--follower fexit refused in more than one line: $(cat "$TMP/forced.log")"
 	log "ok: fallback in use, --follower fexit refused clearly"
 	skip "fexit followers vs fallback comparison needs BPF trampolines; the kernel refused: $kernel"
 	;;

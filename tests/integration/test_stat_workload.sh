@@ -24,29 +24,36 @@ pid_ms=$(stat_csv_value "$TMP/pid.csv" cpu-clock)
 assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 p
 
-# burn_p NAME WHAT BURN-ARGS...: a burner pinned in w, counted with -p from
-# start to end; its count is w's cpu.stat over that time.
+# burn_p NAME WHAT CPUS BURN-ARGS...: a burner on CPUS in w, counted with -p
+# from start to end; its count is w's cpu.stat over that time.
 burn_p() {
-	local name=$1 what=$2 tpid before after
-	shift 2
-	run_in_cg w taskset -c "$BURN_CPU" "$BURN" "$@"; tpid=$LAST_PID
+	local name=$1 what=$2 cpus=$3 tpid before after
+	shift 3
+	run_in_cg w taskset -c "$cpus" "$BURN" "$@"; tpid=$LAST_PID
 	steal_begin "$name"
 	before=$(usage_usec w)
 	start_cgperf "$name" -e cpu-clock -p "$tpid"
 	wait "$tpid"
 	after=$(usage_usec w)
-	steal_end "$name" "$BURN_CPU"
+	# Steal on that CPU, or on all for a range.
+	steal_end "$name" "$([[ $cpus =~ ^[0-9]+$ ]] && echo "$cpus")"
 	kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -p ($name) failed"
 	assert_cpu_clock "$what" "$(stat_csv_value "$TMP/$name.csv" cpu-clock)" \
 		"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 "$name"
 }
 # -p on a multi-threaded process counts every thread (TGID filter): three
 # threads wait 1 s, then burn 0.3 s each.
-burn_p threads "-p counts every thread of a process" 0.3 3 1
+burn_p threads "-p counts every thread of a process" "$BURN_CPU" 0.3 3 1
 # The same with the main thread ending first (pthread_exit 1.1 s in, while
 # two threads burn 0.3 s each): the process is counted until its last thread
 # is gone, not only until its leader is.
-burn_p leader "-p counts threads left after the main thread ended" 0.3 3 1 leader-exits
+burn_p leader "-p counts threads left after the main thread ended" "$BURN_CPU" 0.3 3 1 leader-exits
+# A process ended (exit) while two threads, created after attach, burn on
+# two CPUs: each is charged at its last switch out, which may come after
+# the main thread's, or after it was released; the process is forgotten
+# after the last one (on_fork counted the threads created).
+burn_p group "-p counts every thread of a process that exits at once" "0-$(($(nproc) - 1))" \
+	0.4 3 1 exit-group
 
 # -C: a ping-pong pinned to CPU 0 switches only there, so -C 0 counts all
 # of its context switches (read from CPU 0's perf_event) and -C of another
@@ -109,33 +116,48 @@ assert_count "-G with a command: page-faults" "$(stat_csv_value "$TMP/tc.csv" pa
 # The target forks its children once counting has started (it waits for a
 # file, forking sleeps meanwhile).
 start_bg sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done
-	for i in $(seq 20); do /bin/true; done; exec sleep 4' sh "$TMP/forget.go"
+	for i in $(seq 20); do /bin/true; done; exec sleep 8' sh "$TMP/forget.go"
 spid=$LAST_PID
 start_cgperf forget -e cpu-clock -p "$spid"
 touch "$TMP/forget.go"
 execed() { [ "$(cat /proc/"$spid"/comm 2>/dev/null)" = sleep ] && ! pgrep -P "$spid" >/dev/null; }
 poll 200 0.02 execed || fail "the -p target did not exec sleep within 4 s"
-# The session's filter map is the one BPF hash map it holds an fd to.
-filter_id=$(grep -l "^map_type:[[:space:]]*1$" /proc/"$CGPERF_PID"/fdinfo/* 2>/dev/null |
-	xargs -r grep -h "^map_id:" | awk '{ print $2 }')
-[ "$(wc -w <<<"$filter_id")" = 1 ] || fail "expected one hash map fd in cgperf, found: $filter_id"
-filter_dump=$(bpftool map dump id "$filter_id" -j)
-filter_entries=$(python3 -c 'import json,sys; print(len(json.load(sys.stdin)))' <<<"$filter_dump")
-if [ "$filter_entries" != 1 ]; then
-	# Which pids stayed, and are they alive: a once-seen flake (CI of
-	# 97cf65f) had 2; the on_free/on_fork attach order was the suspect.
-	python3 -c '
+# session_maps: "NAME ID" of each BPF map the session holds an fd to.
+session_maps() {
+	local ids
+	ids=$(grep -h "^map_id:" /proc/"$CGPERF_PID"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+	bpftool map show -j | python3 -c '
 import json, sys
+for m in json.load(sys.stdin):
+    if str(m["id"]) in sys.argv[1:]:
+        print(m.get("name", "-"), m["id"])' $ids
+}
+# map_keys ID [values]: the map's keys as numbers, one per line (key:value
+# with "values", for numbers as values).
+map_keys() {
+	bpftool map dump id "$1" -j | python3 -c '
+import json, sys
+num = lambda v: int.from_bytes(bytes(int(b, 16) for b in v), "little") if isinstance(v, list) else v
 for e in json.load(sys.stdin):
-    k = e.get("key")
-    pid = int.from_bytes(bytes(int(b, 16) for b in k), "little") if isinstance(k, list) else k
-    try:
-        st = open("/proc/%d/stat" % pid).read().split()
-        print("filter key pid %d: alive, comm %s, state %s, ppid %s" % (pid, st[1], st[2], st[3]))
-    except OSError:
-        print("filter key pid %d: gone" % pid)
-' <<<"$filter_dump" >&2
-	fail "after 20 children exited the filter holds $filter_entries entries, expected 1 (target $spid)"
+    print(num(e["key"]), *([num(e["value"])] if len(sys.argv) > 1 else []), sep=":")' ${2:+"$2"}
+}
+maps=$(session_maps)
+filter_id=$(awk '$1 == "filter" { print $2 }' <<<"$maps")
+threads_id=$(awk '$1 == "threads_left" { print $2 }' <<<"$maps")
+[ "$(wc -w <<<"$filter_id $threads_id")" = 2 ] ||
+	fail "expected one filter and one threads_left map in cgperf, found: '$filter_id' '$threads_id'"
+# The target (sleep now) has one thread.
+filter_keys=$(map_keys "$filter_id"); threads_keys=$(map_keys "$threads_id" values)
+if [ "$filter_keys" != "$spid" ] || [ "$threads_keys" != "$spid:1" ]; then
+	for pid in $filter_keys; do
+		if [ -r /proc/"$pid"/stat ]; then
+			echo "filter key pid $pid: alive: $(cat /proc/"$pid"/stat)"
+		else
+			echo "filter key pid $pid: gone"
+		fi
+	done >&2
+	fail "after 20 children exited the filter holds $(echo $filter_keys), threads_left" \
+		"$(echo $threads_keys), expected $spid and $spid:1 alone"
 fi
 kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || true
 log "ok: exited children were removed from the filter"
