@@ -95,7 +95,8 @@ static int choose_mode(enum follower_request req, enum follower_mode *ret)
 
 	log_info("fexit probe: %s", reason);
 	if (req == FOLLOWER_FORCE_FEXIT && r < 0) {
-		log_error("fexit followers requested but %s", reason);
+		log_error("fexit followers requested but %s%s", reason,
+			  caps_needed(-r, "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN"));
 		return -EOPNOTSUPP;
 	}
 	if (req == FOLLOWER_FORCE_TP || r < 0)
@@ -132,7 +133,8 @@ static void size_maps(const struct counter *c, struct bpf_map *filter, struct bp
 	accum_configure(accum, c->accum_kind, o->max_slots, o->nr_events);
 }
 
-/* PID/TGID filters forget tasks as they are freed (pids get reused). */
+/* PID/TGID filters forget tasks as they go (pids get reused): at their last
+ * switch out, or when freed. */
 static bool tracks_tasks(const struct counter_opts *o)
 {
 	return o->filter == CGPERF_FILTER_PID || o->filter == CGPERF_FILTER_TGID;
@@ -198,9 +200,10 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	if (r < 0)
 		goto fail;
 	size_maps(c, skel->maps.filter, skel->maps.accum_readings, skel->maps.threads_left, o);
-	/* TGID: on_fork also counts threads (threads_left). */
-	if (!o->inherit && o->filter != CGPERF_FILTER_TGID)
+	if (!o->inherit)
 		bpf_program__set_autoload(skel->progs.on_fork, false);
+	if (o->filter != CGPERF_FILTER_TGID)
+		bpf_program__set_autoload(skel->progs.on_new_thread, false);
 	if (!tracks_tasks(o))
 		bpf_program__set_autoload(skel->progs.on_free, false);
 	/* on_sync is only run by syncs (test_run), never attached. */
@@ -252,10 +255,14 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 				return r;
 		}
 		/* Only one fork tracker per session. */
-		if ((!o->inherit && o->filter != CGPERF_FILTER_TGID) || i > 0)
+		if (!o->inherit || i > 0)
 			bpf_program__set_autoload(skel->progs.on_fork, false);
-		if (!tracks_tasks(o) || i > 0)
+		if (!tracks_tasks(o) || i > 0) {
 			bpf_program__set_autoload(skel->progs.on_free, false);
+			bpf_program__set_autoload(skel->progs.on_switch_out, false);
+		}
+		if (o->filter != CGPERF_FILTER_TGID || i > 0)
+			bpf_program__set_autoload(skel->progs.on_new_thread, false);
 		r = bpf_program__set_attach_target(skel->progs.fexit_on_switch,
 						   c->leaders[i].prog_fd, "on_switch");
 		if (!r)
@@ -332,14 +339,16 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 	int r = v ? accum_make(&c->acc, v->slot[0]) : 0;
 
 	/* A process's threads are counted before its key can be found (the
-	 * followers forget it when the count runs out). One not counted is
-	 * forgotten when freed. */
-	if (r == 0 && v && c->threads_fd >= 0)
-		(void)threads_left_seed(c->threads_fd, key);
-	if (r == 0 && !v && bpf_map_delete_elem(c->filter_fd, &k) < 0)
-		r = -errno;
+	 * followers forget it when the count runs out); one whose threads
+	 * cannot be read is forgotten when freed. One gone already is not
+	 * added: nothing would forget its pid. */
+	if (r == 0 && v && c->threads_fd >= 0 && threads_left_seed(c->threads_fd, key) == -ENOENT)
+		r = -ESRCH;
+	/* Its count goes with the key, also one never published (a rollback). */
 	if (r == 0 && !v && c->threads_fd >= 0)
 		r = threads_left_forget(c->threads_fd, key);
+	if (r == 0 && !v && bpf_map_delete_elem(c->filter_fd, &k) < 0)
+		r = -errno;
 	if (r == 0 && v)
 		r = map_update_retry(c->filter_fd, &k, v, BPF_ANY);
 	/* Slot lists the followers hold are stale from now on (a key found
@@ -758,9 +767,12 @@ int counter_prune_keys(struct counter *c, bool (*keep)(void *ctx, uint64_t key),
 		}
 		stale[nr++] = key;
 	}
-	for (size_t i = 0; i < nr; i++)
+	for (size_t i = 0; i < nr; i++) {
+		if (c->threads_fd >= 0)
+			(void)threads_left_forget(c->threads_fd, stale[i]);
 		if (bpf_map_delete_elem(c->filter_fd, &stale[i]) < 0 && errno != ENOENT && !r)
 			r = -errno;
+	}
 	free(stale);
 	if (nr > 0) {
 		int err = filter_gen_changed(&c->gen);

@@ -71,18 +71,19 @@ static __always_inline void add_to_slots(const struct cgperf_slots *s, __u32 fir
 	add_to_slots_in(&accum_readings, s, first, nr, d);
 }
 
-/* Whether t is being switched out for the last time (do_task_dead()). */
+/* Whether t is being switched out for the last time (do_task_dead()). t is
+ * a trusted pointer (tp_btf): read directly, as this runs at every switch. */
 static __always_inline int task_dead(struct task_struct *t)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state) & CGPERF_TASK_DEAD;
-	return BPF_CORE_READ((struct task_struct___pre514 *)t, state) & CGPERF_TASK_DEAD;
+		return t->__state & CGPERF_TASK_DEAD;
+	return ((struct task_struct___pre514 *)t)->state & CGPERF_TASK_DEAD;
 }
 
 /* TGID filters: for each process counted, how many of its threads are still
  * to be switched out for the last time: set by user space for a target (its
  * threads then), 1 for a child (on_fork), one more for each thread created
- * (on_fork). The kernel keeps no such count: signal->live drops as a
+ * (on_new_thread). The kernel keeps no such count: signal->live drops as a
  * thread begins to exit, nr_threads as it is released, both before its last
  * switch. */
 struct {
@@ -149,7 +150,8 @@ static __always_inline void forget_if_dead(struct task_struct *t)
  * first (programs are attached in the object's order): a child added by
  * on_fork while on_free was not attached yet, and freed in between, would
  * stay in the filter. A process (TGID key) is gone when its group leader is
- * freed, which happens only after all its threads. */
+ * freed, which happens only after all its threads were released (the last
+ * one's last stint may be lost then: released before its last switch). */
 SEC("raw_tp/sched_process_free")
 int BPF_PROG(on_free, struct task_struct *p)
 {
@@ -166,29 +168,45 @@ int BPF_PROG(on_free, struct task_struct *p)
 	return 0;
 }
 
+/* TGID: a thread created in a counted process is one more to be switched
+ * out (threads_left). At sched_wakeup_new, not sched_process_fork: threads
+ * the kernel creates for a process (io_uring workers, vhost workers:
+ * create_io_thread()) never pass the fork tracepoint; every new task passes
+ * this one, before it can run (its run queue is locked). */
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(on_new_thread, struct task_struct *t)
+{
+	__u64 key = (__u32)BPF_CORE_READ(t, tgid), *left;
+
+	if (filter_type != CGPERF_FILTER_TGID || BPF_CORE_READ(t, pid) == (int)key)
+		return 0;
+	left = bpf_map_lookup_elem(&threads_left, &key);
+	if (left)
+		__sync_fetch_and_add(left, 1);
+	return 0;
+}
+
 /* Inherit: a task forked by a counted task is counted too, like perf's
  * inherited events. A thread of a counted process already matches in TGID
- * mode (it is only counted in threads_left); in PID mode each new thread is
- * added. Loaded for inheriting and TGID sessions. */
+ * mode (on_new_thread counts it); in PID mode each new thread is added. */
 SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	const struct cgperf_slots *s;
-	__u64 pkey, ckey, one = 1, *left;
+	__u64 pkey, ckey, one = 1;
 
+	if (!inherit)
+		return 0;
 	if (filter_type == CGPERF_FILTER_TGID) {
 		pkey = (__u32)BPF_CORE_READ(parent, tgid);
 		ckey = (__u32)BPF_CORE_READ(child, tgid);
-		left = pkey == ckey ? bpf_map_lookup_elem(&threads_left, &pkey) : NULL;
-		if (left)
-			__sync_fetch_and_add(left, 1);
 	} else if (filter_type == CGPERF_FILTER_PID) {
 		pkey = (__u32)BPF_CORE_READ(parent, pid);
 		ckey = (__u32)BPF_CORE_READ(child, pid);
 	} else {
 		return 0;
 	}
-	if (!inherit || pkey == ckey)
+	if (pkey == ckey)
 		return 0;
 	s = bpf_map_lookup_elem(&filter, &pkey);
 	if (!s)

@@ -32,4 +32,17 @@ int BPF_PROG(fexit_on_switch)
 	return 0;
 }
 
+/* PID/TGID sessions, instance 0: the last switch out of a task the filter
+ * holds (forget_if_dead). A program of its own, not part of an instance:
+ * the instances sit on several leaders' trampolines, and syncs run them in
+ * whatever task they interrupt. Attached after the session's leaders, so
+ * run after them and their instances (a tracepoint calls its probes in the
+ * order they were registered): the task is charged first. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_out, int preempt, struct task_struct *p)
+{
+	forget_if_dead(p);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -24,14 +24,11 @@ struct sched_entity {
 	__u64 prev_sum_exec_runtime;
 } __attribute__((preserve_access_index));
 
-/* A thread group's threads that have not yet begun to exit (live), and
- * those not yet released (nr_threads: a thread other than the leader is
- * released just before its last switch, the leader when it is reaped). */
+/* A thread group's threads that have not yet begun to exit (live). */
 struct signal_struct {
 	struct {
 		int counter;
 	} live;
-	int nr_threads;
 } __attribute__((preserve_access_index));
 
 struct task_struct {

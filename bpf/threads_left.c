@@ -32,9 +32,6 @@ int threads_left_seed(int fd, uint64_t tgid)
 
 	if (r < 0)
 		return r;
-	/* A thread created between the count and this update is not in it:
-	 * the process is then forgotten one thread early (at worst what that
-	 * thread ran since its last switch in goes uncounted). */
 	if (bpf_map_update_elem(fd, &key, &nr, BPF_NOEXIST) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
