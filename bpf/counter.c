@@ -9,7 +9,6 @@
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
 #include "bpf/sync_skip.h"
-#include "bpf/threads_left.h"
 #include "follower_fexit.skel.h"
 #include "follower_tp.skel.h"
 #include "util/cpus.h"
@@ -40,7 +39,6 @@ struct counter {
 	/* FOLLOWER_FEXIT: one program per event; [0] owns filter and accum maps */
 	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
 	int filter_fd, accum_fd;
-	int threads_fd; /* TGID sessions' threads_left (the skeleton's); else -1 */
 	enum accum_kind accum_kind; /* of a session being loaded */
 	struct accum acc; /* bound to accum_fd once loaded or opened */
 	int *cpus, nr_cpus; /* online CPUs, for syncing */
@@ -95,8 +93,7 @@ static int choose_mode(enum follower_request req, enum follower_mode *ret)
 
 	log_info("fexit probe: %s", reason);
 	if (req == FOLLOWER_FORCE_FEXIT && r < 0) {
-		log_error("fexit followers requested but %s%s", reason,
-			  caps_needed(-r, "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN"));
+		log_error("fexit followers requested but %s", reason);
 		return -EOPNOTSUPP;
 	}
 	if (req == FOLLOWER_FORCE_TP || r < 0)
@@ -121,7 +118,7 @@ static void size_maps(const struct counter *c, struct bpf_map *filter, struct bp
 		      struct bpf_map *threads, const struct counter_opts *o)
 {
 	bpf_map__set_max_entries(filter, o->max_keys > 0 ? o->max_keys : 1);
-	/* One count per process key. */
+	/* A thread count per child process (on_fork). */
 	if (o->filter == CGPERF_FILTER_TGID)
 		bpf_map__set_max_entries(threads, o->max_keys > 0 ? o->max_keys : 1);
 	/* Where the accumulators follow the live slots, so does a cgroup
@@ -217,8 +214,6 @@ static int load_tp_follower(struct counter *c, const struct counter_opts *o)
 	c->tp = skel;
 	c->filter_fd = bpf_map__fd(skel->maps.filter);
 	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
-	if (o->filter == CGPERF_FILTER_TGID)
-		c->threads_fd = bpf_map__fd(skel->maps.threads_left);
 	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
 	return accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 fail:
@@ -249,8 +244,6 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 			r = bpf_map__reuse_fd(skel->maps.filter, c->filter_fd);
 			if (!r)
 				r = bpf_map__reuse_fd(skel->maps.accum_readings, c->accum_fd);
-			if (!r && c->threads_fd >= 0)
-				r = bpf_map__reuse_fd(skel->maps.threads_left, c->threads_fd);
 			if (r < 0)
 				return r;
 		}
@@ -261,8 +254,10 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 			bpf_program__set_autoload(skel->progs.on_free, false);
 			bpf_program__set_autoload(skel->progs.on_switch_out, false);
 		}
-		if (o->filter != CGPERF_FILTER_TGID || i > 0)
+		if (o->filter != CGPERF_FILTER_TGID || i > 0) {
 			bpf_program__set_autoload(skel->progs.on_new_thread, false);
+			bpf_map__set_max_entries(skel->maps.threads_left, 1);
+		}
 		r = bpf_program__set_attach_target(skel->progs.fexit_on_switch,
 						   c->leaders[i].prog_fd, "on_switch");
 		if (!r)
@@ -274,8 +269,6 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 		if (i == 0) {
 			c->filter_fd = bpf_map__fd(skel->maps.filter);
 			c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
-			if (o->filter == CGPERF_FILTER_TGID)
-				c->threads_fd = bpf_map__fd(skel->maps.threads_left);
 			r = accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
 			if (r < 0)
 				return r;
@@ -327,7 +320,7 @@ static void unload_programs(struct counter *c)
 	else
 		hub_leave(c->hub);
 	c->hub = NULL;
-	c->filter_fd = c->accum_fd = c->threads_fd = c->sync_fd = c->gen.fd = -1;
+	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
 }
 
 static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
@@ -338,15 +331,6 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 	 * the key (the others are its ancestors', which have theirs). */
 	int r = v ? accum_make(&c->acc, v->slot[0]) : 0;
 
-	/* A process's threads are counted before its key can be found (the
-	 * followers forget it when the count runs out); one whose threads
-	 * cannot be read is forgotten when freed. One gone already is not
-	 * added: nothing would forget its pid. */
-	if (r == 0 && v && c->threads_fd >= 0 && threads_left_seed(c->threads_fd, key) == -ENOENT)
-		r = -ESRCH;
-	/* Its count goes with the key, also one never published (a rollback). */
-	if (r == 0 && !v && c->threads_fd >= 0)
-		r = threads_left_forget(c->threads_fd, key);
 	if (r == 0 && !v && bpf_map_delete_elem(c->filter_fd, &k) < 0)
 		r = -errno;
 	if (r == 0 && v)
@@ -398,7 +382,7 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	c->filter = filter;
 	c->nr_events = nr_events;
 	c->max_slots = max_slots;
-	c->filter_fd = c->accum_fd = c->threads_fd = c->sync_fd = c->gen.fd = -1;
+	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
 	/* Without it the check opens the file each time. */
 	c->online_fd = cpus_online_open();
 	cpus_online_signature_fd(c->online_fd, &c->cpus_sig);
@@ -767,12 +751,9 @@ int counter_prune_keys(struct counter *c, bool (*keep)(void *ctx, uint64_t key),
 		}
 		stale[nr++] = key;
 	}
-	for (size_t i = 0; i < nr; i++) {
-		if (c->threads_fd >= 0)
-			(void)threads_left_forget(c->threads_fd, stale[i]);
+	for (size_t i = 0; i < nr; i++)
 		if (bpf_map_delete_elem(c->filter_fd, &stale[i]) < 0 && errno != ENOENT && !r)
 			r = -errno;
-	}
 	free(stale);
 	if (nr > 0) {
 		int err = filter_gen_changed(&c->gen);

@@ -80,12 +80,15 @@ static __always_inline int task_dead(struct task_struct *t)
 	return ((struct task_struct___pre514 *)t)->state & CGPERF_TASK_DEAD;
 }
 
-/* TGID filters: for each process counted, how many of its threads are still
- * to be switched out for the last time: set by user space for a target (its
- * threads then), 1 for a child (on_fork), one more for each thread created
- * (on_new_thread). The kernel keeps no such count: signal->live drops as a
- * thread begins to exit, nr_threads as it is released, both before its last
- * switch. */
+/* TGID filters: for each child process counted (on_fork), how many of its
+ * threads are still to be switched out for the last time: 1 as it is
+ * forked, one more for each thread created (on_new_thread), both before the
+ * new task can run, so the count is exact. The kernel keeps no such count:
+ * signal->live drops as a thread begins to exit, nr_threads as it is
+ * released, both before its last switch. A target has none: its threads
+ * could only be counted from /proc, where one released but not yet switched
+ * out, or one being created, is missed, and a count one low forgets the
+ * process while a thread still runs; targets are forgotten when freed. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, __u64);
@@ -109,9 +112,9 @@ static __always_inline void forget_key(__u64 key)
  * period after the task is reaped, and on this project's VMs that has been
  * seconds (a -p target's 20 short-lived children left up to 4 keys 1.5 s
  * after they were gone, one run in 20-60); meanwhile the pid is free for
- * reuse. A process (TGID key) goes at the last switch of its last thread
- * (threads_left). A thread (PID key) that leads a group still alive stays
- * for on_free: an exec from another thread takes its pid over
+ * reuse. A child process (TGID key) goes at the last switch of its last
+ * thread (threads_left). A thread (PID key) that leads a group still alive
+ * stays for on_free: an exec from another thread takes its pid over
  * (de_thread()), and a zombie leader holds its pid until reaped. */
 static __always_inline void forget_if_dead(struct task_struct *t)
 {
@@ -140,11 +143,8 @@ static __always_inline void forget_if_dead(struct task_struct *t)
 }
 
 /* The fallback for a last switch no follower saw (sched_switch hides some
- * tasks' switches out: unseen_switch.bpf.h), a delete that failed there, a
- * process whose threads_left was off (a thread created while user space
- * counted them), and fexit sessions, which do not forget at switches (their
- * instances run on several leaders, in an order no session controls, and a
- * sync runs them in whatever task it interrupts). It forgets by pid number,
+ * tasks' switches out: unseen_switch.bpf.h), a delete that failed there,
+ * and the way targets (no threads_left) are forgotten. It forgets by pid number,
  * so a pid reused within the grace period by a new child is forgotten too
  * (the child then goes uncounted). Defined first so that it is attached
  * first (programs are attached in the object's order): a child added by

@@ -91,7 +91,8 @@ left=$(bpftool prog show -j | python3 -c "
 import json, sys
 held = {int(i) for i in '$held'.split(',') if i}
 print(sum(1 for p in json.load(sys.stdin) if p['id'] > $first_prog and p['id'] not in held
-          and p.get('name') in ('on_switch', 'on_sync', 'on_fork', 'on_free', 'fexit_on_switch')))")
+          and p.get('name') in ('on_switch', 'on_sync', 'on_fork', 'on_free', 'on_new_thread',
+          'on_switch_out', 'fexit_on_switch')))")
 [ "$left" = 0 ] || fail "$left cgperf programs still loaded after every session exited"
 pinned=$(ls "$CGPERF_BPFFS_DIR" | paste -sd' ')
 [ "$pinned" = "attr_map hub_map" ] || fail "unexpected pinned objects: $pinned"

@@ -24,15 +24,27 @@ pid_ms=$(stat_csv_value "$TMP/pid.csv" cpu-clock)
 assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 p
 
-# burn_p NAME WHAT CPUS BURN-ARGS...: a burner on CPUS in w, counted with -p
-# from start to end; its count is w's cpu.stat over that time.
+# burn_p NAME WHAT CPUS target|child BURN-ARGS...: a burner on CPUS in w,
+# counted with -p from start to end: the target itself, or the child of a
+# shell that is the target (forked once counting runs: the followers keep
+# children's thread counts, targets are forgotten when freed). The count is
+# w's cpu.stat over that time.
 burn_p() {
-	local name=$1 what=$2 cpus=$3 tpid before after
-	shift 3
-	run_in_cg w taskset -c "$cpus" "$BURN" "$@"; tpid=$LAST_PID
+	local name=$1 what=$2 cpus=$3 how=$4 tpid before after
+	shift 4
+	if [ "$how" = target ]; then
+		run_in_cg w taskset -c "$cpus" "$BURN" "$@"
+	else
+		# The shell waits in open(2) of a FIFO: it runs nothing until then.
+		mkfifo "$TMP/$name.go"
+		run_in_cg w taskset -c "$cpus" sh -c 'read -r _ <"$1"; shift; "$@"; true' \
+			sh "$TMP/$name.go" "$BURN" "$@"
+	fi
+	tpid=$LAST_PID
 	steal_begin "$name"
 	before=$(usage_usec w)
 	start_cgperf "$name" -e cpu-clock -p "$tpid"
+	[ "$how" = target ] || echo go >"$TMP/$name.go"
 	wait "$tpid"
 	after=$(usage_usec w)
 	# Steal on that CPU, or on all for a range.
@@ -43,17 +55,18 @@ burn_p() {
 }
 # -p on a multi-threaded process counts every thread (TGID filter): three
 # threads wait 1 s, then burn 0.3 s each.
-burn_p threads "-p counts every thread of a process" "$BURN_CPU" 0.3 3 1
-# The same with the main thread ending first (pthread_exit 1.1 s in, while
-# two threads burn 0.3 s each): the process is counted until its last thread
-# is gone, not only until its leader is.
-burn_p leader "-p counts threads left after the main thread ended" "$BURN_CPU" 0.3 3 1 leader-exits
-# A process ended (exit) while two threads, created after attach, burn on
-# two CPUs: each is charged at its last switch out, which may come after
-# the main thread's, or after it was released; the process is forgotten
-# after the last one (on_fork counted the threads created).
-burn_p group "-p counts every thread of a process that exits at once" "0-$(($(nproc) - 1))" \
-	0.4 3 1 exit-group
+burn_p threads "-p counts every thread of a process" "$BURN_CPU" target 0.3 3 1
+# A child whose main thread ends first (pthread_exit 0.2 s in, while two
+# threads burn 0.3 s each): counted until its last thread is gone, not only
+# until its leader is.
+burn_p leader "-p counts a child's threads left after its main thread ended" "$BURN_CPU" child \
+	0.3 3 0.1 leader-exits
+# A child ended (exit) while two threads, created 0.1 s in, burn on two
+# CPUs: each is charged at its last switch out, which may come after the
+# main thread's, or after it was released; the child is forgotten after the
+# last one (on_new_thread counted the threads created).
+burn_p group "-p counts every thread of a child that exits at once" "0-$(($(nproc) - 1))" child \
+	0.4 3 0.1 exit-group
 
 # -C: a ping-pong pinned to CPU 0 switches only there, so -C 0 counts all
 # of its context switches (read from CPU 0's perf_event) and -C of another
@@ -109,19 +122,21 @@ assert_cpus_per_interval "$TMP/a.csv" cpu-clock "$ncpu"
 assert_count "-G with a command: page-faults" "$(stat_csv_value "$TMP/tc.csv" page-faults "$TEST_CG_REL/w")" 20000 1 400
 
 # Children are forgotten once they are gone (a reused pid must not be
-# counted, and the filter map must not fill up): a -p target that forks 20
-# short-lived children keeps exactly one filter entry, its own, right after
-# the last one is reaped (the target then execs sleep). Each is forgotten at
-# its last switch out; the free, seconds later at times, is only a fallback.
-# The target forks its children once counting has started (it waits for a
-# file, forking sleeps meanwhile).
-start_bg sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done
-	for i in $(seq 20); do /bin/true; done; exec sleep 8' sh "$TMP/forget.go"
+# counted, and the filter map must not fill up), at their last switch out:
+# a -p target forks 20 children that exit at once and leaves them zombies
+# (not reaped, so the kernel has not freed them: on_free, the fallback,
+# cannot have run); the filter holds the target alone, threads_left nothing.
+# The target forks once counting has started (it waits for a file).
+start_bg python3 -c '
+import os, sys, time
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.02)
+for i in range(20):
+    if os.fork() == 0:
+        os._exit(0)
+time.sleep(8)' "$TMP/forget.go"
 spid=$LAST_PID
 start_cgperf forget -e cpu-clock -p "$spid"
-touch "$TMP/forget.go"
-execed() { [ "$(cat /proc/"$spid"/comm 2>/dev/null)" = sleep ] && ! pgrep -P "$spid" >/dev/null; }
-poll 200 0.02 execed || fail "the -p target did not exec sleep within 4 s"
 # session_maps: "NAME ID" of each BPF map the session holds an fd to.
 session_maps() {
 	local ids
@@ -132,23 +147,28 @@ for m in json.load(sys.stdin):
     if str(m["id"]) in sys.argv[1:]:
         print(m.get("name", "-"), m["id"])' $ids
 }
-# map_keys ID [values]: the map's keys as numbers, one per line (key:value
-# with "values", for numbers as values).
+# map_keys [values] <DUMP: a map's keys (from bpftool's JSON dump) as
+# numbers, one per line (key:value with "values", for numbers as values).
 map_keys() {
-	bpftool map dump id "$1" -j | python3 -c '
+	python3 -c '
 import json, sys
 num = lambda v: int.from_bytes(bytes(int(b, 16) for b in v), "little") if isinstance(v, list) else v
 for e in json.load(sys.stdin):
-    print(num(e["key"]), *([num(e["value"])] if len(sys.argv) > 1 else []), sep=":")' ${2:+"$2"}
+    print(num(e["key"]), *([num(e["value"])] if len(sys.argv) > 1 else []), sep=":")' "$@"
 }
 maps=$(session_maps)
 filter_id=$(awk '$1 == "filter" { print $2 }' <<<"$maps")
 threads_id=$(awk '$1 == "threads_left" { print $2 }' <<<"$maps")
 [ "$(wc -w <<<"$filter_id $threads_id")" = 2 ] ||
 	fail "expected one filter and one threads_left map in cgperf, found: '$filter_id' '$threads_id'"
-# The target (sleep now) has one thread.
-filter_keys=$(map_keys "$filter_id"); threads_keys=$(map_keys "$threads_id" values)
-if [ "$filter_keys" != "$spid" ] || [ "$threads_keys" != "$spid:1" ]; then
+# The maps are found first: the check below comes right after the exits.
+touch "$TMP/forget.go"
+zombies() { [ "$(ps -o stat= --ppid "$spid" | grep -c '^Z')" = 20 ]; }
+poll 200 0.02 zombies || fail "the -p target did not leave 20 zombie children within 4 s"
+# The target itself is forgotten when freed: it has no thread count.
+filter_dump=$(bpftool map dump id "$filter_id" -j); threads_dump=$(bpftool map dump id "$threads_id" -j)
+filter_keys=$(map_keys <<<"$filter_dump"); threads_keys=$(map_keys values <<<"$threads_dump")
+if [ "$filter_keys" != "$spid" ] || [ -n "$threads_keys" ]; then
 	for pid in $filter_keys; do
 		if [ -r /proc/"$pid"/stat ]; then
 			echo "filter key pid $pid: alive: $(cat /proc/"$pid"/stat)"
@@ -156,8 +176,8 @@ if [ "$filter_keys" != "$spid" ] || [ "$threads_keys" != "$spid:1" ]; then
 			echo "filter key pid $pid: gone"
 		fi
 	done >&2
-	fail "after 20 children exited the filter holds $(echo $filter_keys), threads_left" \
-		"$(echo $threads_keys), expected $spid and $spid:1 alone"
+	fail "with 20 children exited (zombies) the filter holds $(echo $filter_keys), threads_left" \
+		"$(echo $threads_keys), expected $spid alone and nothing"
 fi
 kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || true
-log "ok: exited children were removed from the filter"
+log "ok: exited children (zombies, not yet freed) were removed from the filter"
