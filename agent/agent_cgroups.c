@@ -21,7 +21,7 @@ static void added(struct agent *a, const struct cg_watch *w, const char *path, u
 	static const struct cg_metadata no_names;
 	struct cg_record *r = record_find(&a->recs, id);
 	struct cg_identity ident;
-	bool wait = false;
+	bool wait = false, submitted = false;
 
 	if ((r && !r->adopted) || cg_identify_at(a->cfg.cgroups.root, path, &ident) < 0)
 		return;
@@ -30,13 +30,16 @@ static void added(struct agent *a, const struct cg_watch *w, const char *path, u
 		return;
 	if (agent_has_names(&ident)) {
 		wait = a->sel_needs_names && !r;
-		if (name_lookup_submit(a->names, id, path, &ident) < 0 && wait)
+		submitted = name_lookup_submit(a->names, id, path, &ident) == 0;
+		if (!submitted && wait)
 			return;
 	}
 	if (r && cg_select(&a->sel, path, &ident, &r->meta))
 		admit(a, r, w, path, id, &ident, &r->meta);
 	else if (!r && !wait && cg_select(&a->sel, path, &ident, &no_names))
 		admit(a, NULL, w, path, id, &ident, &no_names);
+	if (!r && submitted)
+		agent_names_pending(a, id);
 	/* An adopted record not selected any more is finished as gone. */
 }
 
@@ -55,6 +58,8 @@ void agent_on_names(void *ctx, uint64_t id, const char *path, const struct cg_id
 	struct agent *a = ctx;
 	struct cg_record *r = record_find(&a->recs, id);
 
+	if (r)
+		r->names_pending = false;
 	if (r && !r->removed && !r->adopted) {
 		record_refresh(r, r->path, &r->ident, meta);
 		persist_put(a, r);

@@ -182,6 +182,22 @@ static int read_all(struct agent *a, enum collection_kind kind)
 	return r;
 }
 
+/* A new container's or pod's interval rows wait for its names, so that none
+ * carries its short id in their place (one cgroup, one name in a CSV); the
+ * next row covers what they held. A lookup that has not answered in
+ * NAMES_WAIT_NS (a slow or stuck disk) waits no longer. */
+#define NAMES_WAIT_NS (10 * 1000000000ull)
+
+static bool names_wait(struct cg_record *r, uint64_t now_ns)
+{
+	if (!r->names_pending)
+		return false;
+	if (now_ns - r->created_ns < NAMES_WAIT_NS)
+		return true;
+	r->names_pending = false;
+	return false;
+}
+
 static void emit_all(struct agent *a, const struct collection *col)
 {
 	const struct row_events ev = { a->nr_events, a->event_names, a->events_gen, &a->derived };
@@ -197,6 +213,8 @@ static void emit_all(struct agent *a, const struct collection *col)
 			continue; /* not matched to the tree yet (only while starting) */
 		if (final)
 			r->removed = true;
+		if (col->kind == COLLECT_INTERVAL && !r->removed && names_wait(r, col->now_ns))
+			continue;
 		emit(a, r, &a->vals[(size_t)r->slot * a->nr_events], &ev, col);
 	}
 }

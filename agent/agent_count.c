@@ -72,6 +72,15 @@ void agent_count_now(struct agent *a, struct cg_record *r, const struct cg_watch
 			  ident->runtime);
 }
 
+/* A record just made for id, its names asked for: its rows wait for them. */
+void agent_names_pending(struct agent *a, uint64_t id)
+{
+	struct cg_record *r = record_find(&a->recs, id);
+
+	if (r && !r->adopted)
+		r->names_pending = true;
+}
+
 /* Only containers and pods have names in the runtimes' files. */
 bool agent_has_names(const struct cg_identity *ident)
 {
@@ -83,10 +92,12 @@ void agent_count_waiting(struct agent *a, const struct cg_watch *w, uint64_t id)
 	static const struct cg_metadata no_names;
 	const char *path = cg_watch_path_of(w, id);
 	struct cg_identity ident;
+	bool submitted;
 
 	if (!path || cg_identify_at(a->cfg.cgroups.root, path, &ident) < 0)
 		return;
-	if (agent_has_names(&ident))
-		name_lookup_submit(a->names, id, path, &ident);
+	submitted = agent_has_names(&ident) && name_lookup_submit(a->names, id, path, &ident) == 0;
 	agent_count_now(a, NULL, w, path, id, &ident, &no_names);
+	if (submitted)
+		agent_names_pending(a, id);
 }

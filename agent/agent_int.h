@@ -177,6 +177,7 @@ void agent_count_now(struct agent *a, struct cg_record *r, const struct cg_watch
 void agent_count_waiting(struct agent *a, const struct cg_watch *w, uint64_t id);
 /* Only containers and pods have names in the runtimes' files. */
 bool agent_has_names(const struct cg_identity *ident);
+void agent_names_pending(struct agent *a, uint64_t id);
 
 /* agent_admit.c */
 /* A selected cgroup without a record: true when it can be counted now (a

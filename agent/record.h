@@ -49,6 +49,9 @@ struct cg_record {
 	bool adopted; /* decoded from a persisted session, not seen live yet */
 	bool removed; /* gone: its slot holds its last totals */
 	bool unsaved; /* persisted: its blob is to be written (again) */
+	/* New, its names still being looked up: no interval rows yet
+	 * (agent_collect.c), so every row of a container carries its name. */
+	bool names_pending;
 	uint32_t outputs_done; /* removed: bit n set once output n wrote (or lost) the final row */
 	uint64_t created_ns; /* CLOCK_BOOTTIME when counting started */
 	uint64_t created_real_ns; /* the same instant on CLOCK_REALTIME */
