@@ -423,15 +423,16 @@ static void test_add_while_switching(void **state)
 		assert_int_equal(steal_snapshot_take(&s1), 0);
 		/* cpu.stat also counts the scheduler's own time between
 		 * picking x and switching to it, which cgperf (like perf's
-		 * cpu-clock) does not: 1-3 % at x's switch rate, and up to
-		 * 6 % in a session's first interval (seen before charges
-		 * were held, too). A list cached stale loses most of an
-		 * interval: below 90 % fails. */
+		 * cpu-clock) does not: 1-3 % at x's switch rate, up to 7 %
+		 * on this VM, and what x runs between the sync and the read
+		 * of cpu.stat when this process is delayed there (89.2 % in
+		 * one CI run). A list cached stale loses most of an
+		 * interval (planted: 0.00 ms of 75.97): below 75 % fails. */
 		print_message("x (added while it flushes on one CPU): cpu-clock %.2f ms, "
 			      "cpu.stat %.2f ms\n",
 			      vals[0].counter / 1e6, (u1 - u0) / 1e3);
 		assert_true(u1 - u0 > 50000);
-		assert_true(vals[0].counter / 1e3 >= 0.9 * (u1 - u0));
+		assert_true(vals[0].counter / 1e3 >= 0.75 * (u1 - u0));
 		assert_true(vals[0].counter / 1e3 <=
 			    1.03 * (u1 - u0) + 1e3 * steal_bound_ms(&s0, &s1, &burn_cpu));
 		assert_int_equal(counter_remove(c, cg_id("x"), final), 0);
