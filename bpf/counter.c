@@ -118,8 +118,9 @@ static void size_maps(const struct counter *c, struct bpf_map *filter, struct bp
 		      struct bpf_map *threads, const struct counter_opts *o)
 {
 	bpf_map__set_max_entries(filter, o->max_keys > 0 ? o->max_keys : 1);
-	/* A thread count per child process (on_fork). */
-	if (o->filter == CGPERF_FILTER_TGID)
+	/* A thread count per child process (on_fork), where the object's
+	 * programs keep them (NULL: its threads_left stays at one entry). */
+	if (threads && o->filter == CGPERF_FILTER_TGID)
 		bpf_map__set_max_entries(threads, o->max_keys > 0 ? o->max_keys : 1);
 	/* Where the accumulators follow the live slots, so does a cgroup
 	 * filter (user space alone adds and removes its keys; PID/TGID
@@ -234,8 +235,8 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 		skel->rodata->nr_events = o->nr_events;
 		skel->rodata->inherit = o->inherit;
 		skel->rodata->event_index = i;
-		size_maps(c, skel->maps.filter, skel->maps.accum_readings, skel->maps.threads_left,
-			  o);
+		size_maps(c, skel->maps.filter, skel->maps.accum_readings,
+			  i == 0 ? skel->maps.threads_left : NULL, o);
 		r = bpf_map__reuse_fd(skel->maps.diff_readings, c->leaders[i].diff_map_fd);
 		if (r < 0)
 			return r;
@@ -254,10 +255,8 @@ static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
 			bpf_program__set_autoload(skel->progs.on_free, false);
 			bpf_program__set_autoload(skel->progs.on_switch_out, false);
 		}
-		if (o->filter != CGPERF_FILTER_TGID || i > 0) {
+		if (o->filter != CGPERF_FILTER_TGID || i > 0)
 			bpf_program__set_autoload(skel->progs.on_new_thread, false);
-			bpf_map__set_max_entries(skel->maps.threads_left, 1);
-		}
 		r = bpf_program__set_attach_target(skel->progs.fexit_on_switch,
 						   c->leaders[i].prog_fd, "on_switch");
 		if (!r)
