@@ -122,6 +122,8 @@ int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret
 		free(nl);
 		return r;
 	}
+	/* A name in `top -H` and for tests that hold this thread alone. */
+	(void)pthread_setname_np(nl->thread, "cgperf-names");
 	*ret = nl;
 	return 0;
 }

@@ -58,7 +58,7 @@ counted_at_least() { [ "$(grep -c "counting $TEST_CG_REL/mem/" "$TMP/$2.log")" -
 # ---- array: sized for every slot, and it counts ------------------------------
 start_agent arr "$TMP/agent.yaml" --accumulators array --no-persist
 wait_counted "$TMP/arr.log" "$TEST_CG_REL/mem/base5"
-read -r type bytes < <(map_info "$(accum_map_id "$AGENT_PID")")
+read -r type bytes <<<"$(map_info "$(accum_map_id "$AGENT_PID")")"
 [ "$type" = percpu_array ] || fail "--accumulators array gave a $type map"
 [ "$bytes" -ge "$ARRAY_BYTES" ] ||
 	fail "array accumulators take $bytes bytes, less than 4096 slots x $NR_POSSIBLE CPUs x $VALUE"
@@ -86,7 +86,7 @@ start_agent hash "$TMP/agent.yaml"
 grep -q "accumulators: per-CPU hash" "$TMP/hash.log" || fail "no line saying which accumulators: $(cat "$TMP/hash.log")"
 wait_counted "$TMP/hash.log" "$TEST_CG_REL/mem/base5"
 MAP=$(accum_map_id "$AGENT_PID")
-read -r type m5 < <(map_info "$MAP")
+read -r type m5 <<<"$(map_info "$MAP")"
 [ "$type" = percpu_hash ] || fail "default accumulators are a $type map on a kernel that allows a hash"
 for i in $(seq 1 200); do mkdir "$TEST_CG/mem/c$i"; done
 poll 300 0.1 counted_at_least 205 hash || fail "the agent did not count the 200 new cgroups"

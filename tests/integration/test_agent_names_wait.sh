@@ -1,30 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Every row of a container carries its name, even when the name comes late:
 # a new container's interval rows wait for its names lookup (at most 10 s;
 # agent_collect.c names_wait). Docker look-alike metadata under a private
-# root: three "slow" containers have a 14 MiB config.v2.json each (under the
-# 16 MiB cap), which the lookup thread parses one after the other (~100 ms
-# each here); container "fast", created right after, is looked up only
-# then, while the agent collects every 50 ms. Without the wait, fast's first
-# rows carried its short id; with it, its first row covers those lookups.
+# root. The agent's lookup thread ("cgperf-names") is held still with ptrace
+# (tests/helpers/freeze_thread) while container "fast" appears and burns, for
+# four collections the test counts in another container's rows: so the
+# lookup is late by construction, not by how slow this machine parses JSON.
+# Checked: no row of fast while its name is unknown; after the thread goes
+# on, every row named, the first covering the collections it waited through.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 sha() { printf '%s' "$1" | sha256sum | cut -c1-64; }
 fast=$(sha names-fast)
-slows=()
-for i in 1 2 3; do
-	slows+=("$(sha "names-slow-$i")")
-	mkdir -p "$TMP/docker/containers/${slows[-1]}"
-	python3 -c '
-import json, sys
-json.dump({"ID": sys.argv[1], "Name": "/slow", "Config": {"Image": "busybox"},
-           "Pad": ["x" * 1000] * 14000}, open(sys.argv[2], "w"))' \
-		"${slows[-1]}" "$TMP/docker/containers/${slows[-1]}/config.v2.json"
+ref=$(sha names-ref)
+for c in "$fast:fast-one" "$ref:ref-one"; do
+	mkdir -p "$TMP/docker/containers/${c%%:*}"
+	printf '{"ID":"%s","Name":"/%s","Config":{"Image":"busybox"}}' "${c%%:*}" "${c#*:}" \
+		>"$TMP/docker/containers/${c%%:*}/config.v2.json"
 done
-mkdir -p "$TMP/docker/containers/$fast"
-printf '{"ID":"%s","Name":"/fast-one","Config":{"Image":"busybox"}}' "$fast" \
-	>"$TMP/docker/containers/$fast/config.v2.json"
 cat >"$TMP/agent.yaml" <<CONF
-interval: 50ms
+interval: 100ms
 events: [cpu-clock]
 cgroups:
   root: "$TEST_CG_REL"
@@ -38,25 +33,67 @@ outputs:
 CONF
 "$CGPERF" check-config "$TMP/agent.yaml" >/dev/null || fail "config rejected"
 mkcg system.slice >/dev/null
+mkcg "system.slice/docker-$ref.scope" >/dev/null
 start_agent agent "$TMP/agent.yaml"
-for slow in "${slows[@]}"; do mkcg "system.slice/docker-$slow.scope" >/dev/null; done
+
+# rows_of CGROUP_REL: the CSV rows of one cgroup, "timestamp interval_ms name" a line.
+rows_of() {
+	python3 - "$TMP/csv" "$1" <<'PY'
+import csv, glob, sys
+for p in sorted(glob.glob(sys.argv[1] + '/*.csv')):
+    for r in csv.DictReader(open(p, newline='', encoding='utf-8')):
+        if r['cgroup'] == sys.argv[2]:
+            print(r['timestamp'], r['interval_ms'], r['container_name'])
+PY
+}
+ref_rows() { rows_of "$TEST_CG_REL/system.slice/docker-$ref.scope" | grep -c ' ref-one$' || true; }
+named_ref() { [ "$(ref_rows)" -ge 1 ]; }
+poll 300 0.1 named_ref || fail "no named row of the reference container"
+
+tid=
+for t in /proc/"$AGENT_PID"/task/*; do
+	[ "$(cat "$t/comm")" = cgperf-names ] && tid=${t##*/}
+done
+[ -n "$tid" ] || fail "the agent has no thread named cgperf-names"
+mkfifo "$TMP/release"
+"$CGPERF_BUILD/tests/freeze_thread" "$tid" <"$TMP/release" >"$TMP/freeze.out" 2>&1 &
+FREEZE_PID=$!
+STARTED_PIDS+=("$FREEZE_PID")
+exec 7>"$TMP/release" # the writer: closing it (or a line) lets the thread go
+poll 300 0.1 grep -qx frozen "$TMP/freeze.out" || fail "lookup thread not held: $(cat "$TMP/freeze.out")"
+
 mkcg "system.slice/docker-$fast.scope" >/dev/null
+wait_counted "$TMP/agent.log" "$TEST_CG_REL/system.slice/docker-$fast.scope"
 run_in_cg "system.slice/docker-$fast.scope" "$BURN" 0.3
-wait "$LAST_PID"
-sleep 1
+BURN_PID=$LAST_PID
+# Four collections of the reference container after fast is counted.
+before=$(ref_rows)
+four_more() { [ "$(ref_rows)" -ge $((before + 4)) ]; }
+poll 600 0.05 four_more || fail "the agent stopped collecting while its lookup thread was held"
+rows_of "$TEST_CG_REL/system.slice/docker-$ref.scope" | tail -n +"$((before + 1))" | head -4 >"$TMP/held_ref"
+fast_held=$(rows_of "$TEST_CG_REL/system.slice/docker-$fast.scope" | wc -l)
+echo >&7
+exec 7>&-
+wait "$FREEZE_PID" || fail "freeze_thread: $(cat "$TMP/freeze.out")"
+[ "$fast_held" -eq 0 ] || fail "$fast_held rows of fast written while its name was unknown"
+wait "$BURN_PID"
+got_fast() { [ "$(rows_of "$TEST_CG_REL/system.slice/docker-$fast.scope" | wc -l)" -ge 2 ]; }
+poll 300 0.1 got_fast || fail "no rows of fast after its lookup went on"
 kill -TERM "$AGENT_PID"
 wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/agent.log")"
-python3 - "$TMP/csv" "$TEST_CG_REL/system.slice/docker-$fast.scope" <<'PY' || fail "rows of fast without its name"
-import csv, glob, sys
-rows = [r for p in glob.glob(sys.argv[1] + '/*.csv')
-        for r in csv.DictReader(open(p, newline='', encoding='utf-8'))
-        if r['cgroup'] == sys.argv[2]]
-names = [r['container_name'] for r in rows]
-first_ms = int(rows[0]['interval_ms']) if rows else 0
-print('# fast: %d rows, names %s, the first covering %d ms' % (len(rows), sorted(set(names)), first_ms))
-assert len(rows) >= 3, 'too few rows of fast: %d' % len(rows)
-assert set(names) == {'fast-one'}, names
-# The first row waited for the lookups (more than two 50 ms intervals).
-assert first_ms > 100, 'the first row did not wait: %d ms' % first_ms
+rows_of "$TEST_CG_REL/system.slice/docker-$fast.scope" >"$TMP/fast_rows"
+python3 - "$TMP/fast_rows" "$TMP/held_ref" <<'PY' || fail "rows of fast wrong"
+import sys
+from datetime import datetime
+def ms(ts): return datetime.strptime(ts, '%Y-%m-%dT%H:%M:%S.%fZ').timestamp() * 1000
+fast = [l.split(' ', 2) for l in open(sys.argv[1]).read().splitlines()]
+held = [l.split(' ', 2) for l in open(sys.argv[2]).read().splitlines()]
+names = {r[2] for r in fast}
+print('# fast: %d rows, names %s, the first covering %s ms' % (len(fast), sorted(names), fast[0][1]))
+assert names == {'fast-one'}, names
+# The first row covers the collections it waited through: at least from the
+# first to the fourth reference row written while the thread was held.
+span = ms(held[3][0]) - ms(held[0][0])
+assert int(fast[0][1]) >= span, 'first row covers %s ms, the wait spanned %d' % (fast[0][1], span)
 PY
 log "ok: every row of a container named late carries its name"

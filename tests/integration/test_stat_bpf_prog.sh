@@ -38,7 +38,7 @@ assert gone in ([], [len(rows) - 1]), "a gone line must be the last one"
 print(sum(int(r['runs']) for r in rows), sum(int(r['run_ns']) for r in rows), len(gone))
 PY
 }
-read -r runs ns gone < <(sum_runs "$TMP/b.csv")
+read -r runs ns gone <<<"$(sum_runs "$TMP/b.csv")"
 log "$runs runs, $ns ns"
 [ "$runs" = 1234 ] || fail "counted $runs runs of 1234"
 [ "$ns" -gt 0 ] || fail "no run time"
@@ -54,7 +54,7 @@ runner 50; sleep 0.3
 echo exit >&"${RUN[1]}"; wait "$RUN_PID" || fail "prog_runner failed"
 sleep 0.5
 kill -INT "$LAST_PID"; wait "$LAST_PID" || fail "cgperf stat -b failed: $(cat "$TMP/g.log")"
-read -r runs ns gone < <(sum_runs "$TMP/g.csv")
+read -r runs ns gone <<<"$(sum_runs "$TMP/g.csv")"
 [ "$runs" = 50 ] && [ "$gone" = 1 ] || fail "program gone: $runs runs, $gone final lines (want 50, 1)"
 
 # ---- a sched_switch program: one run per context switch ----------------------

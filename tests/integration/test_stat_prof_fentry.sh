@@ -33,7 +33,7 @@ rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['prog_id'] == sys.argv
 print(*(sum(float(r[c] or 0) for r in rows) for c in sys.argv[3:]))
 PY
 }
-read -r runs run_ns < <(sums "$TMP/b.csv" "$T_ID" runs run_ns)
+read -r runs run_ns <<<"$(sums "$TMP/b.csv" "$T_ID" runs run_ns)"
 [ "${runs%.*}" = 1000 ] || fail "the kernel's statistics: $runs runs of 1000"
 grep -q "BPF program $N_ID (cgperf_tnobtf): no event counts inside it: no BTF function info" "$TMP/b.log" ||
 	fail "the program without BTF is not named with its reason"
@@ -57,7 +57,7 @@ case $krc in
 *) fail "the independent fexit probe could not run: $kernel" ;;
 esac
 
-read -r counted cs clock < <(sums "$TMP/b.csv" "$T_ID" counted_runs cs cpu-clock)
+read -r counted cs clock <<<"$(sums "$TMP/b.csv" "$T_ID" counted_runs cs cpu-clock)"
 log "T: $counted runs counted, cs $cs, cpu-clock $clock ns, run time $run_ns ns"
 [ "${counted%.*}" = 1000 ] || fail "fentry/fexit counted $counted runs of 1000"
 [ "${cs%.*}" = 0 ] || fail "$cs context switches inside a test run"

@@ -11,8 +11,13 @@ FORKER="$CGPERF_BUILD/tests/forker"
 STARTED_PIDS=()
 TMP=$(mktemp -d "/tmp/cgperf-$TEST_NAME.XXXXXX")
 
+source "$CGPERF_SRC/tests/lib/mounts.sh"
+# The cgroup2 mount tests use: /sys/fs/cgroup where cgroup2 is there (as
+# cgperf prefers it), else the first one (hybrid: .../unified).
 cgroup2_root() {
-	awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo
+	local all
+	all=$(mounts_of cgroup2)
+	if grep -qx /sys/fs/cgroup <<<"$all"; then echo /sys/fs/cgroup; else head -1 <<<"$all"; fi
 }
 CG2=$(cgroup2_root)
 [ -n "$CG2" ] || { echo "FAIL: no cgroup2 mount on this host"; exit 1; }

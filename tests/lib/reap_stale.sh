@@ -23,7 +23,8 @@ for d in /sys/fs/bpf/cgperf-test-*; do
 	rm -rf "$d" && reaped=$((reaped + 1))
 done
 
-cg2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+source "$(dirname "$0")/mounts.sh"
+cg2=$(mounts_of cgroup2 | grep -x /sys/fs/cgroup || mounts_of cgroup2 | head -1)
 for d in "$cg2"/cgperf-test-* "$cg2"/cgperf-unit-* "$cg2"/cgperf-agentcost-*; do
 	[ -d "$d" ] && stale "$d" || continue
 	echo "# removing $d (its test, pid ${d##*-}, is gone)"

@@ -161,7 +161,7 @@ rt_ctr_rm() {
 # The v1 cgroups (hybrid hosts) that runc made for this test's paths.
 rt_rm_v1_cgroups() {
 	local m
-	for m in $(awk '$9 == "cgroup" { print $5 }' /proc/self/mountinfo); do
+	for m in $(mounts_of cgroup); do
 		[ -d "$m$TEST_CG_REL" ] && find "$m$TEST_CG_REL" -depth -type d -exec rmdir {} + 2>/dev/null
 	done
 	return 0

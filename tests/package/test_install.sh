@@ -45,7 +45,7 @@ log "ok: man pages"
 
 cgperf check-config /etc/cgperf/cgperf.yaml | grep -qx "/etc/cgperf/cgperf.yaml: OK" ||
 	fail "check-config /etc/cgperf/cgperf.yaml"
-cmp -s <(cgperf check-config --default) /etc/cgperf/cgperf.yaml ||
+cgperf check-config --default | cmp -s - /etc/cgperf/cgperf.yaml ||
 	fail "/etc/cgperf/cgperf.yaml is not the embedded default"
 dpkg-query -W -f='${Conffiles}\n' cgperf | grep -q "^ /etc/cgperf/cgperf.yaml " ||
 	fail "/etc/cgperf/cgperf.yaml is not a conffile"
