@@ -421,7 +421,7 @@ static int agent_start(struct agent *a)
 	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)",
 		 record_count_live(&a->recs), log_name(root), a->nr_events,
 		 (unsigned long long)a->cfg.interval_ms,
-		 follower_mode_name(counter_mode(a->counter)));
+		 counter_mode_name(a->counter));
 	/* Adopted: the rows of the time no agent ran, and the last rows of
 	 * cgroups gone meanwhile, now rather than at the next tick. */
 	if (counter_adopted(a->counter))

@@ -602,7 +602,7 @@ int do_stat(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s.start);
 	log_info("counting started (%s, %s accumulators)",
-		 follower_mode_name(counter_mode(s.counter)),
+		 counter_mode_name(s.counter),
 		 accum_kind_name(counter_accum_kind(s.counter)));
 	stat_print_header(s.out, &s.fmt, s.targets.desc);
 	if (w.pid > 0)

@@ -604,7 +604,7 @@ int do_top(int argc, char **argv)
 	}
 	if (open_counter(&t) < 0)
 		goto out;
-	log_info("counting started (%s)", follower_mode_name(counter_mode(t.counter)));
+	log_info("counting started (%s)", counter_mode_name(t.counter));
 	r = run(&t);
 	if (r < 0 && r != -EIO)
 		fprintf(stderr, "cgperf top: %s\n", strerror(-r));

@@ -68,6 +68,11 @@ struct counter {
 #define TP_SYNC_PROG "on_sync"
 #define TP_SYNC_PROG_V1 "on_switch"
 
+const char *counter_mode_name(const struct counter *c)
+{
+	return c->hub ? "the cgroup hub on shared perf_events" : follower_mode_name(c->mode);
+}
+
 enum follower_mode counter_mode(const struct counter *c)
 {
 	return c->mode;
@@ -86,10 +91,25 @@ int counter_leaders_created(const struct counter *c)
 	return n;
 }
 
-static int choose_mode(enum follower_request req, enum follower_mode *ret)
+/* Sessions that count cgroups take the cgroup hub unless told otherwise,
+ * trampolines or not: one program per switch serves all of them and the
+ * agent's session (fexit would run a program per event and session at every
+ * switch), a switch within one cgroup reads nothing, and an on-call session
+ * joins the agent's hub and keeps counting across its restarts. fexit
+ * followers (perf's design) serve the per-task and per-CPU filters. */
+static int choose_mode(enum follower_request req, enum cgperf_filter_type filter,
+		       enum follower_mode *ret)
 {
 	char reason[256];
-	int r = probe_trampolines(reason, sizeof(reason));
+	int r;
+
+	if (req == FOLLOWER_AUTO && filter == CGPERF_FILTER_CGROUP) {
+		*ret = FOLLOWER_TP;
+		log_info("follower mode: the cgroup hub (one sched_switch program for every "
+			 "session counting cgroups)");
+		return 0;
+	}
+	r = probe_trampolines(reason, sizeof(reason));
 
 	log_info("fexit probe: %s", reason);
 	if (req == FOLLOWER_FORCE_FEXIT && r < 0) {
@@ -540,7 +560,7 @@ static int load_session(struct counter *c, const struct counter_opts *o)
 				  adopting ? "adopt" : "pin", o->pin_dir, strerror(-r));
 		return r;
 	}
-	r = choose_mode(o->follower, &c->mode);
+	r = choose_mode(o->follower, o->filter, &c->mode);
 	if (r < 0)
 		return r;
 	r = load_programs(c, o);

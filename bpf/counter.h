@@ -23,6 +23,9 @@ struct counter_opts {
 	int max_slots; /* accumulators (GLOBAL: 1) */
 	int max_keys; /* filter map entries (PID/TGID + inherit: room for children) */
 	bool inherit; /* PID/TGID: count what the counted tasks fork */
+	/* AUTO: the cgroup hub for a CGROUP filter, else fexit followers
+	 * where the kernel allows trampolines, sched_switch followers where
+	 * not. FORCE_*: that kind of follower (no hub with FORCE_FEXIT). */
 	enum follower_request follower;
 	/* Accumulators: a per-CPU hash following the live slots where the
 	 * kernel allows it, else an array for max_slots (bpf/accum.h). */
@@ -63,6 +66,8 @@ int counter_unpin(struct counter *c);
 void counter_close(struct counter *c);
 
 enum follower_mode counter_mode(const struct counter *c);
+/* How it counts, for people: the follower mode, or the cgroup hub. */
+const char *counter_mode_name(const struct counter *c);
 enum accum_kind counter_accum_kind(const struct counter *c);
 int counter_nr_events(const struct counter *c);
 /* How many of this session's leaders it created (vs found shared). */

@@ -25,7 +25,7 @@ const char *follower_mode_name(enum follower_mode m)
 {
 	return m == FOLLOWER_FEXIT
 		       ? "fexit followers on a shared leader"
-		       : "sched_switch followers on shared perf_events (no trampolines)";
+		       : "sched_switch followers on shared perf_events";
 }
 
 /* Tries of a sync that keeps finding another one running on its CPU. */

@@ -65,7 +65,7 @@ static int ping_pong(long n)
 	return waitpid(pid, NULL, 0) == pid ? 0 : 1;
 }
 
-/* n fresh pages touched (n minor faults), nap_us of sleep after each (0:
+/* n fresh small pages touched (n minor faults), nap_us of sleep after each (0:
  * none); unmapped after. */
 static int touch_fresh_pages(long n, long nap_us)
 {
@@ -74,6 +74,10 @@ static int touch_fresh_pages(long n, long nap_us)
 	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
+		return 1;
+	/* One fault per page whatever the host's THP setting ("always" on
+	 * Debian's kernels: a huge page would take 512 pages in one fault). */
+	if (madvise(p, n * page, MADV_NOHUGEPAGE) < 0)
 		return 1;
 	for (long i = 0; i < n; i++) {
 		p[i * page] = 1;
