@@ -115,13 +115,24 @@ double steal_bound_ms(const struct steal_snapshot *before, const struct steal_sn
 bool cpu_clock_agrees(double got_ms, double usage_ms, double tol_pct, double steal_ms, char *msg,
 		      size_t len)
 {
-	double lo = usage_ms * (1 - tol_pct / 100), hi = usage_ms * (1 + tol_pct / 100) + steal_ms;
-	bool ok = usage_ms > 0 && got_ms >= lo && got_ms <= hi;
+	return cpu_clock_within(got_ms, usage_ms, usage_ms, tol_pct, steal_ms, msg, len);
+}
 
-	snprintf(
-		msg, len,
-		"cpu-clock %.2f ms vs cpu.stat %.2f ms: %s [%.2f, %.2f] (-%g%%, +%g%% + %.1f ms steal)",
-		got_ms, usage_ms, ok ? "within" : "OUTSIDE", lo, hi, tol_pct, tol_pct, steal_ms);
+bool cpu_clock_within(double got_ms, double usage_lo_ms, double usage_hi_ms, double tol_pct,
+		      double steal_ms, char *msg, size_t len)
+{
+	double lo = usage_lo_ms * (1 - tol_pct / 100), hi = usage_hi_ms * (1 + tol_pct / 100) + steal_ms;
+	bool ok = usage_lo_ms > 0 && got_ms >= lo && got_ms <= hi;
+
+	if (usage_lo_ms == usage_hi_ms)
+		snprintf(msg, len,
+			 "cpu-clock %.2f ms vs cpu.stat %.2f ms: %s [%.2f, %.2f] (-%g%%, +%g%% + %.1f ms steal)",
+			 got_ms, usage_lo_ms, ok ? "within" : "OUTSIDE", lo, hi, tol_pct, tol_pct, steal_ms);
+	else
+		snprintf(msg, len,
+			 "cpu-clock %.2f ms vs cpu.stat %.2f..%.2f ms: %s [%.2f, %.2f] (-%g%%, +%g%% + %.1f ms steal)",
+			 got_ms, usage_lo_ms, usage_hi_ms, ok ? "within" : "OUTSIDE", lo, hi, tol_pct,
+			 tol_pct, steal_ms);
 	return ok;
 }
 

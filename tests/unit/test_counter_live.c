@@ -217,14 +217,23 @@ static uint64_t cg_id(const char *leaf)
 	return id;
 }
 
-static void assert_close_ms(double got_ns, double want_us, double steal_ms, const char *what)
+/* got within 3 % of cpu.stat's lo_us..hi_us (read before cgperf's sync
+ * and after its read, the workload running: cpu_clock_within). */
+static void assert_within_ms(double got_ns, double lo_us, double hi_us, double steal_ms,
+			     const char *what)
 {
 	char msg[256];
-	bool ok = cpu_clock_agrees(got_ns / 1e6, want_us / 1e3, 3, steal_ms, msg, sizeof(msg));
+	bool ok = cpu_clock_within(got_ns / 1e6, lo_us / 1e3, hi_us / 1e3, 3, steal_ms, msg,
+				   sizeof(msg));
 
 	print_message("%s: %s\n", what, msg);
-	assert_true(want_us / 1e3 > 50);
+	assert_true(lo_us / 1e3 > 50);
 	assert_true(ok);
+}
+
+static void assert_close_ms(double got_ns, double want_us, double steal_ms, const char *what)
+{
+	assert_within_ms(got_ns, want_us, want_us, steal_ms, what);
 }
 
 /* Each kind of accumulators (bpf/accum.h): a hash where the kernel allows
@@ -268,8 +277,8 @@ static void test_add_remove_while_counting(void **state)
 	int slot_a, slot_b, slot_a2;
 	double steal_a = 0, steal_b = 0, steal_a2 = 0, steal_none = 0;
 
-	assert_int_equal(counter_mode(c),
-			 probe_trampolines(NULL, 0) == 0 ? FOLLOWER_FEXIT : FOLLOWER_TP);
+	/* A cgroup session takes the hub (sched_switch), trampolines or not. */
+	assert_int_equal(counter_mode(c), FOLLOWER_TP);
 
 	assert_int_equal(add_cg(c, "a", &slot_a), 0);
 	counter_enable(c);
@@ -309,11 +318,60 @@ static void test_add_remove_while_counting(void **state)
  * reads) runs on every CPU; only counter_sync_periodic() leaves out idle
  * CPUs that owe nothing (bpf/sync_skip.h). Each 20 times, 20 ms apart: the
  * other CPUs of this idle host go idle in between. */
+#define IDLE_MAX_CPUS 1024
+
+/* Per-CPU idle ticks (/proc/stat idle + iowait) into idle[], and the time. */
+static int most_idle_ticks(uint64_t *idle, double *ret_t)
+{
+	FILE *f = fopen("/proc/stat", "re");
+	char line[512];
+	int n = 0;
+
+	assert_non_null(f);
+	memset(idle, 0, IDLE_MAX_CPUS * sizeof(*idle));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned cpu;
+		unsigned long long v[5];
+
+		if (sscanf(line, "cpu%u %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3],
+			   &v[4]) == 6 &&
+		    cpu < IDLE_MAX_CPUS) {
+			idle[cpu] = v[3] + v[4];
+			n++;
+		}
+	}
+	fclose(f);
+	*ret_t = now_s(CLOCK_MONOTONIC);
+	return n;
+}
+
+/* The largest share of the time since most_idle_ticks() any CPU but `self`
+ * was idle (the caller's own CPU is always synced, locally). */
+static double most_idle_pct(const uint64_t *idle0, double t0, int self)
+{
+	uint64_t idle1[IDLE_MAX_CPUS];
+	double t1, best = 0;
+
+	most_idle_ticks(idle1, &t1);
+	for (int i = 0; i < IDLE_MAX_CPUS; i++) {
+		if (i == self)
+			continue;
+		double pct = 100.0 * (idle1[i] - idle0[i]) / sysconf(_SC_CLK_TCK) / (t1 - t0);
+
+		if (idle1[i] >= idle0[i] && pct > best)
+			best = pct;
+	}
+	return best;
+}
+
 static void test_full_syncs_leave_nothing_out(void **state)
 {
 	struct counter *c = open_session(state, "cpu-clock,context-switches", 2, 2);
 	uint64_t synced0, skipped0, synced, skipped;
-	int slot;
+	uint64_t idle0[IDLE_MAX_CPUS];
+	double t0, idle_pct;
+	cpu_set_t mine, one;
+	int slot, self;
 
 	if (counter_mode(c) != FOLLOWER_TP || libbpf_num_possible_cpus() < 2) {
 		counter_close(c);
@@ -330,14 +388,29 @@ static void test_full_syncs_leave_nothing_out(void **state)
 	counter_sync_stats(c, &synced, &skipped);
 	assert_int_equal(skipped, skipped0);
 	assert_true(synced >= synced0 + 20 * 2);
+	/* On one CPU, so the others' idleness says what a pass could skip. */
+	assert_int_equal(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	self = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(self, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	most_idle_ticks(idle0, &t0);
 	for (int i = 0; i < 20; i++) {
 		usleep(20000);
 		assert_int_equal(counter_sync_periodic(c), 0);
 	}
 	counter_sync_stats(c, &synced0, &skipped0);
-	print_message("periodic syncs: %llu CPUs left out of %d passes\n",
-		      (unsigned long long)(skipped0 - skipped), 20);
-	assert_true(skipped0 > skipped);
+	idle_pct = most_idle_pct(idle0, t0, self);
+	sched_setaffinity(0, sizeof(mine), &mine);
+	print_message("periodic syncs: %llu CPUs left out of %d passes; the idlest CPU "
+		      "but this one was idle %.0f %% of the time\n",
+		      (unsigned long long)(skipped0 - skipped), 20, idle_pct);
+	/* Only an idle CPU is left out: where the kernel says one was idle
+	 * nearly all along, some pass must have left it out. */
+	if (idle_pct >= 90)
+		assert_true(skipped0 > skipped);
+	else
+		print_message("SKIP (part): no CPU was idle 90 %% of the passes (a loaded host)\n");
 	counter_close(c);
 }
 
@@ -353,7 +426,7 @@ static void test_same_cpu_siblings(void **state)
 	struct reading vals[1], final[1];
 	int slot;
 	pid_t p1, p2;
-	uint64_t u0, u1, u2;
+	uint64_t u0, u1, u1b, u2, u2b;
 
 	assert_int_equal(add_cg(c, "s", &slot), 0);
 	counter_enable(c);
@@ -362,18 +435,20 @@ static void test_same_cpu_siblings(void **state)
 	p1 = spawn_burner("s", 0.5);
 	p2 = spawn_burner("s", 0.5);
 	usleep(400 * 1000); /* both burn, taking turns on burn_cpu */
+	u1 = usage_usec("s");
 	assert_int_equal(counter_sync(c), 0);
 	assert_int_equal(counter_read(c, slot, vals), 0);
-	u1 = usage_usec("s");
+	u1b = usage_usec("s");
 	assert_int_equal(steal_snapshot_take(&s1), 0);
-	assert_close_ms(vals[0].counter, u1 - u0, steal_bound_ms(&s0, &s1, &burn_cpu),
-			"s (read while its two tasks take turns on one CPU)");
+	assert_within_ms(vals[0].counter, u1 - u0, u1b - u0, steal_bound_ms(&s0, &s1, &burn_cpu),
+			 "s (read while its two tasks take turns on one CPU)");
 	usleep(200 * 1000);
-	assert_int_equal(counter_remove(c, cg_id("s"), final), 0);
 	u2 = usage_usec("s");
+	assert_int_equal(counter_remove(c, cg_id("s"), final), 0);
+	u2b = usage_usec("s");
 	assert_int_equal(steal_snapshot_take(&s1), 0);
-	assert_close_ms(final[0].counter, u2 - u0, steal_bound_ms(&s0, &s1, &burn_cpu),
-			"s (removed while they burn: final read)");
+	assert_within_ms(final[0].counter, u2 - u0, u2b - u0, steal_bound_ms(&s0, &s1, &burn_cpu),
+			 "s (removed while they burn: final read)");
 	reap_burner(p1);
 	reap_burner(p2);
 	counter_close(c);
@@ -405,39 +480,48 @@ static void test_add_while_switching(void **state)
 		assert_int_equal(sched_setaffinity(0, sizeof(other), &other), 0);
 	c = open_session(state, "cpu-clock", 1, 1);
 	counter_enable(c);
-	px = spawn_sleeper("x", 3.5);
+	/* x runs until killed below: the loop waits for its CPU time, not
+	 * for the clock (a loaded host gives it less of each second). */
+	px = spawn_sleeper("x", 600);
 	usleep(400 * 1000);
 	for (int i = 0; i < 20; i++) {
 		struct steal_snapshot s0, s1;
-		uint64_t u0, u1;
+		uint64_t u0, u0b, u1, u1b;
 
-		/* cpu.stat from just after the add (the add itself takes
-		 * from microseconds to milliseconds: x runs meanwhile). */
-		assert_int_equal(add_cg(c, "x", &slot), 0);
-		assert_int_equal(steal_snapshot_take(&s0), 0);
+		/* cpu.stat on both sides of the add and of the sync + read
+		 * (x runs throughout): what x ran from the add on lies
+		 * between the inner and the outer window, however long
+		 * this process takes between the reads. */
 		u0 = usage_usec("x");
-		usleep(110 * 1000);
-		assert_int_equal(counter_sync(c), 0);
+		assert_int_equal(add_cg(c, "x", &slot), 0);
+		u0b = usage_usec("x");
+		assert_int_equal(steal_snapshot_take(&s0), 0);
+		do
+			usleep(10 * 1000);
+		while (usage_usec("x") - u0b < 80000);
 		u1 = usage_usec("x");
+		assert_int_equal(counter_sync(c), 0);
 		assert_int_equal(counter_read(c, slot, vals), 0);
+		u1b = usage_usec("x");
 		assert_int_equal(steal_snapshot_take(&s1), 0);
 		/* cpu.stat also counts the scheduler's own time between
 		 * picking x and switching to it, which cgperf (like perf's
-		 * cpu-clock) does not: 1-3 % at x's switch rate, up to 7 %
-		 * on this VM, and what x runs between the sync and the read
-		 * of cpu.stat when this process is delayed there (89.2 % in
-		 * one CI run). A list cached stale loses most of an
-		 * interval (planted: 0.00 ms of 75.97): below 75 % fails. */
+		 * cpu-clock) does not: 1-3 % at x's switch rate on a quiet
+		 * host, 12 % with both CPUs busy with other work (x is
+		 * switched more often), more in an emulated guest. A list
+		 * cached stale loses most of an interval (planted: 0.00 ms
+		 * of 75.97): below half the inner window fails. */
 		print_message("x (added while it flushes on one CPU): cpu-clock %.2f ms, "
-			      "cpu.stat %.2f ms\n",
-			      vals[0].counter / 1e6, (u1 - u0) / 1e3);
-		assert_true(u1 - u0 > 50000);
-		assert_true(vals[0].counter / 1e3 >= 0.75 * (u1 - u0));
+			      "cpu.stat %.2f..%.2f ms\n",
+			      vals[0].counter / 1e6, (u1 - u0b) / 1e3, (u1b - u0) / 1e3);
+		assert_true(u1 - u0b > 50000);
+		assert_true(vals[0].counter / 1e3 >= 0.50 * (u1 - u0b));
 		assert_true(vals[0].counter / 1e3 <=
-			    1.03 * (u1 - u0) + 1e3 * steal_bound_ms(&s0, &s1, &burn_cpu));
+			    1.03 * (u1b - u0) + 1e3 * steal_bound_ms(&s0, &s1, &burn_cpu));
 		assert_int_equal(counter_remove(c, cg_id("x"), final), 0);
 	}
-	reap_burner(px);
+	kill(px, SIGKILL);
+	assert_int_equal(waitpid(px, NULL, 0), px);
 	counter_close(c);
 	sched_setaffinity(0, sizeof(mine), &mine);
 }
