@@ -1,7 +1,9 @@
 # How the agent's syslog output reconnects, seen by real listeners:
 #  1. the backoff: a receiver that accepts and closes at once (a balancer
-#     without backends) is tried again after 0.5, 1, 2, 4 s: the gaps
-#     between the connections the listener accepts grow, doubling;
+#     without backends) is tried again after 0.5, 1, 2, 4 s: each gap
+#     between the connections the listener accepts is at least that long
+#     (a slow machine only adds to them; the doubling rule itself is
+#     unit/test_syslog_sink's);
 #  2. SIGHUP while rsyslogd is down: the agent reconnects and keeps its
 #     queue; once rsyslogd is back every message arrives, none missing.
 # Only the order and ratios of events are checked, never how fast they are.
@@ -45,9 +47,10 @@ t = [float(l) for l in open(sys.argv[1])][:5]
 assert len(t) == 5, 'fewer than 5 connection attempts: %r' % t
 gaps = [b - a for a, b in zip(t, t[1:])]
 print('# gaps between attempts (s):', ['%.3f' % g for g in gaps])
-# 0.5, 1, 2, 4: each longer than the one before, the last about 8 times the first.
-assert all(b > a for a, b in zip(gaps, gaps[1:])), 'not growing'
-assert gaps[-1] >= 4 * gaps[0], 'not doubling'
+# The backoff before each attempt: 0.5, 1, 2, 4 s at least (10 % and 50 ms
+# for when the listener logs an accept later than the one before).
+for g, want in zip(gaps, (0.5, 1, 2, 4)):
+    assert g >= want * 0.9 - 0.05, 'an attempt %.3f s after the one before, not %g s' % (g, want)
 PY
 grep -q "the receiver closed the connection" "$TMP/backoff.log" || fail "the closed connection was not reported"
 
