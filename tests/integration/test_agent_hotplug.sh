@@ -25,7 +25,11 @@ start_agent agent "$TMP/agent.yaml"
 wait_counted "$TMP/agent.log" "$c"
 
 # 1. Idle: between intervals nothing wakes the agent (the main thread's
-#    voluntary switches over 4 s; the interval may fire once).
+#    voluntary switches over 4 s, right after its first collection wrote a
+#    row: the next is 10 s later; a collection's file I/O can sleep, on a
+#    guest's root over 9p at every open).
+first_row() { compgen -G "$TMP/csv/*.csv" >/dev/null; }
+poll 300 0.1 first_row || fail "no row after the first interval"
 assert_idle_wakeups agent "$AGENT_PID" "$TMP/agent.log" 4 2
 
 # 2. Hotplug: offline, then online; the agent reopens the perf_events of

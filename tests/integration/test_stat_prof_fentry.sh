@@ -60,7 +60,13 @@ esac
 read -r counted cs clock <<<"$(sums "$TMP/b.csv" "$T_ID" counted_runs cs cpu-clock)"
 log "T: $counted runs counted, cs $cs, cpu-clock $clock ns, run time $run_ns ns"
 [ "${counted%.*}" = 1000 ] || fail "fentry/fexit counted $counted runs of 1000"
-[ "${cs%.*}" = 0 ] || fail "$cs context switches inside a test run"
+# PREEMPT_RT runs BPF programs preemptible (migrate_disable only): a run
+# may be switched out there, at most once a run here; elsewhere never.
+if [ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]; then
+	[ "${cs%.*}" -le "${counted%.*}" ] || fail "$cs context switches inside $counted test runs"
+else
+	[ "${cs%.*}" = 0 ] || fail "$cs context switches inside a test run"
+fi
 python3 -c "import sys; sys.exit(0 if 0 < $clock <= $run_ns else 1)" ||
 	fail "cpu-clock inside the runs ($clock ns) is not within the run time ($run_ns ns)"
 log "ok: exact runs, the program without BTF named, events counted inside T"
