@@ -89,8 +89,8 @@ assert s('counted_runs') == 1300, 'counted runs %d, want 1000 + 300' % s('counte
 assert 0 < s('cpu-clock') <= s('run_ns'), 'cpu-clock inside the runs not within the run time'
 # PREEMPT_RT runs BPF programs preemptible (migrate_disable only): a run
 # may be switched out there; elsewhere never.
-rt = open('/sys/kernel/realtime').read().strip() == '1' if os.path.exists('/sys/kernel/realtime') else False
-assert s('context-switches') <= (s('counted_runs') if rt else 0), 'context switches inside a test run'
+preempt_rt = os.path.exists('/sys/kernel/realtime') and open('/sys/kernel/realtime').read().strip() == '1'
+assert s('context-switches') <= (s('counted_runs') if preempt_rt else 0), 'context switches inside a test run'
 assert all(r['counted_runs'] == '' and r['cpu-clock'] == '' for r in rn), rn
 ts = lambda r: datetime.datetime.strptime(r['timestamp'], '%Y-%m-%dT%H:%M:%S.%fZ').replace(
     tzinfo=datetime.timezone.utc).timestamp()
