@@ -384,15 +384,21 @@ assert_count() {
 # holds whatever the machine's speed. Timestamps must increase.
 assert_cpus_per_interval() {
 	python3 - "$@" <<'PY' || fail "$2 per interval in $1 is not $3 CPUs: $(cat "$1")"
-import csv, sys
+import csv, os, sys
 path, event, n = sys.argv[1], sys.argv[2], float(sys.argv[3])
 rows = [r for r in csv.reader(open(path, newline='')) if len(r) == 8 and r[3] == event]
 ts = [float(r[0]) for r in rows]
 assert len(rows) >= 3 and all(b > a for a, b in zip(ts, ts[1:])), ts
 cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]
 print("# %s: CPUs counted per interval: %s" % (path, ["%.3f" % c for c in cpus]))
-# The last interval is the partial one at the end.
-assert all(abs(c - n) <= 0.03 * n for c in cpus[:-1]), cpus
+# The last interval is the partial one at the end. Over all the full ones
+# within 3 %; each within 3 % too, or what vm-run allows under emulation,
+# where a sync reaches the other vCPUs only when the emulator runs them
+# (one interval's 1.11 CPUs, the next's 0.91).
+full = sum(float(r[1]) for r in rows[:-1]) / (ts[-2] * 1000)
+tol = max(3.0, float(os.environ.get('CGPERF_INTERVAL_TOL_PCT', 0))) / 100
+assert abs(full - n) <= 0.03 * n, 'over all full intervals: %.3f CPUs' % full
+assert all(abs(c - n) <= tol * n for c in cpus[:-1]), cpus
 PY
 	log "ok: $2 in $(basename "$1") counts $3 CPUs in every interval"
 }
