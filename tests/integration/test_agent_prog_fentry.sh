@@ -95,6 +95,6 @@ assert all(r['counted_runs'] == '' and r['cpu-clock'] == '' for r in rn), rn
 ts = lambda r: datetime.datetime.strptime(r['timestamp'], '%Y-%m-%dT%H:%M:%S.%fZ').replace(
     tzinfo=datetime.timezone.utc).timestamp()
 # Its final row was read before it went (in the collection that let it go).
-assert not [r for r in rt if ts(r) > gone], 'T: rows after it was gone: %r' % rt
+assert not [r for r in rt if ts(r) > gone], 'T: rows after it was gone (%.3f): %r' % (gone, [r for r in rt if ts(r) > gone])
 PY
 log "ok: runs counted inside T, N named, idle T detached and attached again, T not kept alive"
