@@ -103,7 +103,7 @@ static int choose_mode(enum follower_request req, enum cgperf_filter_type filter
 	char reason[256];
 	int r;
 
-	if (req == FOLLOWER_AUTO && filter == CGPERF_FILTER_CGROUP) {
+	if (req != FOLLOWER_FORCE_FEXIT && filter == CGPERF_FILTER_CGROUP) {
 		*ret = FOLLOWER_TP;
 		log_info("follower mode: the cgroup hub (one sched_switch program for every "
 			 "session counting cgroups)");
@@ -564,6 +564,15 @@ static int load_session(struct counter *c, const struct counter_opts *o)
 	if (r < 0)
 		return r;
 	r = load_programs(c, o);
+	if (r < 0 && c->mode == FOLLOWER_TP && o->follower == FOLLOWER_AUTO &&
+	    o->filter == CGPERF_FILTER_CGROUP && probe_trampolines(NULL, 0) == 0) {
+		/* The hub did not load (a verifier this build was not tried
+		 * on) where trampolines work: fexit followers still count. */
+		log_warn("the cgroup hub failed (%s); using fexit followers", strerror(-r));
+		unload_programs(c);
+		c->mode = FOLLOWER_FEXIT;
+		r = load_programs(c, o);
+	}
 	if (r < 0 && c->mode == FOLLOWER_FEXIT && o->follower == FOLLOWER_AUTO) {
 		/* The probe passed but the real programs did not (a trampoline
 		 * limit per target, a verifier difference): this session can

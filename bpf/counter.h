@@ -23,9 +23,11 @@ struct counter_opts {
 	int max_slots; /* accumulators (GLOBAL: 1) */
 	int max_keys; /* filter map entries (PID/TGID + inherit: room for children) */
 	bool inherit; /* PID/TGID: count what the counted tasks fork */
-	/* AUTO: the cgroup hub for a CGROUP filter, else fexit followers
+	/* AUTO: the cgroup hub for a CGROUP filter (fexit followers if the
+	 * hub fails to load where trampolines work), else fexit followers
 	 * where the kernel allows trampolines, sched_switch followers where
-	 * not. FORCE_*: that kind of follower (no hub with FORCE_FEXIT). */
+	 * not. FORCE_TP: the hub for a CGROUP filter, sched_switch followers
+	 * otherwise. FORCE_FEXIT: fexit followers, also for a CGROUP filter. */
 	enum follower_request follower;
 	/* Accumulators: a per-CPU hash following the live slots where the
 	 * kernel allows it, else an array for max_slots (bpf/accum.h). */

@@ -146,7 +146,7 @@ static __always_inline void forget_if_dead(struct task_struct *t)
  * tasks' switches out: unseen_switch.bpf.h), a delete that failed there,
  * and the way targets and PID keys (no threads_left) are forgotten; a
  * counted process whose last switch is never seen stays until the session
- * ends. It forgets by pid number,
+ * ends (and a later process with its pid is counted). It forgets by pid number,
  * so a pid reused within the grace period by a new child is forgotten too
  * (the child then goes uncounted). Defined first so that it is attached
  * first (programs are attached in the object's order): a child added by

@@ -53,21 +53,25 @@ assert_count "context-switches on the returned CPU vs the tasks' own counts" \
 # -a per interval: cpu-clock over the interval's length is the number of
 # CPUs counted (a ratio of cgperf's own clocks, whatever the machine's speed).
 python3 - "$TMP/hp.csv" "$ncpu" <<'PY' || fail "wrong counts across hotplug: $(cat "$TMP/hp.csv")"
-import csv, sys
+import csv, os, sys
 n = int(sys.argv[2])
+# 3 % of the CPUs, or what vm-run allows per interval under emulation
+# (one interval's 1.53 CPUs, the next's 1.38; a CPU's 2 s outage counted
+# would still be a whole CPU more).
+tol = max(3.0, float(os.environ.get('CGPERF_INTERVAL_TOL_PCT', 0))) / 100
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) == 8 and r[3] == 'cpu-clock']
 ts = [float(r[0]) for r in rows]
 cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]
 print("# CPUs counted per interval:", ["%.3f" % c for c in cpus])
 assert len(cpus) >= 6 and ts == sorted(ts), (ts, cpus)
 # Offline: one CPU fewer in an interval that lies inside the 2 s outage.
-assert any(abs(c - (n - 1)) < 0.03 * n for c in cpus[1:4]), cpus
+assert any(abs(c - (n - 1)) < tol * n for c in cpus[1:4]), cpus
 # Back online and reopened: every CPU counted again in the last full intervals.
 for c in cpus[-3:-1]:
-    assert abs(c - n) < 0.03 * n, cpus
+    assert abs(c - n) < tol * n, cpus
 # Never more CPUs than there are: the time a CPU was offline is not counted
 # when it comes back (its first switch, from idle, ends an interval that
 # spans the outage).
-assert all(c < n * 1.03 for c in cpus), cpus
+assert all(c < n * (1 + tol) for c in cpus), cpus
 PY
 log "ok: counting resumed on the CPU that came back"

@@ -332,9 +332,11 @@ agent_yaml() {
 KNOWN="$CGPERF_BUILD/tests/known"
 # wait_stopped PID: wait until PID has stopped itself (SIGSTOP).
 stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
-# Bounded by ctest's timeout, not here: under emulation (a PREEMPT_RT guest)
-# 10000 switches take minutes.
-wait_stopped() { poll 6000 0.05 stopped "$1" || fail "process $1 did not finish its workload"; }
+# 15 s; under emulation (tests/vm/vm-run sets CGPERF_SLOW_FACTOR) 10000
+# switches take minutes in a PREEMPT_RT guest.
+wait_stopped() {
+	poll $((300 * ${CGPERF_SLOW_FACTOR:-1})) 0.05 stopped "$1" || fail "process $1 did not finish its workload"
+}
 # cg_pids REL: the processes in cgroup REL (relative to the test subtree).
 cg_pids() { cat "$TEST_CG/$1/cgroup.procs"; }
 # task_switches PID...: the kernel's context switch counts of every thread of

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +162,8 @@ static pid_t spawn_sleeper(const char *leaf, double seconds)
 		struct timespec nap = { 0, 20000 };
 		double end = now_s(CLOCK_MONOTONIC) + seconds, now;
 
-		if (prctl(PR_SET_TIMERSLACK, 1UL) < 0)
+		/* Dies with the test, also when an assert ends it early. */
+		if (prctl(PR_SET_TIMERSLACK, 1UL) < 0 || prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 			_exit(1);
 		do {
 			double work = now_s(CLOCK_MONOTONIC) + 50e-6;
@@ -496,9 +498,11 @@ static void test_add_while_switching(void **state)
 		assert_int_equal(add_cg(c, "x", &slot), 0);
 		u0b = usage_usec("x");
 		assert_int_equal(steal_snapshot_take(&s0), 0);
-		do
+		/* x's CPU time, not the clock's; bounded by x's life. */
+		for (int w = 0; usage_usec("x") - u0b < 80000; w++) {
+			assert_true(w < 60000 && waitpid(px, NULL, WNOHANG) == 0);
 			usleep(10 * 1000);
-		while (usage_usec("x") - u0b < 80000);
+		}
 		u1 = usage_usec("x");
 		assert_int_equal(counter_sync(c), 0);
 		assert_int_equal(counter_read(c, slot, vals), 0);

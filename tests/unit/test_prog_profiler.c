@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ static void fault_pages(int n)
 
 	assert_true(m != MAP_FAILED);
 	/* Small pages whatever the THP setting (Debian's kernels: always). */
-	assert_int_equal(madvise(m, n * page, MADV_NOHUGEPAGE), 0);
+	assert_true(madvise(m, n * page, MADV_NOHUGEPAGE) == 0 || errno == EINVAL); /* EINVAL: no THP */
 	for (int i = 0; i < n; i++)
 		m[i * page] = 1;
 	munmap(m, n * page);
