@@ -3,6 +3,12 @@
 source "$CGPERF_SRC/tests/lib/common.sh"
 mkcg w >/dev/null
 
+# settled PID N: PID has N tasks or more, all asleep (S).
+settled() {
+	[ "$(ls "/proc/$1/task" | wc -l)" -ge "$2" ] &&
+		! awk '{ sub(/.*\) /, ""); print $1 }' /proc/"$1"/task/*/stat | grep -qv '^S$'
+}
+
 # -- CMD: 3 children x 0.4 s of CPU (task clock), the parent burns nothing.
 steal_begin cmd
 "$CGPERF" stat -x, -o "$TMP/cmd.csv" -e cpu-clock,task-clock -- "$FORKER" 3 0.4 2>"$TMP/cmd.log" ||
@@ -14,6 +20,7 @@ assert_cpu_clock "-- CMD counts forked children" "$cmd_ms" 1200 5 cmd
 # -p: attach to a running forker before it forks (it waits 1 s first).
 steal_begin p
 run_in_cg w "$FORKER" 2 0.5 1; fpid=$LAST_PID
+poll 3000 0.01 settled "$fpid" 1 || fail "the forker did not settle asleep"
 before=$(usage_usec w)
 start_cgperf pid -e cpu-clock -p "$fpid"
 wait "$fpid"
@@ -41,6 +48,11 @@ burn_p() {
 			sh "$TMP/$name.go" "$BURN" "$@"
 	fi
 	tpid=$LAST_PID
+	# w's cpu.stat from when the target sleeps (its threads made, or the
+	# shell at its FIFO), as cgperf counts from its attach: the exec and
+	# start-up before that ran unseen (60 ms of an emulated guest's time).
+	poll 3000 0.01 settled "$tpid" "$([ "$how" = target ] && echo "$2" || echo 1)" ||
+		fail "$name: the target did not settle asleep"
 	steal_begin "$name"
 	before=$(usage_usec w)
 	start_cgperf "$name" -e cpu-clock -p "$tpid"
