@@ -26,13 +26,26 @@ left_out() {
 }
 
 # ---- nothing counted runs: idle CPUs are left out -----------------------------
+# idle_ticks: "CPU IDLE+IOWAIT" per CPU (/proc/stat, USER_HZ units).
+idle_ticks() { awk '$1 ~ /^cpu[0-9]+$/ { sub(/^cpu/, "", $1); print $1, $5 + $6 }' /proc/stat; }
 start_cgperf quiet -e "$EV" -G "$cg_a" -I 100
+i0=$(idle_ticks); t0=$(date +%s.%N)
 sleep 3
+i1=$(idle_ticks); t1=$(date +%s.%N)
 kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "the quiet session failed: $(cat "$TMP/quiet.log")"
 n=$(left_out "$TMP/quiet.log")
-[ "${n:-0}" -gt 0 ] ||
-	fail "30 syncs with nothing counted running left no idle CPU out: $(grep 'syncs ran' "$TMP/quiet.log")"
-log "ok: $(grep -o 'syncs ran.*' "$TMP/quiet.log")"
+# Only an idle CPU is left out: where the kernel says a CPU other than the
+# syncs' own was idle 90 % of the window, some sync must have left it out
+# (a host with every CPU busy has none: that part is then skipped).
+idlest=$(printf '%s\n%s\n' "$i0" "$i1" | awk -v home="$HOME_CPU" -v secs="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+	-v hz="$(getconf CLK_TCK)" '$1 != home { if ($1 in a) { p = 100 * ($2 - a[$1]) / hz / secs; if (p > m) m = p } else a[$1] = $2 } END { printf "%d", m }')
+if [ "$idlest" -ge 90 ]; then
+	[ "${n:-0}" -gt 0 ] ||
+		fail "30 syncs with nothing counted running left no idle CPU out (a CPU was idle $idlest % of the time): $(grep 'syncs ran' "$TMP/quiet.log")"
+	log "ok: $(grep -o 'syncs ran.*' "$TMP/quiet.log") (the idlest other CPU: $idlest % idle)"
+else
+	log "SKIP (part): no CPU but the syncs' own was idle 90 % of the window (the idlest: $idlest %): $(grep -o 'syncs ran.*' "$TMP/quiet.log")"
+fi
 
 # ---- a burner stops on its CPU, which goes idle owing a's charges -------------
 # (It stops rather than exits: an exit wakes kernel threads there, whose
