@@ -363,10 +363,6 @@ assert_idle_wakeups() {
 		log "SKIP (idle part): $(grep "no CPU hotplug notification" "$log_file")"
 		return 0
 	fi
-	# A page of the binary or a library read from disk at its first use is
-	# a sleep too (a guest's root over 9p starts with none in memory): the
-	# page cache gets them first, so only wake-ups are counted.
-	cat "$(readlink -f "/proc/$pid/exe")" $(ldd "$(readlink -f "/proc/$pid/exe")" | awk '$3 ~ /^\// { print $3 }') >/dev/null
 	v0=$(awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$pid/status")
 	sleep "$secs"
 	v1=$(awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$pid/status")
