@@ -10,7 +10,9 @@
 #   named with its reason and has empty event cells; T left idle is let go
 #   (its runs made before the agent attaches again are in runs only), and
 #   when its owner exits T is not kept alive by the agent: it gets its final
-#   row and its id is gone from the kernel within a few intervals.
+#   row and its id is gone from the kernel within a few intervals (its
+#   last row may come a collection later, empty: the kernel frees it a
+#   grace period after the agent lets go).
 source "$CGPERF_SRC/tests/lib/common.sh"
 source "$CGPERF_SRC/tests/lib/prog_runner.sh"
 
@@ -94,7 +96,12 @@ assert s('context-switches') <= (s('counted_runs') if preempt_rt else 0), 'conte
 assert all(r['counted_runs'] == '' and r['cpu-clock'] == '' for r in rn), rn
 ts = lambda r: datetime.datetime.strptime(r['timestamp'], '%Y-%m-%dT%H:%M:%S.%fZ').replace(
     tzinfo=datetime.timezone.utc).timestamp()
-# Its final row was read before it went (in the collection that let it go).
-assert not [r for r in rt if ts(r) > gone], 'T: rows after it was gone (%.3f): %r' % (gone, [r for r in rt if ts(r) > gone])
+# Its counts were all read before it went (in the collection that let it
+# go). The kernel frees a program a grace period after its last holder lets
+# go, so the collection that finds its id gone may come one after: then that
+# one row, the last, holds nothing.
+late = [r for r in rt if ts(r) > gone]
+assert len(late) <= 1 and all(int(r['runs']) == 0 and int(r['counted_runs'] or 0) == 0 for r in late), \
+    'T: rows with runs after it was gone (%.3f): %r' % (gone, late)
 PY
 log "ok: runs counted inside T, N named, idle T detached and attached again, T not kept alive"
