@@ -58,12 +58,11 @@ read -r runs ns gone <<<"$(sum_runs "$TMP/g.csv")"
 [ "$runs" = 50 ] && [ "$gone" = 1 ] || fail "program gone: $runs runs, $gone final lines (want 50, 1)"
 
 # ---- a sched_switch program: one run per context switch ----------------------
-before=$(bpftool prog show -j | python3 -c 'import json,sys; print(max([p["id"] for p in json.load(sys.stdin)] + [0]))')
 start_cgperf cs -a -e cs --duration 4
-prog=$(bpftool prog show -j | python3 -c '
-import json, sys
-ids = [p["id"] for p in json.load(sys.stdin) if p["id"] > '"$before"' and p.get("name") == "on_switch"]
-print(max(ids) if ids else "")')
+# The session's own on_switch (another cgperf on the host may run one too).
+prog=$(held_progs "$CGPERF_PID" | while read -r id; do
+	bpftool prog show id "$id" -j | python3 -c 'import json, sys; p = json.load(sys.stdin); print(p["id"]) if p.get("name") == "on_switch" else None'
+done | tail -1)
 [ -n "$prog" ] || fail "no on_switch program of the cgperf stat session"
 # The same 2 s window for both (started together).
 start_cgperf cs2 -a -e cs --duration 2

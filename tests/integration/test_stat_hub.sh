@@ -14,7 +14,7 @@ cg_b=$(mkcg b)
 first_prog=$(bpftool prog show -j | python3 -c "import json, sys; print(max([p['id'] for p in json.load(sys.stdin)] + [0]))")
 
 # switch_progs PID...: the on_switch programs loaded since the test began
-# that these processes hold (pins count for nobody: see live_switch_progs).
+# that these processes hold (pins count for nobody).
 switch_progs() {
 	local held
 	held=$(held_progs "$@" | paste -sd,)
@@ -23,12 +23,6 @@ import json, sys
 held = {int(i) for i in '$held'.split(',') if i}
 print(sorted(p['id'] for p in json.load(sys.stdin) if p['id'] > $first_prog and p['id'] in held
              and p.get('name') == 'on_switch'))"
-}
-# live_switch_progs: every on_switch program loaded since the test began.
-live_switch_progs() {
-	bpftool prog show -j | python3 -c "
-import json, sys
-print(sorted(p['id'] for p in json.load(sys.stdin) if p['id'] > $first_prog and p.get('name') == 'on_switch'))"
 }
 # counted NAME CG: cpu-clock (ms) session NAME wrote for CG.
 counted() { stat_csv_value "$TMP/$1.csv" cpu-clock "$2"; }
@@ -88,7 +82,7 @@ assert_cpu_clock "s3: a's burn after it took s1's index" "$(counted s3 "$cg_a")"
 # s1's index held none of its counts over to s3 (a's first burn was s1's).
 awk -v got="$(counted s3 "$cg_a")" -v first="$(((a1 - a0) / 1000))" -v second="$(((a3 - a2) / 1000))" \
 	'BEGIN { exit !(got < second + first / 2) }' || fail "s3 counted s1's burn too"
-poll 100 0.1 test "$(live_switch_progs)" = "[]" || fail "the hub outlived its sessions: $(live_switch_progs)"
+poll 100 0.1 progs_gone "$progs" || fail "the hub $progs outlived its sessions"
 
 # ---- the agent's hub: a later stat joins it, and keeps counting across ------
 # ---- an agent restart ---------------------------------------------------------
@@ -99,7 +93,7 @@ grep -q "sharing the cgroup hub" "$TMP/ag1.log" && fail "the agent joined a hub 
 start_cgperf s4 -e "$EV" -G "$cg_a"; p4=$CGPERF_PID
 grep -q "sharing the cgroup hub .* at index 1" "$TMP/s4.log" ||
 	fail "s4 did not join the agent's hub: $(cat "$TMP/s4.log")"
-hub=$(live_switch_progs)
+hub=$(switch_progs "$AGENT_PID" "$p4")
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed at SIGTERM"
 a4=$(usage_usec a)
 burn_pinned a 1 s4_a
@@ -107,7 +101,7 @@ start_agent ag2 "$TMP/hub.yaml"
 grep -q "adopt" "$TMP/ag2.log" || fail "the agent did not adopt its pinned session: $(cat "$TMP/ag2.log")"
 burn_pinned a 1 s4_a
 a5=$(usage_usec a)
-[ "$(live_switch_progs)" = "$hub" ] || fail "on_switch programs were $hub, now $(live_switch_progs)"
+[ "$(switch_progs "$AGENT_PID" "$p4")" = "$hub" ] || fail "the agent and s4 held $hub, now $(switch_progs "$AGENT_PID" "$p4")"
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed at SIGTERM"
 
 # ---- the agent released while s4 holds its hub: index 0 given back, s4 ------
@@ -126,7 +120,7 @@ PY
 [ "$(hub_index_used 0)" = 1 ] || fail "the agent's pinned session is not at index 0 of its hub"
 "$CGPERF" release -c "$TMP/hub.yaml" 2>"$TMP/release.log" || fail "release failed: $(cat "$TMP/release.log")"
 [ "$(hub_index_used 0)" = 0 ] || fail "the released agent's index 0 is still used in the hub s4 holds"
-[ "$(live_switch_progs)" = "$hub" ] || fail "the hub s4 holds is gone: $(live_switch_progs)"
+[ "$(switch_progs "$p4")" = "$hub" ] || fail "the hub s4 holds is gone: s4 holds $(switch_progs "$p4")"
 a6=$(usage_usec a)
 burn_pinned a 1 s4_b
 a7=$(usage_usec a)

@@ -264,6 +264,17 @@ held_progs() {
 	for d in "$@"; do cat /proc/"$d"/fdinfo/* 2>/dev/null || true; done | awk '$1 == "prog_id:" { print $2 }' | sort -un
 }
 
+# progs_gone ID...: none of those BPF programs is left in the kernel (ids as
+# words, or as a JSON list). Other cgperf sessions on the host may load
+# programs of the same names: a test looks only at the ids its own
+# processes held (held_progs).
+progs_gone() {
+	local id
+	for id in $(tr -d '[],' <<<"$*"); do
+		! bpftool prog show id "$id" >/dev/null 2>&1 || return 1
+	done
+}
+
 # wait_map_gone ID: the kernel frees a leader once its last holder is gone
 # (program frees are deferred by an RCU grace period); wait for that.
 wait_map_gone() {
