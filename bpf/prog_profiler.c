@@ -75,6 +75,7 @@ static int target_function(int fd, char *ret_name, uint32_t *ret_type, struct pr
 	__u32 info_len = sizeof(info);
 	const struct btf_type *t;
 	struct btf *btf;
+	bool is_func;
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0)
 		return failed(-errno, PROF_REJECTED, "cannot read its info", err);
@@ -93,10 +94,11 @@ static int target_function(int fd, char *ret_name, uint32_t *ret_type, struct pr
 	if (!btf)
 		return failed(-errno, PROF_REJECTED, "cannot read its BTF", err);
 	t = btf__type_by_id(btf, fi.type_id);
-	if (t && btf_is_func(t))
+	is_func = t && btf_is_func(t); /* t lives in btf: asked before it is freed */
+	if (is_func)
 		snprintf(ret_name, PROF_FUNC_MAX, "%s", btf__name_by_offset(btf, t->name_off));
 	btf__free(btf);
-	return t && btf_is_func(t) ? 0 : unfit("its BTF function info names no function", err);
+	return is_func ? 0 : unfit("its BTF function info names no function", err);
 }
 
 /* A failed load or attach on the target's function func, by what the

@@ -46,7 +46,8 @@ static inline int append(struct prom_buf *b, const char *bytes, size_t len)
 		if (r < 0)
 			return r;
 	}
-	memcpy(b->data + b->len, bytes, len);
+	if (len) /* an empty value on an empty buffer: no memcpy from NULL */
+		memcpy(b->data + b->len, bytes, len);
 	b->len += len;
 	return 0;
 }

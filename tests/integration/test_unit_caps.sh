@@ -97,7 +97,9 @@ expand() {   # a group or syscall name -> syscall names, groups expanded
 }
 for n in $(unit_value SystemCallFilter); do expand "$n"; done | sort -u >"$TMP/allowed"
 set_caps "${caps[@]}"
-strace -f -qq -o "$TMP/strace" "${SETPRIV[@]}" "$CGPERF" agent -c "$TMP/agent.yaml" --duration 2 >/dev/null 2>&1 || fail "the agent failed under strace"
+# (LeakSanitizer cannot run under ptrace: off there in a sanitizer build.)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:detect_leaks=0} \
+	strace -f -qq -o "$TMP/strace" "${SETPRIV[@]}" "$CGPERF" agent -c "$TMP/agent.yaml" --duration 2 >/dev/null 2>&1 || fail "the agent failed under strace"
 # System calls after the exec of cgperf (not setpriv's own).
 awk -v bin="$CGPERF" 'index($0, "execve(\"" bin "\"") { on = 1; next } on' "$TMP/strace" |
 	sed -nE 's/^[0-9]+ +([a-z_0-9]+)\(.*/\1/p; s/^[0-9]+ +<\.\.\. ([a-z_0-9]+) resumed.*/\1/p' |

@@ -124,9 +124,11 @@ start_bg() {
 
 usage_usec() { awk '$1 == "usage_usec" { print $2 }' "$TEST_CG/$1/cpu.stat"; }
 
-# wait_for_line FILE PATTERN TIMEOUT_S: wait until FILE has a line matching PATTERN.
+# wait_for_line FILE PATTERN TIMEOUT_S: wait until FILE has a line matching
+# PATTERN. A bound, not a measure: CGPERF_SLOW_FACTOR (an emulated guest, a
+# sanitizer build) stretches it.
 wait_for_line() {
-	local file=$1 pat=$2 t=${3:-20} i
+	local file=$1 pat=$2 t=$((${3:-20} * ${CGPERF_SLOW_FACTOR:-1})) i
 	for ((i = 0; i < t * 10; i++)); do
 		grep -q -- "$pat" "$file" 2>/dev/null && return 0
 		sleep 0.1
