@@ -2,7 +2,7 @@
 /* libFuzzer harness for the syslog formatter (sink/syslog_format.c), by
  * round trip through the harness's own RFC 5424 parser. The input, split at
  * NUL bytes: two identifying values (a cgroup path and a container name),
- * an event name, a hostname and an app name. The record is formatted as
+ * an event name (the config's, may even be an id param's name), a hostname and an app name. The record is formatted as
  * RFC 5424 and parsed back: the header has its six fields (tokens of
  * printable US-ASCII), the SD element's params are valid SD-NAMEs with
  * PARAM-VALUEs ('"', '\' and ']' escaped, RFC 5424 6.3.3), and each value
@@ -138,7 +138,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sd_name_valid(part[2], strlen(part[2])))
 		fuzz_check(!strcmp(event, part[2]), H, "a valid name is kept");
 mapped:;
-	const struct syslog_param ids[] = { { "cgroup", part[0] }, { "container_name", part[1] } };
+	const struct syslog_param ids[] = { { "cgroup", part[0] }, { "container", part[1] } };
 	const struct syslog_param counters[] = { { event, "12345" } };
 	const struct syslog_header h = {
 		.format = SYSLOG_RFC5424,
@@ -157,7 +157,7 @@ mapped:;
 	fuzz_check(r == 1 && e.count == 1, H, "one message (it fits)");
 	fuzz_check(e.parsed == 0, H, "the message parses as RFC 5424");
 	check_value(&e.sd, "cgroup", part[0]);
-	check_value(&e.sd, "container_name", part[1]);
+	check_value(&e.sd, "container", part[1]);
 	check_value(&e.sd, event, "12345");
 	for (size_t i = 0; i < e.sd.n; i++)
 		free(e.sd.value[i]);
