@@ -9,6 +9,7 @@
  * common), only regular files are read (a FIFO would block), reads are capped,
  * and values are copied as raw bytes for the writers to escape. */
 #include "cgroup/metadata.h"
+#include "cgroup/metadata_parse.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +33,18 @@
 /* Shared files kept parsed: a storage index and a pod database per podman
  * root (the host's and each rootless user's). */
 #define CACHE_SLOTS 32
+/* What the cache keeps in all: estimated bytes of its parsed objects. A
+ * rootless user writes their own indexes; without a budget 32 slots of
+ * tenant-sized indexes would be gigabytes. */
+#define CACHE_BUDGET_BYTES (32u << 20)
+/* json-c's own cost of a kept entry beyond its strings (object, hash entry,
+ * key copy), an estimate for the budget. */
+#define ENTRY_OVERHEAD 160
+/* Pod records in bolt_state.db: nesting a pod's config never reaches, and
+ * the most bytes one record is parsed over. Scanning costs at most depth x
+ * the file (below). */
+#define POD_DB_DEPTH 8
+#define POD_RECORD_MAX 65536
 
 void metadata_roots_default(struct metadata_roots *ret)
 {
@@ -120,9 +133,8 @@ static int open_below(const char *root, const char *rel, int flags)
 		name[len] = '\0';
 		p += len;
 		last = p[strspn(p, "/")] == '\0';
-		/* O_NONBLOCK: opening a FIFO must not wait for a writer */
 		fd = openat(dir_fd, name,
-			    last ? flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+			    last ? flags | O_CLOEXEC | O_NOFOLLOW
 				 : O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0) {
 			r = -errno;
@@ -135,6 +147,34 @@ static int open_below(const char *root, const char *rel, int flags)
 	}
 	close(dir_fd);
 	return r;
+}
+
+/* root/rel opened for reading if it is a regular file (st: its fstat).
+ * Whatever stands there is first opened with O_PATH and looked at: opening
+ * a FIFO could wait for a writer and opening a device has its driver's side
+ * effects (a tape rewinds, a tty becomes ours). The regular file is then
+ * opened through that very inode, so nothing can be swapped in between.
+ * -ELOOP for a symlink, -EINVAL for anything else that is not a file. */
+static int open_regular_below(const char *root, const char *rel, struct stat *st)
+{
+	char proc_path[32];
+	int path_fd, fd;
+
+	path_fd = open_below(root, rel, O_PATH);
+	if (path_fd < 0)
+		return path_fd;
+	fd = fstat(path_fd, st) < 0 ? -errno
+	     : S_ISLNK(st->st_mode) ? -ELOOP
+	     : !S_ISREG(st->st_mode) ? -EINVAL
+				     : 0;
+	if (fd == 0) {
+		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
+		fd = open(proc_path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
+	}
+	close(path_fd);
+	return fd;
 }
 
 /* The whole of a regular file, NUL-terminated, if it has at most cap bytes
@@ -217,14 +257,22 @@ static int parse_json(const char *buf, size_t len, json_object **ret, const char
 }
 
 /* How a file becomes the object a lookup uses: the JSON itself, or an
- * index built from it once (and cached). */
+ * index built from it once (and cached, at *ret_cost estimated bytes). */
 struct file_kind {
 	size_t cap;
-	int (*parse)(const char *buf, size_t len, json_object **ret, const char **ret_why);
+	int (*parse)(const char *buf, size_t len, json_object **ret, const char **ret_why,
+		     struct metadata_parse_cost *ret_cost);
 	bool cached;
 };
 
-static const struct file_kind json_file = { METADATA_MAX_FILE_BYTES, parse_json, false };
+static int parse_json_file(const char *buf, size_t len, json_object **ret, const char **ret_why,
+			   struct metadata_parse_cost *ret_cost)
+{
+	*ret_cost = (struct metadata_parse_cost){ .parsed = len, .kept = len };
+	return parse_json(buf, len, ret, ret_why);
+}
+
+static const struct file_kind json_file = { METADATA_MAX_FILE_BYTES, parse_json_file, false };
 
 /* ---- the cache ---- */
 
@@ -235,12 +283,14 @@ struct cache_entry {
 	off_t size;
 	const struct file_kind *kind;
 	json_object *obj; /* NULL: free slot */
+	size_t cost;
 	unsigned long long used;
 };
 
 struct metadata_cache {
 	struct cache_entry e[CACHE_SLOTS];
 	unsigned long long clock;
+	size_t cost; /* of all entries, at most CACHE_BUDGET_BYTES */
 	struct metadata_cache_stats stats;
 };
 
@@ -289,25 +339,46 @@ static json_object *cache_get(struct metadata_cache *c, const struct stat *st,
 	return NULL;
 }
 
-/* Keep obj for this version, in place of an older version of the same file
- * or else of the least recently used entry. */
+static void cache_drop(struct metadata_cache *c, struct cache_entry *e)
+{
+	json_object_put(e->obj);
+	c->cost -= e->cost;
+	*e = (struct cache_entry){ 0 };
+}
+
+static struct cache_entry *cache_lru(struct metadata_cache *c)
+{
+	struct cache_entry *lru = NULL;
+
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		if (c->e[i].obj && (!lru || c->e[i].used < lru->used))
+			lru = &c->e[i];
+	return lru;
+}
+
+/* Keep obj for this version, in place of an older version of the same file,
+ * evicting the least recently used entries while the slots or the budget
+ * are full. An object larger than the whole budget is not kept. */
 static void cache_put(struct metadata_cache *c, const struct stat *st, const struct file_kind *k,
-		      json_object *obj)
+		      json_object *obj, size_t cost)
 {
 	struct cache_entry *victim = NULL;
 
-	if (!c)
+	if (!c || cost > CACHE_BUDGET_BYTES)
 		return;
-	for (size_t i = 0; i < CACHE_SLOTS && !victim; i++)
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
 		if (c->e[i].obj && c->e[i].dev == st->st_dev && c->e[i].ino == st->st_ino)
-			victim = &c->e[i];
+			cache_drop(c, &c->e[i]);
+	while (c->cost + cost > CACHE_BUDGET_BYTES)
+		cache_drop(c, cache_lru(c));
 	for (size_t i = 0; i < CACHE_SLOTS && !victim; i++)
 		if (!c->e[i].obj)
 			victim = &c->e[i];
-	for (size_t i = 0; i < CACHE_SLOTS; i++)
-		if (!victim || c->e[i].used < victim->used)
-			victim = &c->e[i];
-	json_object_put(victim->obj);
+	if (!victim) {
+		victim = cache_lru(c);
+		cache_drop(c, victim);
+	}
+	c->cost += cost;
 	*victim = (struct cache_entry){
 		.dev = st->st_dev,
 		.ino = st->st_ino,
@@ -315,6 +386,7 @@ static void cache_put(struct metadata_cache *c, const struct stat *st, const str
 		.size = st->st_size,
 		.kind = k,
 		.obj = json_object_get(obj),
+		.cost = cost,
 		.used = ++c->clock,
 	};
 }
@@ -329,19 +401,20 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 	json_object *obj;
 	struct stat st;
 	char *buf = NULL;
+	struct metadata_parse_cost cost;
 	size_t len = 0;
 	int fd, r;
 
-	fd = open_below(pl->root, rel, O_RDONLY);
+	fd = open_regular_below(pl->root, rel, &st);
 	if (fd < 0) {
 		if (fd != -ENOENT)
 			log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
-				  fd == -ELOOP ? "a symlink" : strerror(-fd));
+				  fd == -ELOOP	 ? "a symlink"
+				  : fd == -EINVAL ? "not a regular file"
+						  : strerror(-fd));
 		return fd;
 	}
-	r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) ? -EINVAL : 0;
-	if (r == 0 && pl->check_owner && st.st_uid != pl->owner)
-		r = -EPERM;
+	r = pl->check_owner && st.st_uid != pl->owner ? -EPERM : 0;
 	if (r == 0 && k->cached && (obj = cache_get(pl->cache, &st, k))) {
 		close(fd);
 		*ret = obj;
@@ -351,7 +424,7 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 		r = read_capped(fd, &st, k->cap, &buf, &len);
 	close(fd);
 	if (r == 0) {
-		r = k->parse(buf, len, &obj, &why);
+		r = k->parse(buf, len, &obj, &why, &cost);
 		free(buf);
 	}
 	if (r == -EFBIG)
@@ -365,11 +438,11 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 			  log_name(rel), why);
 	else if (r < 0)
 		log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
-			  r == -EINVAL ? "not a regular file" : strerror(-r));
+			  strerror(-r));
 	if (r < 0)
 		return r;
 	if (k->cached) {
-		cache_put(pl->cache, &st, k, obj);
+		cache_put(pl->cache, &st, k, obj, cost.kept);
 		if (pl->cache)
 			pl->cache->stats.parses++;
 	}
@@ -452,32 +525,43 @@ static void fill_from_annotations(json_object *map, struct cg_metadata *md)
  * "Config": { "Image", "Labels" }. Under Kubernetes (dockershim,
  * cri-dockerd) the labels carry the pod and the container's own name; the
  * Docker name is then a generated k8s_<...> string, so labels go first. */
+static void fill_from_docker_config(json_object *obj, struct cg_metadata *md)
+{
+	json_object *config = member_of_type(obj, "Config", json_type_object);
+	const char *name;
+
+	fill_from_annotations(member_of_type(config, "Labels", json_type_object), md);
+	name = member_string(obj, "Name");
+	fill(md->container_name, name && name[0] == '/' ? name + 1 : name);
+	fill(md->image, member_string(config, "Image"));
+}
+
 static bool lookup_docker(const struct place *pl, const char *cid, struct cg_metadata *md)
 {
-	json_object *obj, *config;
-	const char *name;
+	json_object *obj;
 	char rel[128];
 
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", cid);
 	if (load_json(pl, rel, &obj) < 0)
 		return false;
-	config = member_of_type(obj, "Config", json_type_object);
-	fill_from_annotations(member_of_type(config, "Labels", json_type_object), md);
-	name = member_string(obj, "Name");
-	fill(md->container_name, name && name[0] == '/' ? name + 1 : name);
-	fill(md->image, member_string(config, "Image"));
+	fill_from_docker_config(obj, md);
 	json_object_put(obj);
 	return true;
 }
 
 /* An OCI config.json's "annotations". */
+static void fill_from_oci_config(json_object *obj, struct cg_metadata *md)
+{
+	fill_from_annotations(member_of_type(obj, "annotations", json_type_object), md);
+}
+
 static bool lookup_oci_bundle(const struct place *pl, const char *rel, struct cg_metadata *md)
 {
 	json_object *obj;
 
 	if (load_json(pl, rel, &obj) < 0)
 		return false;
-	fill_from_annotations(member_of_type(obj, "annotations", json_type_object), md);
+	fill_from_oci_config(obj, md);
 	json_object_put(obj);
 	return true;
 }
@@ -515,12 +599,42 @@ static bool lookup_crio(const struct place *pl, const char *cid, struct cg_metad
 	return lookup_oci_bundle(pl, rel, md);
 }
 
+/* Add id -> value to an index (kept), unless id is not one a lookup can
+ * ask for (longer than an id) or the value is empty. Values were cut to
+ * what a field holds: a tenant's megabyte of name is not kept. */
+static void index_add(json_object *by_id, const char *id, json_object *value, size_t value_len,
+		      struct metadata_parse_cost *cost)
+{
+	size_t id_len = id ? strlen(id) : 0;
+
+	if (!value || id_len == 0 || id_len >= CG_ID_MAX || value_len == 0 ||
+	    json_object_object_add(by_id, id, value) < 0) {
+		json_object_put(value);
+		return;
+	}
+	cost->kept += ENTRY_OVERHEAD + id_len + value_len;
+}
+
+/* src cut as fill() would cut it into a field: a new json string, or NULL
+ * for NULL/"". *len grows by its length. */
+static json_object *cut_string(const char *src, size_t *len)
+{
+	char field[CG_NAME_MAX] = "";
+
+	fill(field, src);
+	*len += strlen(field);
+	return field[0] ? json_object_new_string(field) : NULL;
+}
+
 /* containers/storage's index (containers.json, and volatile-containers.json
  * for `--rm` containers): [{ "id", "names": [...], "metadata": "<JSON text
- * with image-name, name>" }], kept as { id: entry } so that a lookup is one
- * hash probe instead of a parse of the whole file (3.5 MB: 70 ms). */
-static int parse_storage_index(const char *buf, size_t len, json_object **ret, const char **ret_why)
+ * with image-name, name>" }], kept as { id: [name, image] } so that a
+ * lookup is one hash probe instead of a parse of the whole file (3.5 MB:
+ * 70 ms), and the cache keeps two short strings per container. */
+static int parse_storage_index(const char *buf, size_t len, json_object **ret, const char **ret_why,
+			       struct metadata_parse_cost *ret_cost)
 {
+	struct metadata_parse_cost cost = { .parsed = len };
 	json_object *list, *by_id;
 	size_t n;
 	int r = parse_json(buf, len, &list, ret_why);
@@ -534,42 +648,60 @@ static int parse_storage_index(const char *buf, size_t len, json_object **ret, c
 	}
 	n = json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
 	for (size_t i = 0; i < n; i++) {
-		json_object *c = json_object_array_get_idx(list, i);
-		const char *id = member_string(c, "id");
+		json_object *c = json_object_array_get_idx(list, i), *names, *meta, *entry;
+		const char *id = member_string(c, "id"), *name = NULL, *meta_text;
+		size_t value_len = 0;
 
-		if (id && !json_object_object_get_ex(by_id, id, NULL))
-			json_object_object_add(by_id, id, json_object_get(c));
+		if (!id || json_object_object_get_ex(by_id, id, NULL))
+			continue;
+		names = member_of_type(c, "names", json_type_array);
+		if (names && json_object_array_length(names) > 0 &&
+		    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
+			name = json_object_get_string(json_object_array_get_idx(names, 0));
+		meta_text = member_string(c, "metadata");
+		meta = meta_text ? json_tokener_parse(meta_text) : NULL;
+		if (meta_text)
+			cost.parsed += strlen(meta_text);
+		if (!name || !name[0])
+			name = member_string(meta, "name");
+		entry = json_object_new_array_ext(2);
+		if (entry) {
+			json_object *v = cut_string(name, &value_len);
+
+			json_object_array_add(entry, v ? v : json_object_new_string(""));
+			v = cut_string(member_string(meta, "image-name"), &value_len);
+			json_object_array_add(entry, v ? v : json_object_new_string(""));
+		}
+		json_object_put(meta);
+		index_add(by_id, id, entry, value_len, &cost);
 	}
 	json_object_put(list);
 	*ret = by_id;
+	*ret_cost = cost;
 	return 0;
 }
 
 static const struct file_kind storage_index = { METADATA_MAX_FILE_BYTES, parse_storage_index,
 						true };
 
+static void fill_from_index_entry(json_object *by_id, const char *cid, struct cg_metadata *md)
+{
+	json_object *entry;
+
+	if (!json_object_object_get_ex(by_id, cid, &entry))
+		return;
+	fill(md->container_name, json_object_get_string(json_object_array_get_idx(entry, 0)));
+	fill(md->image, json_object_get_string(json_object_array_get_idx(entry, 1)));
+}
+
 static void fill_from_storage_index(const struct place *pl, const char *file, const char *cid,
 				    struct cg_metadata *md)
 {
-	json_object *by_id, *c, *names, *meta;
-	const char *meta_text;
+	json_object *by_id;
 
 	if (load_file(pl, file, &storage_index, &by_id) < 0)
 		return;
-	if (json_object_object_get_ex(by_id, cid, &c)) {
-		names = member_of_type(c, "names", json_type_array);
-		if (names && json_object_array_length(names) > 0) {
-			json_object *first = json_object_array_get_idx(names, 0);
-
-			if (json_object_is_type(first, json_type_string))
-				fill(md->container_name, json_object_get_string(first));
-		}
-		meta_text = member_string(c, "metadata");
-		meta = meta_text ? json_tokener_parse(meta_text) : NULL;
-		fill(md->container_name, member_string(meta, "name"));
-		fill(md->image, member_string(meta, "image-name"));
-		json_object_put(meta);
-	}
+	fill_from_index_entry(by_id, cid, md);
 	json_object_put(by_id);
 }
 
@@ -577,38 +709,52 @@ static void fill_from_storage_index(const struct place *pl, const char *file, co
  * keeps each value as contiguous bytes, and a pod's config is the JSON
  * {"id":"<64 hex>","name":"<name>",...}: found by scanning for that start
  * and parsing the object that begins there. Reading the B+tree properly
- * would add nothing for these two keys; pages freed by a removed pod may
- * still hold its record, harmless since its id is gone with it. The
- * result is { pod id: name }. */
-static int parse_pod_db(const char *buf, size_t len, json_object **ret, const char **ret_why)
+ * would add nothing for these two keys (and no page pointer is followed, so
+ * a page graph with loops costs nothing); pages freed by a removed pod may
+ * still hold its record, harmless since its id is gone with it. The result
+ * is { pod id: name }.
+ *
+ * Bounds: a record parsed whole is skipped (a pod's config holds no other),
+ * and json-c gives up below POD_DB_DEPTH, so a byte is parsed again only by
+ * the records still open around it that failed: at most POD_DB_DEPTH times,
+ * not once per start before it (nested starts made that quadratic). */
+static int parse_pod_db(const char *buf, size_t len, json_object **ret, const char **ret_why,
+			struct metadata_parse_cost *ret_cost)
 {
 	static const char start[] = "{\"id\":\"";
+	struct metadata_parse_cost cost = { 0 };
 	json_object *by_id = json_object_new_object();
+	struct json_tokener *tok = json_tokener_new_ex(POD_DB_DEPTH);
 	const char *p = buf, *end = buf + len;
 
 	(void)ret_why;
-	if (!by_id)
+	if (!by_id || !tok) {
+		json_object_put(by_id);
+		if (tok)
+			json_tokener_free(tok);
 		return -ENOMEM;
+	}
 	while ((p = memmem(p, (size_t)(end - p), start, sizeof(start) - 1))) {
-		struct json_tokener *tok = json_tokener_new();
-		json_object *pod = NULL;
-		const char *id, *name;
+		size_t name_len = 0;
+		json_object *pod, *name;
 
-		if (!tok)
-			break;
 		/* Not strict: strict mode refuses the binary that follows the
 		 * object; the object itself must still be complete. */
-		pod = json_tokener_parse_ex(tok, p,
-					    (int)((size_t)(end - p) > 65536 ? 65536 : end - p));
-		json_tokener_free(tok);
-		id = member_string(pod, "id");
-		name = member_string(pod, "name");
-		if (id && name && strlen(id) == 64)
-			json_object_object_add(by_id, id, json_object_new_string(name));
+		json_tokener_reset(tok);
+		pod = json_tokener_parse_ex(tok, p, (int)((size_t)(end - p) > POD_RECORD_MAX
+								  ? POD_RECORD_MAX
+								  : end - p));
+		cost.parsed += json_tokener_get_parse_end(tok);
+		if (pod && strlen(member_string(pod, "id") ?: "") == 64) {
+			name = cut_string(member_string(pod, "name"), &name_len);
+			index_add(by_id, member_string(pod, "id"), name, name_len, &cost);
+		}
+		p += pod ? json_tokener_get_parse_end(tok) : sizeof(start) - 1;
 		json_object_put(pod);
-		p += sizeof(start) - 1;
 	}
+	json_tokener_free(tok);
 	*ret = by_id;
+	*ret_cost = cost;
 	return 0;
 }
 
@@ -643,15 +789,55 @@ static bool lookup_podman(const struct place *pl, const char *cid, struct cg_met
 	return false;
 }
 
+static void fill_pod_name(json_object *by_id, const char *pod_id, struct cg_metadata *md)
+{
+	json_object *name;
+
+	if (json_object_object_get_ex(by_id, pod_id, &name))
+		fill(md->pod_name, json_object_get_string(name));
+}
+
 static void lookup_podman_pod(const struct place *pl, const char *pod_id, struct cg_metadata *md)
 {
-	json_object *by_id, *name;
+	json_object *by_id;
 
 	if (load_file(pl, "libpod/bolt_state.db", &pod_db, &by_id) < 0)
 		return;
-	if (json_object_object_get_ex(by_id, pod_id, &name))
-		fill(md->pod_name, json_object_get_string(name));
+	fill_pod_name(by_id, pod_id, md);
 	json_object_put(by_id);
+}
+
+int metadata_parse(enum metadata_format fmt, const char *buf, size_t len, const char *id,
+		   struct cg_metadata *md, struct metadata_parse_cost *ret_cost)
+{
+	static const struct file_kind *const kinds[] = {
+		[METADATA_DOCKER_CONFIG] = &json_file,
+		[METADATA_OCI_CONFIG] = &json_file,
+		[METADATA_STORAGE_INDEX] = &storage_index,
+		[METADATA_POD_DB] = &pod_db,
+	};
+	struct metadata_parse_cost cost;
+	const char *why = NULL;
+	json_object *obj;
+	int r;
+
+	if ((unsigned)fmt >= sizeof(kinds) / sizeof(kinds[0]) || !md)
+		return -EINVAL;
+	r = kinds[fmt]->parse(buf, len, &obj, &why, &cost);
+	if (r < 0)
+		return r;
+	if (fmt == METADATA_DOCKER_CONFIG)
+		fill_from_docker_config(obj, md);
+	else if (fmt == METADATA_OCI_CONFIG)
+		fill_from_oci_config(obj, md);
+	else if (fmt == METADATA_STORAGE_INDEX)
+		fill_from_index_entry(obj, id ?: "", md);
+	else
+		fill_pod_name(obj, id ?: "", md);
+	json_object_put(obj);
+	if (ret_cost)
+		*ret_cost = cost;
+	return 0;
 }
 
 /* <root>/<namespace>_<pod>_<uid>/: kubelet's log directory of a pod.

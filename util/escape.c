@@ -94,17 +94,20 @@ char *text_escape(const char *s, size_t len, size_t max_bytes, char *out, size_t
 		return out;
 	}
 	while (s && i < len && in[i]) {
+		unsigned char tail[5] = { 0 };
 		char esc[8];
-		size_t used, n = escape_of(in + i, esc, &used);
-		const char *piece = n ? esc : (const char *)in + i;
+		size_t used, n;
+		const char *piece;
 
+		/* utf8_decode() reads up to 4 bytes or to a NUL, and s need not
+		 * have one at len: near len it decodes a NUL-terminated copy, so
+		 * a sequence cut by len is its bytes one by one (\xNN). */
+		if (len - i < 4)
+			memcpy(tail, in + i, len - i);
+		n = escape_of(len - i < 4 ? tail : in + i, esc, &used);
+		piece = n ? esc : (const char *)in + i;
 		if (!n)
 			n = used;
-		if (used > len - i) { /* a sequence cut by len: its bytes one by one */
-			used = 1;
-			n = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", in[i]);
-			piece = esc;
-		}
 		if (o + n > max_bytes || o + n + 4 > out_len) {
 			memcpy(out + o, "...", 3);
 			o += 3;

@@ -19,11 +19,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"
+#include "cgroup/metadata_parse.h"
 
 /* Fixture ids (sha256 of a label, so they are real 64-hex ids). */
 #define DOCKER_WEB "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
@@ -759,6 +764,163 @@ static void test_no_fd_leak(void **state)
 	assert_int_equal(count_fds(), before);
 }
 
+/* ---------------------------------------------------------------------------
+ * Hostile files: bounded work and memory per lookup (docs/TESTING.md,
+ * "Hostile metadata files"). Work is counted (bytes handed to json-c, as
+ * metadata_parse() reports them), never timed.
+ * ------------------------------------------------------------------------- */
+
+#define POD_ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+/* A pod database of nested record starts: {"id":"<id>","c":{"id":"<id>",...
+ * 40 deep (past json-c's depth, so every start fails), over and over, then
+ * one real record. Before the bound every start re-parsed everything
+ * after it up to 64 KiB (here ~400 x the file); now a byte is parsed at
+ * most once per enclosing record (POD_DB_DEPTH, 8) . Also a Bolt page
+ * graph that loops (a page header whose overflow and a meta page whose root
+ * point at each other): the scan follows no pointer. */
+static void test_hostile_pod_db(void **state)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *db = calloc(1, cap);
+	struct metadata_parse_cost cost;
+	struct cg_metadata md = { 0 };
+
+	assert_non_null(db);
+	/* bolt meta page 0 (root = page 1) and page 1 (overflow = page 0) */
+	memcpy(db + 16, "\xed\xda\x0c\xed", 4);
+	db[4096 + 12] = 0; /* overflow count */
+	memcpy(db + 64, "\x01\0\0\0\0\0\0\0", 8);
+	memcpy(db + 4096 + 8, "\x10\0\x00\x00", 4);
+	len = 8192;
+	while (len + 8192 < cap) {
+		for (int d = 0; d < 40; d++)
+			len += (size_t)snprintf(db + len, cap - len, "{\"id\":\"%s\",\"c\":",
+						POD_ID_A);
+		len += (size_t)snprintf(db + len, cap - len, "0");
+		for (int d = 0; d < 40; d++)
+			db[len++] = '}';
+	}
+	len += (size_t)snprintf(db + len, cap - len,
+				"\x01{\"id\":\"%s\",\"name\":\"found-after\"}\x02", POD_ID_A);
+	assert_int_equal(metadata_parse(METADATA_POD_DB, db, len, POD_ID_A, &md, &cost), 0);
+	assert_string_equal(md.pod_name, "found-after");
+	assert_true(cost.parsed <= 8 * len);
+	assert_true(cost.kept <= 160 + 64 + CG_NAME_MAX);
+	free(db);
+}
+
+/* Huge strings: a 4 MiB name and a 4 MiB "metadata" in containers.json,
+ * and an entry whose id is 1 MiB: the index keeps a cut name and no
+ * oversized id; memory kept is per entry, not per byte of the file. */
+static void test_hostile_huge_strings(void **state)
+{
+	size_t big = 4 << 20, cap = 3 * big, len = 0;
+	char *buf = malloc(cap);
+	struct metadata_parse_cost cost;
+	struct cg_metadata md = { 0 };
+
+	assert_non_null(buf);
+	len += (size_t)snprintf(buf, cap, "[{\"id\":\"%s\",\"names\":[\"", TMP_ID);
+	memset(buf + len, 'n', big);
+	len += big;
+	len += (size_t)snprintf(buf + len, cap - len, "\"],\"metadata\":\"{\\\"image-name\\\":\\\"");
+	memset(buf + len, 'i', big);
+	len += big;
+	len += (size_t)snprintf(buf + len, cap - len, "\\\"}\"},{\"id\":\"");
+	memset(buf + len, 'd', 1 << 20);
+	len += 1 << 20;
+	len += (size_t)snprintf(buf + len, cap - len, "\",\"names\":[\"x\"]}]");
+	assert_true(len < cap);
+	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, &md, &cost), 0);
+	assert_int_equal(strlen(md.container_name), CG_NAME_MAX - 1);
+	assert_int_equal(strlen(md.image), CG_NAME_MAX - 1);
+	assert_true(cost.kept <= 160 + 64 + 2 * CG_NAME_MAX);
+	free(buf);
+}
+
+/* Deep nesting (test_odd_bytes_in_json has the lookup): 1 MiB of '[' is
+ * refused where json-c's depth (32) ends, after one pass over at most the
+ * file, whatever the format. */
+static void test_hostile_deep_nesting(void **state)
+{
+	size_t len = 1 << 20;
+	char *buf = malloc(len);
+
+	assert_non_null(buf);
+	memset(buf, '[', len);
+	for (int fmt = METADATA_DOCKER_CONFIG; fmt <= METADATA_POD_DB; fmt++) {
+		struct metadata_parse_cost cost = { 0 };
+		struct cg_metadata md = { 0 };
+		int r = metadata_parse(fmt, buf, len, TMP_ID, &md, &cost);
+
+		assert_true(r == -EBADMSG || (fmt == METADATA_POD_DB && r == 0));
+		assert_true(cost.parsed <= len);
+		assert_string_equal(md.container_name, "");
+	}
+	free(buf);
+}
+
+/* A file that grows while it is read (a writer appending without end): the
+ * read stops at the cap, the lookup returns with nothing. No timing: the
+ * lookup returning at all is the check (ctest's timeout the failure). */
+static void test_hostile_growing_file(void **state)
+{
+	static char chunk[1 << 16];
+	struct metadata_roots r;
+	const char *file = fresh_docker_root("grow", &r);
+	int fd, status;
+	pid_t writer;
+
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "{\"Name\":\"/grow\",\"x\":\"", 21), 21);
+	memset(chunk, 'x', sizeof(chunk));
+	writer = fork();
+	assert_true(writer >= 0);
+	if (writer == 0) {
+		/* up to twice the cap, then wait to be killed */
+		for (size_t n = 0; n < 2 * METADATA_MAX_FILE_BYTES; n += sizeof(chunk))
+			if (write(fd, chunk, sizeof(chunk)) < 0)
+				_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fd);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+	kill(writer, SIGKILL);
+	assert_int_equal(waitpid(writer, &status, 0), writer);
+}
+
+/* A FIFO or a device in the file's place is never opened (an open of a
+ * device runs its driver; of a FIFO, waits or wakes a writer): inotify
+ * sees no open of either, where the lookup used to open and then refuse.
+ * The device is /dev/null's numbers (root only; skipped otherwise). */
+static void test_hostile_special_files_not_opened(void **state)
+{
+	const char *kinds[] = { "fifo-open", "chardev-open" };
+
+	for (size_t k = 0; k < 2; k++) {
+		struct metadata_roots r;
+		const char *file = fresh_docker_root(kinds[k], &r);
+		char events[4096];
+		int in, r_mk;
+		ssize_t n;
+
+		r_mk = k == 0 ? mkfifo(file, 0600) : mknod(file, S_IFCHR | 0600, makedev(1, 3));
+		if (r_mk < 0 && k == 1 && errno == EPERM)
+			continue;
+		assert_int_equal(r_mk, 0);
+		in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+		assert_true(in >= 0);
+		assert_true(inotify_add_watch(in, file, IN_OPEN) >= 0);
+		expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+		n = read(in, events, sizeof(events));
+		assert_true(n < 0 && errno == EAGAIN);
+		close(in);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +941,11 @@ int main(void)
 		cmocka_unit_test(test_podman_pod_names),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_no_fd_leak),
+		cmocka_unit_test(test_hostile_pod_db),
+		cmocka_unit_test(test_hostile_huge_strings),
+		cmocka_unit_test(test_hostile_deep_nesting),
+		cmocka_unit_test(test_hostile_growing_file),
+		cmocka_unit_test(test_hostile_special_files_not_opened),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
