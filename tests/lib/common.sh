@@ -251,9 +251,10 @@ start_cgperf() {
 	wait_for_line "$TMP/$name.log" "counting started" 30
 }
 
-# leader_id LOG EVENT: the perf_event array id cgperf -v reported for EVENT.
+# leader_id LOG EVENT: the perf_event array id cgperf -v reported for EVENT
+# (# as sed's delimiter: a PMU event's name has slashes).
 leader_id() {
-	sed -n "s/.*event '$2': .* leader (perf_event array id \([0-9]*\)).*/\1/p" "$1" | head -1
+	sed -n "s#.*event '$2': .* leader (perf_event array id \([0-9]*\)).*#\1#p" "$1" | head -1
 }
 
 # held_progs [PID...]: ids of the BPF programs the processes hold an fd of
