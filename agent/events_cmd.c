@@ -45,7 +45,8 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cgperf events [--json] [--all]\n"
 	      "\n"
-	      "List the perf events cgperf knows by name, whether this host supports\n"
+	      "List the perf events cgperf knows by name and the events the PMUs in\n"
+	      "sysfs name (pmu/event/, kind pmu-event), whether this host supports\n"
 	      "them (probed with perf_event_open on one CPU), and the PMUs in sysfs.\n"
 	      "\n"
 	      "  --all     also list unsupported events, with the reason\n"
@@ -154,6 +155,9 @@ static int collect_report(struct events_report *ret_rep)
 		goto fail;
 	/* No sysfs PMU directory (containers without /sys) is not fatal: the
 	 * symbolic events are still useful. */
+	r = event_for_each_pmu_event(collect_event, &rep);
+	if (r < 0 && r != -ENOENT)
+		goto fail;
 	r = event_for_each_pmu(collect_pmu, &rep);
 	if (r < 0 && r != -ENOENT)
 		goto fail;

@@ -7,6 +7,7 @@
 
 #include "slots.bpf.h"
 #include "shared_events.bpf.h"
+#include "pmu_delta.h"
 
 /* Events that never multiplex (software events): bit n set for event n.
  * Their enabled and running times both equal the time this CPU ran the task,
@@ -40,7 +41,8 @@ const volatile __u32 idle_skips_reads = 0;
 /* Delta of event n since the previous reading ev[n] on this CPU. An empty
  * slot (CPU offline when the leader was made) reads as no change, and so
  * does a counter that went backwards (its perf_event was reopened after the
- * CPU came back online). */
+ * CPU came back online). A PMU event's delta is pmu_delta() (pmu_delta.h),
+ * which the unit tests run too. */
 #define READ_DELTA(n)                                                                    \
 	do {                                                                             \
 		if (n >= nr_events)                                                      \
@@ -60,18 +62,13 @@ const volatile __u32 idle_skips_reads = 0;
 			}                                                                \
 			ev[n].counter = v;                                               \
 		} else {                                                                 \
-			struct bpf_perf_event_value v;                                   \
-			if (bpf_perf_event_read_value(&events##n, BPF_F_CURRENT_CPU, &v, \
+			struct cgperf_reading v;                                         \
+			if (bpf_perf_event_read_value(&events##n, BPF_F_CURRENT_CPU,     \
+						      (struct bpf_perf_event_value *)&v, \
 						      sizeof(v)))                        \
 				break;                                                   \
-			if (v.counter >= ev[n].counter && v.enabled >= ev[n].enabled) {  \
-				d[n].counter = v.counter - ev[n].counter;                \
-				d[n].enabled = v.enabled - ev[n].enabled;                \
-				d[n].running = v.running - ev[n].running;                \
-			}                                                                \
-			ev[n].counter = v.counter;                                       \
-			ev[n].enabled = v.enabled;                                       \
-			ev[n].running = v.running;                                       \
+			pmu_delta(&v, &ev[n], &d[n]);                                    \
+			ev[n] = v;                                                       \
 		}                                                                        \
 	} while (0)
 

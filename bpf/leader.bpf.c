@@ -8,6 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "cgperf_shared.h"
+#include "pmu_delta.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -33,7 +34,7 @@ struct {
 SEC("raw_tp/sched_switch")
 int BPF_PROG(on_switch)
 {
-	struct bpf_perf_event_value now, *prev, *diff;
+	struct cgperf_reading now, *prev, *diff;
 	__u32 zero = 0;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
@@ -43,20 +44,16 @@ int BPF_PROG(on_switch)
 	/* Followers add whatever diff holds after every run: a failed read or
 	 * the first run on a CPU (prev still zero: the delta would be the
 	 * counter's whole history) must leave a zero diff, not a stale one. */
-	if (bpf_perf_event_read_value(&events, BPF_F_CURRENT_CPU, &now, sizeof(now))) {
+	if (bpf_perf_event_read_value(&events, BPF_F_CURRENT_CPU,
+				      (struct bpf_perf_event_value *)&now, sizeof(now))) {
 		diff->counter = diff->enabled = diff->running = 0;
 		return 0;
 	}
+	/* ...nor may a perf_event reopened after CPU hotplug (its counter
+	 * starts again from zero: pmu_delta refuses it). */
 	if ((prev->enabled == 0 && prev->running == 0 && prev->counter == 0) ||
-	    now.counter < prev->counter || now.enabled < prev->enabled) {
-		/* ...nor may a perf_event reopened after CPU hotplug (its counter
-		 * starts again from zero). */
+	    !pmu_delta(&now, prev, diff))
 		diff->counter = diff->enabled = diff->running = 0;
-	} else {
-		diff->counter = now.counter - prev->counter;
-		diff->enabled = now.enabled - prev->enabled;
-		diff->running = now.running - prev->running;
-	}
 	*prev = now;
 	return 0;
 }

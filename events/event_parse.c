@@ -838,6 +838,48 @@ out:
 	return r;
 }
 
+struct pmu_events_walk {
+	event_name_cb cb;
+	void *data;
+};
+
+/* One PMU's events/ directory, sorted: every alias as "pmu/alias/". Files
+ * with a dot are an alias's attributes (tsc.unit, energy-pkg.scale), as
+ * perf list skips them. A PMU without aliases has no events/ directory. */
+static int walk_pmu_events(const char *pmu, uint32_t type, void *data)
+{
+	const struct pmu_events_walk *w = data;
+	char path[PATH_MAX], name[EVENT_NAME_MAX];
+	struct dirent **entries = NULL;
+	int n, r = 0;
+
+	(void)type;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/events", sysfs_root(), pmu) >= sizeof(path))
+		return 0;
+	n = scandir(path, &entries, NULL, alphasort);
+	if (n < 0)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		const char *ev = entries[i]->d_name;
+
+		if (r == 0 && ev[0] != '.' && !strchr(ev, '.') &&
+		    (size_t)snprintf(name, sizeof(name), "%s/%s/", pmu, ev) < sizeof(name))
+			r = w->cb(name, "pmu-event", w->data);
+		free(entries[i]);
+	}
+	free(entries);
+	return r;
+}
+
+int event_for_each_pmu_event(event_name_cb cb, void *data)
+{
+	struct pmu_events_walk w = { cb, data };
+
+	if (!cb)
+		return -EINVAL;
+	return event_for_each_pmu(walk_pmu_events, &w);
+}
+
 /* ------------------------------------------------------------------------- */
 /* Entry points                                                              */
 

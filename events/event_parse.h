@@ -44,3 +44,9 @@ void event_set_sysfs_root(const char *root);
  * otherwise 0, or a negative errno if the root cannot be read. */
 typedef int (*event_pmu_cb)(const char *name, uint32_t type, void *data);
 int event_for_each_pmu(event_pmu_cb cb, void *data);
+
+/* Iterate over the events the PMUs in the sysfs root name in their events/
+ * directories, as "pmu/alias/" (msr/tsc/, power/energy-pkg/), the way perf
+ * list shows Kernel PMU events; kind is "pmu-event". Returns as
+ * event_for_each_pmu(). */
+int event_for_each_pmu_event(event_name_cb cb, void *data);

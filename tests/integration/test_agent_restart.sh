@@ -13,6 +13,9 @@
 #  - `cgperf release`: final rows, every pin gone, the perf_events closed;
 #  - two instances side by side, one instance twice refused, pinned state of
 #    another layout replaced, a pin directory owned by another user refused.
+# Where the msr PMU has its tsc event, the session counts msr/tsc/ too (the
+# PMU branch, its totals across kill -9 and restarts): c1's rows and
+# messages hold its cpu-clock x the TSC rate.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 # cpu-clock includes the hypervisor's steal time, cpu.stat does not: the upper
@@ -35,16 +38,17 @@ usage_ms() { echo $(($(usage_usec "$1") / 1000)); }
 
 rsyslogd_start_tcp
 
-# syslog_ms CGROUP: sum of cpu-clock over the messages of CGROUP (ms).
+# syslog_ms CGROUP [EVENT]: sum of cpu-clock (EVENT) over the messages of
+# CGROUP (ms: / 1e6).
 syslog_ms() {
-	python3 - "$TMP/rs/out.log" "$1" <<'PY'
+	python3 - "$TMP/rs/out.log" "$1" "${2:-cpu-clock}" <<'PY'
 import re, sys
 PARAM = re.compile(r' ([^ =\]]+)="((?:[^"\\\]]|\\.)*)"')
 total, seqs = 0, []
 for line in open(sys.argv[1], encoding='utf-8', errors='replace'):
     p = {k: re.sub(r'\\(.)', r'\1', v) for k, v in PARAM.findall(line)}
-    if p.get('cgroup') == sys.argv[2] and p.get('cpu-clock'):
-        total += int(p['cpu-clock']); seqs.append(int(p['seq']))
+    if p.get('cgroup') == sys.argv[2] and p.get(sys.argv[3]):
+        total += int(p[sys.argv[3]]); seqs.append(int(p['seq']))
 assert seqs == list(range(1, len(seqs) + 1)), "seq not 1..n across restarts: %s" % seqs
 print(total / 1e6)
 PY
@@ -66,7 +70,9 @@ outputs:
     app_name: cgperf-restart
 YAML
 }
-conf main "cpu-clock, context-switches"
+main_events="cpu-clock, context-switches"
+! have_tsc || main_events+=", $TSC"
+conf main "$main_events"
 c1_rel=pod/c1; c2_rel=pod/c2
 pod=$(mkcg pod); c1=$(mkcg $c1_rel); c2=$(mkcg $c2_rel)
 STEAL0=$("$CPU_ORACLE" snap)
@@ -113,6 +119,10 @@ steal=$(steal_ms)
 assert_usage "c1: kill -9, 3 s down, restart, SIGTERM, burn while down, restart (CSV)" \
 	"$(csv_ms "$c1")" "$c1_usage" "$steal"
 assert_usage "c1 (syslog)" "$(syslog_ms "$c1")" "$c1_usage" "$steal"
+if [[ $main_events == *"$TSC"* ]]; then
+	assert_tsc "c1 (CSV)" "$(csv_ms "$c1" "$TSC" | awk '{ printf "%.0f", $1 * 1e6 }')" "$(csv_ms "$c1")"
+	assert_tsc "c1 (syslog)" "$(syslog_ms "$c1" "$TSC" | awk '{ printf "%.0f", $1 * 1e6 }')" "$(syslog_ms "$c1")"
+fi
 assert_usage "c2 removed while down: its final row at adoption" "$(csv_ms "$c2")" "$c2_usage" "$steal"
 assert_usage "c2 (syslog)" "$(syslog_ms "$c2")" "$c2_usage" "$steal"
 assert_usage "c3 created while down: counted from adoption on" "$(csv_ms "$c3")" \
@@ -138,7 +148,7 @@ sleep 1.5
 kill -KILL "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
 conf other "cpu-clock, page-faults"
 start_agent a4 "$TMP/other.yaml"
-grep -q "the pinned session counted other events (cpu-clock,context-switches)" "$TMP/a4.log" ||
+grep -qF "the pinned session counted other events (${main_events//, /,})" "$TMP/a4.log" ||
 	fail "no drain line: $(grep instance "$TMP/a4.log")"
 run_in_cg $c1_rel "$BURN" 0.3; wait "$LAST_PID"
 sleep 1.5

@@ -87,6 +87,22 @@ else
 	fail "perf gave no verdict on cycles, so cgperf cannot be checked against it: $perf_out"
 fi
 
+# --- PMU-named events: the ones perf list calls Kernel PMU events -------------
+# perf list's names against cgperf's, both ways (--all: the unsupported ones
+# too); each supported one in JSON (kind pmu-event) where perf counts it.
+perf list pmu 2>/dev/null | awk '$NF == "event]" && $(NF-2) == "[Kernel" { print $1 }' | sort >"$TMP/perf_pmu.txt"
+json_query '"\n".join(sorted(n for n, o in ev.items() if o["kind"] == "pmu-event"))' >"$TMP/cg_pmu.txt"
+awk '$2 == "pmu-event" { print $1 }' "$TMP/all.txt" | sort >"$TMP/cg_pmu_table.txt"
+log "Kernel PMU events: perf list: $(tr '\n' ' ' <"$TMP/perf_pmu.txt"); cgperf: $(tr '\n' ' ' <"$TMP/cg_pmu.txt")"
+diff "$TMP/perf_pmu.txt" "$TMP/cg_pmu.txt" || fail "cgperf events --json lists other PMU events than perf list pmu"
+diff "$TMP/perf_pmu.txt" "$TMP/cg_pmu_table.txt" || fail "cgperf events --all lists other PMU events than perf list pmu"
+if have_tsc; then
+	[ "$(json_query 'ev["msr/tsc/"]["supported"]')" = True ] || fail "msr/tsc/ not supported in JSON: $(json_query 'ev["msr/tsc/"]')"
+	[ "$(table_status "$TMP/table.txt" msr/tsc/)" = supported ] || fail "msr/tsc/ not in the default table as supported"
+	perf stat -x, -e msr/tsc/ true 2>&1 | grep -Eq '^[0-9]+,.*,msr/tsc/' || fail "perf does not count msr/tsc/ here"
+	log "ok: msr/tsc/ listed and supported, as perf counts it"
+fi
+
 # --- usage -------------------------------------------------------------------
 rc=0
 "$CGPERF" events --bogus >"$TMP/bogus.out" 2>"$TMP/bogus.err" || rc=$?

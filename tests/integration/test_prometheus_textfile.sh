@@ -3,9 +3,13 @@
 # is replaced atomically every interval (read back hundreds of times while
 # the agent rewrites it: always complete, always lint-clean), node_exporter
 # serves exactly the file's cgperf samples without a scrape error, and the
-# totals equal the sums of the CSV rows of the same run.
+# totals equal the sums of the CSV rows of the same run. Where the msr PMU
+# has its tsc event, msr/tsc/ too (the PMU branch): the burner's total at its
+# cpu-clock x the TSC rate.
 source "$CGPERF_SRC/tests/lib/common.sh"
 source "$CGPERF_SRC/tests/lib/prometheus.sh"
+prom_events="cpu-clock context-switches"
+! have_tsc || { AGENT_EVENTS="cpu-clock, context-switches, $TSC"; prom_events+=" $TSC"; }
 
 NPORT=$(free_port)
 mkdir "$TMP/textfile"
@@ -66,12 +70,16 @@ prom_parse text "$TMP/ne.txt" | grep '^cgperf_' | sort >"$TMP/ne.samples"
 diff "$TMP/file.samples" "$TMP/ne.samples" >"$TMP/diff" || fail "node_exporter serves other values than the file: $(cat "$TMP/diff")"
 log "ok: node_exporter serves the file's $(wc -l <"$TMP/file.samples") cgperf samples unchanged"
 
-for ev in cpu-clock context-switches; do
+declare -A total
+for ev in $prom_events; do
 	v=$(prom_value "$TMP/ne.txt" text cgperf_events_total "$ev" "$burn_rel")
 	sum=$(csv_sum "$TMP/csv" "$burn_rel" "$ev")
 	awk -v a="$v" -v b="$sum" 'BEGIN { exit !(a == b && a > 0) }' || fail "$ev: node_exporter $v, CSV rows sum $sum"
 	log "ok: $ev total $v = sum of the CSV rows"
+	total[$ev]=$v
 done
+[ -z "${total[$TSC]:-}" ] ||
+	assert_tsc "node_exporter's burner" "${total[$TSC]}" "$(awk -v ns="${total[cpu-clock]}" 'BEGIN { print ns / 1e6 }')"
 prom_value "$TMP/ne.txt" text cgperf_events_total cpu-clock "$TEST_CG_REL/q\"uote" >/dev/null ||
 	fail "a name with a quote did not survive node_exporter"
 kill -TERM "$NE_PID"; wait "$NE_PID" 2>/dev/null || true

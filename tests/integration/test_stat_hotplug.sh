@@ -3,7 +3,10 @@
 # perf_event does not come back by itself): -a counts every CPU's time again,
 # and a task faulting on the returned CPU has its page faults (read from the
 # reopened perf_event) counted for its cgroup, and a task switching there its
-# context switches (counted by the follower running there).
+# context switches (counted by the follower running there). Where the msr
+# PMU has its tsc event, a burner on the returned CPU has its msr/tsc/ (read
+# through the reopened perf_event by the PMU branch) at cpu-clock x the TSC
+# rate.
 source "$CGPERF_SRC/tests/lib/common.sh"
 ONLINE=/sys/devices/system/cpu/cpu1/online
 [ -w "$ONLINE" ] || skip "CPU 1 cannot be taken offline on this machine ($ONLINE missing)"
@@ -12,7 +15,9 @@ test_cleanup() { echo 1 >"$ONLINE"; }
 ncpu=$(nproc)
 cg=$(mkcg sw)
 
-start_cgperf g -G "$cg" -e context-switches,page-faults
+g_events=context-switches,page-faults
+! have_tsc || g_events+=",cpu-clock,$TSC"
+start_cgperf g -G "$cg" -e "$g_events"
 g_pid=$CGPERF_PID
 # g has no interval: told of hotplug, nothing wakes it while nothing changes
 # (it read the online CPUs every second before).
@@ -27,6 +32,8 @@ wait_for_line "$TMP/hp.log" "came online; their perf_events were reopened" 5
 # g has no -I (no sync until its end): it reopens the page-faults
 # perf_event it alone uses by its own CPU check (when notified).
 wait_for_line "$TMP/g.log" "event 'page-faults': 1 CPU(s) came online; their perf_events were reopened" 5
+[[ $g_events != *"$TSC"* ]] ||
+	wait_for_line "$TMP/g.log" "event '$TSC': 1 CPU(s) came online; their perf_events were reopened" 5
 # known_on_cpu1 WHAT N: the known workload pinned to the returned CPU, in sw;
 # the kernel's counts of it in SWITCHES and FAULTS.
 SWITCHES=0 FAULTS=0
@@ -43,12 +50,19 @@ known_on_cpu1() {
 # follower's runs on that CPU.
 known_on_cpu1 faults 20000
 known_on_cpu1 switches 10000
+if [[ $g_events == *"$TSC"* ]]; then
+	run_in_cg sw taskset -c 1 "$BURN" 0.5
+	wait "$LAST_PID" || fail "the burner on CPU 1 failed"
+fi
 kill -INT "$g_pid"; wait "$g_pid" || fail "cgperf stat -G failed across hotplug: $(cat "$TMP/g.log")"
 wait "$hp_pid" || fail "cgperf stat -a failed across hotplug: $(cat "$TMP/hp.log")"
 assert_count "page-faults on the returned CPU vs the tasks' minflt" \
 	"$(stat_csv_value "$TMP/g.csv" page-faults "$cg")" "$FAULTS" 1 50
 assert_count "context-switches on the returned CPU vs the tasks' own counts" \
 	"$(stat_csv_value "$TMP/g.csv" context-switches "$cg")" "$SWITCHES" 1 50
+# Everything sw ran, it ran on the returned CPU.
+[[ $g_events != *"$TSC"* ]] || assert_tsc "on the returned CPU" \
+	"$(stat_csv_value "$TMP/g.csv" "$TSC" "$cg")" "$(stat_csv_value "$TMP/g.csv" cpu-clock "$cg")"
 
 # -a per interval: cpu-clock over the interval's length is the number of
 # CPUs counted (a ratio of cgperf's own clocks, whatever the machine's speed).

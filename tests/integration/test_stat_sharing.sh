@@ -2,7 +2,9 @@
 # array holding one perf_event per CPU. SIGKILL of one leaves the other
 # counting correctly; when both are gone the kernel frees the leader (its
 # perf_events closed) and the next session makes a new one. Nothing but the
-# attr map and the hub map stay pinned.
+# attr map and the hub map stay pinned. Where the msr PMU has its tsc event,
+# both count msr/tsc/ too (a PMU event's leader, shared): b's count of the
+# burn after a's SIGKILL is its cpu-clock x the TSC rate.
 source "$CGPERF_SRC/tests/lib/common.sh"
 command -v bpftool >/dev/null || fail "bpftool is needed (apt-get install bpftool)"
 cg=$(mkcg c)
@@ -10,10 +12,17 @@ mkcg k >/dev/null # not counted by a or b
 # Other cgperf processes may run on this host (the leaders are shared with
 # them by design): programs are told apart by who holds them (held_progs).
 
+<<<<<<< HEAD
 start_cgperf a -e cpu-clock,page-faults -G "$cg"; pid_a=$CGPERF_PID
 start_cgperf b -e cpu-clock -G "$cg"; pid_b=$CGPERF_PID
 # Every program this test's sessions held: all gone at the end.
 ours_all="$(held_progs "$pid_a" "$pid_b")"
+=======
+tsc_ev=
+! have_tsc || tsc_ev=",$TSC"
+start_cgperf a -e "cpu-clock,page-faults$tsc_ev" -G "$cg"; pid_a=$CGPERF_PID
+start_cgperf b -e "cpu-clock$tsc_ev" -G "$cg"; pid_b=$CGPERF_PID
+>>>>>>> i38
 id_a=$(leader_id "$TMP/a.log" cpu-clock)
 id_b=$(leader_id "$TMP/b.log" cpu-clock)
 [ -n "$id_a" ] || fail "session a did not report its cpu-clock leader: $(cat "$TMP/a.log")"
@@ -34,6 +43,14 @@ print(sum(1 for p in json.load(sys.stdin) if p['id'] in ours and $id_a in p.get(
 # (A tp follower is two programs, on_switch and on_sync; counted: the one on switches.)
 [ "$users" = 2 ] || fail "expected 2 follower programs of a and b on leader $id_a, found $users"
 pf_id=$(leader_id "$TMP/a.log" page-faults)
+want_arrays="$id_a $pf_id"
+if [ -n "$tsc_ev" ]; then
+	tsc_id=$(leader_id "$TMP/a.log" "$TSC")
+	[ -n "$tsc_id" ] && [ "$tsc_id" = "$(leader_id "$TMP/b.log" "$TSC")" ] ||
+		fail "sessions do not share one $TSC leader: $(grep "$TSC" "$TMP/a.log" "$TMP/b.log")"
+	want_arrays+=" $tsc_id"
+fi
+want_arrays=$(tr ' ' '\n' <<<"$want_arrays" | sort -n | paste -sd,)
 # The perf_event arrays a's and b's programs read: the two leaders, no more.
 arrays=$(bpftool prog show -j | python3 -c "
 import json, sys, subprocess
@@ -41,9 +58,8 @@ ours = {int(i) for i in '$ours'.split(',') if i}
 maps = {m for p in json.load(sys.stdin) if p['id'] in ours for m in p.get('map_ids', [])}
 kinds = json.loads(subprocess.run(['bpftool', 'map', 'show', '-j'], capture_output=True).stdout)
 print(sorted(m['id'] for m in kinds if m['id'] in maps and m.get('type') == 'perf_event_array'))")
-log "perf_event arrays a and b read: $arrays (cpu-clock $id_a, page-faults $pf_id)"
-[ "$arrays" = "[$id_a, $pf_id]" ] || [ "$arrays" = "[$pf_id, $id_a]" ] ||
-	fail "expected exactly the two leaders' arrays, found $arrays"
+log "perf_event arrays a and b read: $arrays (cpu-clock $id_a, page-faults $pf_id${tsc_id:+, $TSC $tsc_id})"
+[ "$arrays" = "[${want_arrays//,/, }]" ] || fail "expected exactly the leaders' arrays [$want_arrays], found $arrays"
 
 # Every slot of the shared page-faults array holds a live perf_event
 # (bpftool cannot read a perf_event array's values, so count through it): a
@@ -74,10 +90,13 @@ kill -INT "$pid_b"; wait "$pid_b" || fail "session b failed after a was killed"
 b_ms=$(stat_csv_value "$TMP/b.csv" cpu-clock "$cg")
 # b started before the burn; the cgroup ran nothing else.
 assert_cpu_clock "after SIGKILL of a, b's count of the burn" "$b_ms" "$(( (after - before) / 1000 ))" 3 c
+[ -z "$tsc_ev" ] || assert_tsc "after SIGKILL of a, b's count of the burn" \
+	"$(stat_csv_value "$TMP/b.csv" "$TSC" "$cg")" "$b_ms"
 
 # Both gone: the leaders are freed (and with them the perf_events).
 wait_map_gone "$id_a"
 wait_map_gone "$pf_id"
+[ -z "$tsc_ev" ] || wait_map_gone "$tsc_id"
 start_cgperf c -e cpu-clock -G "$cg"; pid_c=$CGPERF_PID
 ours_all+=" $(held_progs "$pid_c")"
 grep -q "created the leader" "$TMP/c.log" || fail "a later session did not reload the leader: $(cat "$TMP/c.log")"

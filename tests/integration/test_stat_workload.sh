@@ -1,7 +1,11 @@
 # `-- CMD` and -p count the process and every child it forks; CPU (-C) and
 # GLOBAL (-a) filters checked on known workloads; a target plus a command.
+# Where the msr PMU has its tsc event, `-- CMD` and -p count msr/tsc/ too
+# (the PMU branch with the TGID/PID filters): cpu-clock x the TSC rate.
 source "$CGPERF_SRC/tests/lib/common.sh"
 mkcg w >/dev/null
+tsc_ev=
+! have_tsc || tsc_ev=",$TSC"
 
 # settled PID N: PID has N tasks or more, all asleep (S).
 settled() {
@@ -12,18 +16,19 @@ settled() {
 # -- CMD: 3 children x 0.4 s of CPU (task clock), the parent burns nothing;
 # the oracle is the CPU time the kernel gave the forker and its children.
 steal_begin cmd
-FORKER_CPU_OUT=$TMP/cmd.cpu "$CGPERF" stat -x, -o "$TMP/cmd.csv" -e cpu-clock,task-clock \
+FORKER_CPU_OUT=$TMP/cmd.cpu "$CGPERF" stat -x, -o "$TMP/cmd.csv" -e "cpu-clock,task-clock$tsc_ev" \
 	-- "$FORKER" 3 0.4 2>"$TMP/cmd.log" || fail "cgperf stat -- forker failed: $(cat "$TMP/cmd.log")"
 steal_end cmd
 cmd_ms=$(stat_csv_value "$TMP/cmd.csv" cpu-clock)
 assert_cpu_clock "-- CMD counts forked children" "$cmd_ms" "$(cat "$TMP/cmd.cpu")" 3 cmd
+[ -z "$tsc_ev" ] || assert_tsc "-- CMD" "$(stat_csv_value "$TMP/cmd.csv" "$TSC")" "$cmd_ms"
 
 # -p: attach to a running forker before it forks (it waits 1 s first).
 steal_begin p
 run_in_cg w "$FORKER" 2 0.5 1; fpid=$LAST_PID
 poll 3000 0.01 settled "$fpid" 1 || fail "the forker did not settle asleep"
 before=$(usage_usec w)
-start_cgperf pid -e cpu-clock -p "$fpid"
+start_cgperf pid -e "cpu-clock$tsc_ev" -p "$fpid"
 wait "$fpid"
 after=$(usage_usec w)
 steal_end p
@@ -31,6 +36,7 @@ kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -p failed"
 pid_ms=$(stat_csv_value "$TMP/pid.csv" cpu-clock)
 assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 p
+[ -z "$tsc_ev" ] || assert_tsc "-p" "$(stat_csv_value "$TMP/pid.csv" "$TSC")" "$pid_ms"
 
 # burn_p NAME WHAT CPUS target|child BURN-ARGS...: a burner on CPUS in w,
 # counted with -p from start to end: the target itself, or the child of a

@@ -89,6 +89,28 @@ for line in open(sys.argv[2], encoding='utf-8'):
 PY
 log "ok: -G one cgroup, --for-each-cgroup two, -e the columns"
 
+# ---- msr/tsc/ (the PMU branch): its EV/s column and %RUN ----
+if have_tsc; then
+	tsc_rate
+	"$CGPERF" top -c "$TMP/top.yaml" -G "$TEST_CG_REL/$WEB" -e "cpu-clock,$TSC" --json -n 2 -d 0.5 \
+		>"$TMP/tsc.json" 2>"$TMP/tsc.log" || fail "cgperf top -e $TSC failed: $(cat "$TMP/tsc.log")"
+	python3 - "$TMP/tsc.json" "$TSC" "$TSC_PER_MS" <<'PY' || fail "top's $TSC columns wrong: $(cat "$TMP/tsc.json")"
+import json, sys
+path, ev, rate = sys.argv[1], sys.argv[2], float(sys.argv[3])
+objs = [json.loads(l) for l in open(path, encoding='utf-8')]
+assert len(objs) == 2, objs
+for o in objs:
+    (web,) = [r for r in o['cgroups'] if r['name'] == 'web']
+    # Per second of the burner's CPU time: the TSC rate (per ms x 1000).
+    per_ms = web[ev + '_per_s'] / web['cpu_cores'] / 1000
+    print("# top: web %.1f %s per cpu-clock ms (rate %.1f), %%RUN %s" % (per_ms, ev, rate, web['running_pct']))
+    assert abs(per_ms - rate) <= rate / 100, (per_ms, rate)
+    # msr/tsc never multiplexes: on the counter all the time it was enabled.
+    assert web['running_pct'] == 100.0, web
+PY
+	log "ok: top -e $TSC: web's $TSC/s at its cores x the TSC rate, %RUN 100"
+fi
+
 # ---- --json: one object per interval, compared with cpu.stat ----
 u0=$(usage_usec "$WEB"); t0=$(date +%s%N)
 "$CGPERF" top -c "$TMP/top.yaml" --json --tree -n 3 -d 1 >"$TMP/top.json" 2>"$TMP/json.log" ||

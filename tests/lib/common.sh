@@ -253,9 +253,10 @@ start_cgperf() {
 	wait_for_line "$TMP/$name.log" "counting started" 30
 }
 
-# leader_id LOG EVENT: the perf_event array id cgperf -v reported for EVENT.
+# leader_id LOG EVENT: the perf_event array id cgperf -v reported for EVENT
+# (# as sed's delimiter: a PMU event's name has slashes).
 leader_id() {
-	sed -n "s/.*event '$2': .* leader (perf_event array id \([0-9]*\)).*/\1/p" "$1" | head -1
+	sed -n "s#.*event '$2': .* leader (perf_event array id \([0-9]*\)).*#\1#p" "$1" | head -1
 }
 
 # held_progs [PID...]: ids of the BPF programs the processes hold an fd of
@@ -412,6 +413,41 @@ assert abs(full - n) <= 0.03 * n, 'over all full intervals: %.3f CPUs' % full
 assert all(abs(c - n) <= tol * n for c in cpus[:-1]), cpus
 PY
 	log "ok: $2 in $(basename "$1") counts $3 CPUs in every interval"
+}
+
+# msr/tsc/: the msr PMU's TSC count, the one event here that is not a
+# software event, so it takes the switch programs' PMU branch
+# (bpf_perf_event_read_value, the counter/enabled/running delta of
+# bpf/pmu_delta.h) as cycles would. have_tsc: the host has it; where not, it
+# says so (the PMU-branch checks of the test are left out).
+TSC=msr/tsc/
+have_tsc() {
+	[ -e /sys/bus/event_source/devices/msr/events/tsc ] && return 0
+	log "SKIP (PMU part): no /sys/bus/event_source/devices/msr/events/tsc on this host"
+	return 1
+}
+# tsc_rate: TSC counts per ms of cpu-clock, the kernel's number: perf counts
+# msr/tsc/ and cpu-clock on every CPU over the same 0.3 s. Measured once per
+# test, into TSC_PER_MS.
+tsc_rate() {
+	local tsc ms
+	[ -z "${TSC_PER_MS:-}" ] || return 0
+	perf stat -a -x, -o "$TMP/tsc_rate.csv" -e "$TSC,cpu-clock" -- sleep 0.3 ||
+		fail "perf stat -a -e $TSC,cpu-clock failed"
+	tsc=$(stat_csv_value "$TMP/tsc_rate.csv" "$TSC")
+	ms=$(stat_csv_value "$TMP/tsc_rate.csv" cpu-clock)
+	TSC_PER_MS=$(awk -v t="$tsc" -v m="$ms" 'BEGIN { if (m > 0) printf "%.1f", t / m }')
+	[ -n "$TSC_PER_MS" ] || fail "perf stat -a counted no cpu-clock: $(cat "$TMP/tsc_rate.csv")"
+	log "TSC rate (perf stat -a: $TSC per cpu-clock ms): $TSC_PER_MS"
+}
+# assert_tsc WHAT TSC_COUNT CPU_CLOCK_MS: a target's msr/tsc/ count is its
+# cpu-clock times the TSC rate within 1 % (both count the same time on the
+# CPU; a halved PMU delta reads 50 %).
+assert_tsc() {
+	local want
+	tsc_rate
+	want=$(awk -v r="$TSC_PER_MS" -v ms="$3" 'BEGIN { printf "%.0f", r * ms }')
+	assert_within_pct "$1: $TSC vs cpu-clock $3 ms x $TSC_PER_MS/ms" "$2" "$want" 1
 }
 
 # without_lib SONAME CMD...: CMD in a private mount namespace where the

@@ -59,11 +59,11 @@ print(found)' "$3" "$4" "$5"
 }
 
 # agent_yaml FILE: an agent config counting every cgroup of this test every
-# second (cpu-clock, context-switches), with the `outputs:` mapping's body
-# read from stdin.
+# second (cpu-clock, context-switches, or $AGENT_EVENTS), with the
+# `outputs:` mapping's body read from stdin.
 agent_yaml() {
 	{
-		printf 'interval: 1s\nevents: [cpu-clock, context-switches]\ncgroups:\n'
+		printf 'interval: 1s\nevents: [%s]\ncgroups:\n' "${AGENT_EVENTS:-cpu-clock, context-switches}"
 		printf '  include: ["%s/**"]\noutputs:\n' "$TEST_CG_REL"
 		cat
 	} >"$1"
