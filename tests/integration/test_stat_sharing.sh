@@ -12,17 +12,12 @@ mkcg k >/dev/null # not counted by a or b
 # Other cgperf processes may run on this host (the leaders are shared with
 # them by design): programs are told apart by who holds them (held_progs).
 
-<<<<<<< HEAD
-start_cgperf a -e cpu-clock,page-faults -G "$cg"; pid_a=$CGPERF_PID
-start_cgperf b -e cpu-clock -G "$cg"; pid_b=$CGPERF_PID
-# Every program this test's sessions held: all gone at the end.
-ours_all="$(held_progs "$pid_a" "$pid_b")"
-=======
 tsc_ev=
 ! have_tsc || tsc_ev=",$TSC"
 start_cgperf a -e "cpu-clock,page-faults$tsc_ev" -G "$cg"; pid_a=$CGPERF_PID
 start_cgperf b -e "cpu-clock$tsc_ev" -G "$cg"; pid_b=$CGPERF_PID
->>>>>>> i38
+# Every program this test's sessions held: all gone at the end.
+ours_all="$(held_progs "$pid_a" "$pid_b")"
 id_a=$(leader_id "$TMP/a.log" cpu-clock)
 id_b=$(leader_id "$TMP/b.log" cpu-clock)
 [ -n "$id_a" ] || fail "session a did not report its cpu-clock leader: $(cat "$TMP/a.log")"
