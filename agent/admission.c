@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/admission.h"
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Who gets one of the agent's counter slots (cgroups.max) when there are
  * more cgroups than slots: classes by kind and place, within a class the
  * earliest created (cgroup ids grow with creation), and what holds a slot

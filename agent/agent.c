@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The agent: one poll loop over a wall-clock-aligned interval timer, signals,
  * the cgroup watcher and the sinks' sockets. See docs/AGENT.md. */
 #include "agent/agent_int.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cgperf agent: count every selected cgroup, log per-cgroup rows every
  * interval to the configured sinks, follow the cgroup tree live. */
 #pragma once

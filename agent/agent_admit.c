@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Which selected cgroups hold the agent's slots (cgroups.max): classes by
  * kind and place, the earliest created first within a class, a holder kept
  * against its own class (agent/admission.h); the rest wait, remembered by

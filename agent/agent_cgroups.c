@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The agent's cgroups coming and going: the watcher's callbacks and the
  * names looked up off the loop. Which cgroup gets a slot is agent_admit.c's,
  * counting one agent_count.c's, its last rows agent_collect.c's. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf agent`: option parsing; the work is in agent.c. */
 #include "agent/agent_cmd.h"
 #include "agent/agent.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The agent's collections: one read of every slot in use, one row per record
  * to every output, each row the delta since that output's last written row;
  * and a single cgroup's last rows when it stops being counted. */

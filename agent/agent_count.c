@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Counting a cgroup: its key and its ancestors' in the session's filter, in
  * the slot of its adopted record or a new one, with a record the outputs
  * write rows from. */

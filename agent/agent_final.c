@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A final row that could not be written: kept for a retry or given up, by
  * the same rules for cgroups (agent_collect.c) and BPF programs
  * (agent_progs.c); see enum collection_kind. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The agent's state, shared by its files (agent.c: lifecycle and loop,
  * agent_cgroups.c: cgroups coming and going, agent_admit.c: who gets a slot,
  * agent_count.c: counting a cgroup, agent_collect.c: collections and last

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The agent's own numbers for the Prometheus output, from the outputs' and
  * the watcher's getters, handed over after each collection. */
 #include "agent/agent_int.h"

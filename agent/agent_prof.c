@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bpf_programs: events counted inside the programs logged, with
  * bpf_programs.events (off by default), where the kernel allows BPF
  * trampolines (the fentry/fexit profiler of cgperf stat -b,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* bpf_programs: the BPF programs the agent logs, by name. The kernel's
  * statistics of BPF programs (run count, run time) are on through one
  * BPF_ENABLE_STATS fd for as long as the agent runs (bpf/prog_stats.h);

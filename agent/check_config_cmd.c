@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf check-config`: parse agent configuration files exactly as the agent
  * would and report the first problem of each as "FILE:LINE:COL: message". */
 #include "agent/check_config_cmd.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf check-config [--print] FILE... | --default`: validate agent
  * configuration files (docs/CONFIG.md). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/cli_events.h"
 #include "agent/cli_util.h"
 #include "events/event_probe.h"

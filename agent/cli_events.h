@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The -e list of a counting command (`cgperf stat`, `cgperf top`): parsed,
  * each event probed on this host; unsupported ones are skipped with one
  * warning each (or are fatal with strict). */

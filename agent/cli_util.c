@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/cli_util.h"
 #include "util/log.h"
 #include <errno.h>

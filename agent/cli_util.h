@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Small parsers shared by the subcommands. All return 0 or -EINVAL. */
 #pragma once
 #include "bpf/accum.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/cli_wait.h"
 #include "bpf/counter.h"
 #include "bpf/cpuhp_notify.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The wait of a counting command: until its duration, or a signal that ends
  * it, calling tick at every interval. Shared by `cgperf stat` and `stat -b`. */
 #pragma once

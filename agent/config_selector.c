@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/config_selector.h"
 
 void config_selector(const struct agent_config *cfg, const char **include, const char **exclude,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The cgroups: section of a config as the selector cgroup/select applies:
  * what the agent monitors, and what `cgperf top` shows by default. */
 #pragma once

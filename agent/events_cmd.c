@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf events`: list every symbolic event with its kind and whether this
  * host can open it (a real perf_event_open() probe), plus the PMUs in sysfs. */
 #include "agent/events_cmd.h"

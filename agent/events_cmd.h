@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf events [--json] [--all]`: which events and PMUs this host supports. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf list`: the cgroups the agent would monitor, with what they are. */
 #include "agent/list_cmd.h"
 #include "util/log.h"

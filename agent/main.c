@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cgperf: per-cgroup performance counters on shared BPF counters.
  * Subcommands in the bpftool style: one do_<verb>() each. */
 #include "agent/cli_util.h"

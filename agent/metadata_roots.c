@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/metadata_roots.h"
 
 void metadata_roots_from_config(const struct metadata_config *m, struct metadata_cache *cache,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The metadata: section of a config as the roots cgroup/metadata reads. */
 #pragma once
 #include "cgroup/metadata.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* One worker thread, two lists under one mutex: requests in, results out;
  * an eventfd tells the loop that results wait. The worker owns the
  * metadata cache (not thread-safe, and only it reads files). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Container and pod names looked up off the agent's loop. A lookup can take
  * long (a large storage index parsed again after each change, a slow disk,
  * a stalled network mount under a runtime root): the loop counts a new

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The agent's persistent counting session (cfg.persist): the counter pinned
  * in instances/<instance>/ of cgperf's bpffs directory, and the per-cgroup
  * records (slot, identity, each output's last-written totals) in the same

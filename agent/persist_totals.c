@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The persistent session's totals maps (persist_totals.h): chunks of
  * consecutive slots, keyed by slot / per_chunk, each holding per_chunk
  * record_totals entries of the map's outputs (an entry of id 0 is empty). A

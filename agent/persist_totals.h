@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The persistent session's totals maps: every record's last-written totals
  * (record_totals_encode), saved after every collection. A record's blob in
  * the state map (two KiB, mostly names) is written only when its cgroup

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf plot`: the agent's CSV logs as charts, PNG, SVG or an HTML
  * report (docs/PLOT.md). Reads, checks and streams the files (plot/
  * plot_input.c) into a per-pixel-column model (plot/plot_model.c), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/prof_rule.h"
 
 enum prof_step prof_rule_step(bool attached, bool never, bool held_off, bool ever, bool ran)

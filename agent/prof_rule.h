@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Whether the agent's fentry/fexit belongs on a BPF program it logs
  * (bpf_programs, docs/AGENT.md "Events inside programs"), decided at each
  * collection from what the kernel's statistics say. Pure: no I/O.

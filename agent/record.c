@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/record.h"
 #include "util/hash.h"
 #include "util/prefetch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The agent's one record per monitored cgroup: its counter slot, identity
  * and names, when counting it started, and for every output the totals of
  * the last row that output wrote (so a row is always the delta since the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cgperf stat -b: BPF programs' run counts and run time per interval, from
  * the kernel's BPF statistics, enabled through a BPF_ENABLE_STATS fd held
  * only while counting; and, as perf's `stat -b` does, the events counted

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf stat -b ID,... / --bpf-prog GLOB`: what given BPF programs cost,
  * from the kernel's BPF statistics (run count, run time), per interval, and
  * where BPF trampolines work the events counted inside them (fentry/fexit

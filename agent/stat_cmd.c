@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cgperf stat: perf-stat-like counting for troubleshooting, on the shared
  * BPF counters. See docs/STAT.md for the options and output formats. */
 #include "agent/stat_cmd.h"

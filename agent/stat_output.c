@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/stat_output.h"
 #include <inttypes.h>
 #include <string.h>

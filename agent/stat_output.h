@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* How `cgperf stat` prints counts: perf-stat-like table, or perf's -x CSV
  * field order ([time,] value, unit, event, [cgroup,] running ns, percent
  * running, metric value, metric unit). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/stat_targets.h"
 #include "cgroup/cgroup2.h"
 #include "util/cpus.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What `cgperf stat` counts: the filter type and its keys, resolved from the
  * command line against the live system (cgroups exist, pids exist, ...). */
 #pragma once

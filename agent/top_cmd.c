@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cgperf top: a live view of the monitored cgroups' rates. The model
  * (top_model.c) holds rows and rates, the views print it (top_view.c: -b and
  * --json, top_curses.c: the full screen); this file counts, follows the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/top_curses.h"
 #include "agent/cli_util.h"
 #include "util/text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf top`'s full-screen view (ncurses): draws the model and turns keys
  * into changes of the model (sort, reverse, tree, filter) and of the status
  * (pause, delay). While it is open, log lines go to a memory file and are

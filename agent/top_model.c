@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/top_model.h"
 #include <errno.h>
 #include <linux/perf_event.h>

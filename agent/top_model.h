@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf top`'s model: one row per monitored cgroup, per-interval rates
  * from the counters' totals (CPU, IPC, miss rates, events per second,
  * percent running), the columns the counted events allow (and why the

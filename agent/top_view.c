@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/top_view.h"
 #include "util/text.h"
 #include <errno.h>

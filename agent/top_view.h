@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf top` in plain text (-b, a table per interval) and JSON (--json,
  * one object per line per interval); the cells and the title line are the
  * curses view's too. */

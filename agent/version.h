@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The version cgperf was built as: the CMake project version, and the git
  * description of the source tree when it was built from git ("" otherwise).
  * Both are generated at build time (cmake/version.cmake). */

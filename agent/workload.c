@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "agent/workload.h"
 #include "util/log.h"
 #include <errno.h>

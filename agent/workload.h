@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf stat -- CMD`: start CMD held at a gate, so counting is in place
  * before its first instruction, then release it. */
 #pragma once

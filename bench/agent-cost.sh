@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # agent-cost: what `cgperf agent` itself costs (CPU and memory) at 1000
 # cgroups x 4 software events with CSV output, at a 1 s and a 10 s interval,
 # and how long its first interval takes at 4096 cgroups.

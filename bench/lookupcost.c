@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* lookupcost: what naming one podman container costs, with and without the
  * parsed-file cache, side by side in one run.
  *

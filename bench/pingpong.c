@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* pingpong: two processes pass one byte back and forth over a pair of pipes.
  * Every round trip blocks each side once, so it costs (at least) two context
  * switches: the per-switch cost of whatever hooks sched_switch (cgperf's BPF

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # plot-bench: how fast `cgperf plot` draws real-sized logs: 1000 containers x
 # a day at 10 s (8.64 M rows, about 1.7 GB of CSV), to PNG and to an HTML
 # report. Prints the time, rows/s and the peak RSS of each (docs/PERFORMANCE.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* prombench: what the Prometheus output costs at N cgroups x E events.
  *
  *   build/bench/prombench [CGROUPS [ROUNDS]]     (default 1000 cgroups, 50 rounds)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* readcost: what one read of a cgroup counting session costs in user space.
  * Opens a session (the same counter API `cgperf stat -G` uses) over every
  * cgroup matching a glob, and times

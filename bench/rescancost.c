@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* rescancost: what one cg_watch_rescan() of an unchanged tree costs.
  *
  * Creates N leaf cgroups under <cgroup2 root>/cgperf-test-rescan-<pid>/,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # run-bench: what per-cgroup counting costs a context-switch-heavy workload.
 #
 #   sudo build/bench/run-bench [options]

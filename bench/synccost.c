@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* synccost: what a sync's test run on another CPU costs the caller.
  *
  *   sudo build/bench/synccost [RUNS [GAP_US]]

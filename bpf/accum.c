@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/accum.h"
 #include "bpf/cgperf_shared.h"
 #include "bpf/map_retry.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A session's accumulators: per slot, the sums of its events on every
  * possible CPU, in the BPF map its followers add to (accum_readings,
  * bpf/follower_common.bpf.h). Two kinds, one program text:

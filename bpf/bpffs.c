@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/bpffs.h"
 #include "util/log.h"
 #include <bpf/bpf.h>

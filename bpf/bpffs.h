@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cgperf's directory in bpffs, where the attr map that lets sessions find the
  * shared leaders is pinned. */
 #pragma once

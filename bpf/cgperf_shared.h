@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Types shared by the BPF programs and user space. Kept free of libc and
  * vmlinux types so both sides can include it. */
 #pragma once

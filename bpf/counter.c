@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/counter.h"
 #include "bpf/accum.h"
 #include "bpf/filter_gen.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A counting session: a set of events (each served by a shared leader) and a
  * follower that adds the deltas of matching tasks into per-slot accumulators.
  * This is the whole counting API the commands build on. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* See cpuhp_notify.h. */
 #include "bpf/cpuhp_notify.h"
 #include "cpuhp_notify.skel.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A descriptor that becomes readable when a CPU may have gone on- or
  * offline (bpf/cpuhp_notify.bpf.c): what the agent polls instead of reading
  * the online CPU list every second. */

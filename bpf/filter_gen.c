@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/filter_gen.h"
 #include <bpf/bpf.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The filter generation of a cgroup hub (struct cgperf_filter_gen,
  * follower_hub.bpf.c "charges held per CPU"): user space moves gen on every
  * change of a session's filter map, and release_gen up to gen at every slot

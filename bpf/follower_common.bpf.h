@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What every follower does, whatever triggers it: decide which accumulator
  * slots the current task's delta belongs to (the filter), and add it there.
  * Included by follower_tp.bpf.c and follower_fexit.bpf.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* How the sched_switch followers (follower_tp.bpf.c: one session;
  * follower_hub.bpf.c: every cgroup session of one event set) read their
  * events: the SHARED per-attr perf_event arrays (one perf_event per CPU per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/hub.h"
 #include "bpf/bpffs.h"
 #include "bpf/cgperf_shared.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The cgroup hub (follower_hub.bpf.c) from user space: one sched_switch
  * program per event set that serves every cgroup session of the host, each
  * registered at an index with its own filter and accumulator maps.

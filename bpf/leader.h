@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The shared part of counting one event attr on this host: one perf_event per
  * online CPU in a PERF_EVENT_ARRAY (and, in fexit mode, the leader program
  * that turns its readings into per-switch deltas). Found by every cgperf

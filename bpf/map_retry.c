@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* See map_retry.h. */
 #include "bpf/map_retry.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Updates of maps that are not preallocated (BPF_F_NO_PREALLOC: the hash
  * accumulators and the filters that go with them). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/probe.h"
 #include "bpf/cgperf_shared.h"
 #include "probe_accum.skel.h"

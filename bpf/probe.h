@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What this kernel lets cgperf do, found out by trying it for real. */
 #pragma once
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A loaded program's maps, found by name: how the parts of a hub or a
  * session this process did not load (adopted from pins, found through a
  * registry) are reached. */

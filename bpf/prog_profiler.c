@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/prog_profiler.h"
 #include "bpf/leader.h"
 #include "bpf/probe.h"

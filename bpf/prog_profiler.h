@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Event counts inside BPF programs where the kernel allows BPF trampolines
  * (cgperf stat -b, perf's bpf_prog_profiler): per target program an fentry
  * and an fexit program on its main function (bpf/prog_profiler.bpf.c), both

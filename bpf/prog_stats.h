@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The kernel's own statistics of BPF programs: how often each ran and for
  * how long (run_cnt, run_time_ns). They are collected only while someone
  * holds a BPF_ENABLE_STATS fd or kernel.bpf_stats_enabled is set; cgperf

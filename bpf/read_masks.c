@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/read_masks.h"
 #include "events/event_parse.h"
 #include <linux/perf_event.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What the sched_switch followers derive instead of reading, and when a
  * switch from idle needs no read (follower_reads.bpf.h): computed from a
  * session's events here, set as the programs' rodata. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/session_pin.h"
 #include "bpf/bpffs.h"
 #include "bpf/map_retry.h"

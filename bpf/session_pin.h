@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A persistent counting session: the follower's links, programs and maps
  * pinned in a per-instance directory of cgperf's bpffs directory
  * (instances/<name>/), so the kernel goes on counting while no process holds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The shared per-attr perf_event arrays (one perf_event per CPU for the
  * whole host, made by whichever session came first: bpf/leader.c), one map
  * per event of a session, since a helper takes its map as a constant. User

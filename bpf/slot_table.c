@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/slot_table.h"
 #include "util/hash.h"
 #include <errno.h>

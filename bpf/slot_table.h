@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Which filter keys a session counts, which accumulator slot each one owns,
  * and (for cgroups) which slots a key's counts go to: its own and those of
  * its monitored ancestors. Pure bookkeeping; the caller mirrors every change

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Where a follower's counts go: the slot list a filter map gives the current
  * task (its cgroup's, or its deepest monitored ancestor's), and the per-CPU
  * accumulators the counts are added to. The maps are arguments, so that one

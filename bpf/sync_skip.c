@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/sync_skip.h"
 #include "bpf/prog_maps.h"
 #include "util/cpus.h"

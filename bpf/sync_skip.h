@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Which CPUs a sync of the cgroup hub can leave out.
  *
  * A sync runs the hub's on_sync on every CPU (BPF_PROG_TEST_RUN with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Minimal CO-RE type definitions: just the fields cgperf's programs read.
  * preserve_access_index makes libbpf relocate the offsets against the running
  * kernel's BTF at load time, so the build does not depend on the build host's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Switches sched_switch never shows. The followers charge what ran on a CPU
  * between two switches they see to the task switched out at the second,
  * which is right only if they saw every switch. Some kernels do not trace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The cgroup2 hierarchy: locate the mount, map paths to the ids that
  * bpf_get_current_cgroup_id() reports, walk the tree.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The cgroup2 hierarchy: where it is mounted, id <-> path. */
 #pragma once
 #include <stdint.h>

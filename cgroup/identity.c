@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* What a cgroup is, from its path alone. The layouts are those of the
  * runtimes' cgroup drivers (docs/IDENTITY.md has the table), and each is
  * recognised only where its runtime puts it, counted from the configured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What a cgroup is, recognised from its path alone: container, pod, service,
  * slice; which runtime; container id; pod uid. Runtime layouts count only
  * where their runtime puts them, below the configured root. No I/O. */

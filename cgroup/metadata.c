@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Container and pod names from the runtimes' files on disk. Every source is
  * best effort: a missing, unreadable, oversized or malformed file leaves the
  * fields empty (with a debug line when the file existed) and the caller shows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Names for containers, read from the runtimes' own files on disk (no daemon
  * API). Missing or malformed metadata is not an error: fields stay empty and
  * the caller falls back to the short id. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Where the runtimes keep their state by default. A header of its own so
  * that config/ (which links without cgroup/) prints the same defaults that
  * cgroup/metadata.c uses. */

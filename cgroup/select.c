@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "cgroup/select.h"
 #include "cgroup/cgroup2.h"
 #include <fnmatch.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Which cgroups the agent monitors: include/exclude globs on the path and on
  * runtime/name, a depth limit, "containers only", infrastructure and the
  * inner half of a split podman container skipped. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Live view of the cgroup2 tree (cgroup/watch.h, docs/WATCH.md).
  *
  * Every cgroup we know is a node in a tree that mirrors the directories,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Live view of the cgroup2 tree: inotify on every directory (IN_CREATE,
  * IN_DELETE_SELF/IN_DELETE on subdirectories) plus a periodic rescan as a
  * safety net. Reports added and removed cgroups through callbacks, driven by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cmake -P: turn a text file into a NUL-terminated C char array.
 #   -DIN=file -DOUT=generated .c -DNAME=symbol
 # Used for the embedded default configuration, whose one source is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cgperf_soname(VAR NAME PKG): the SONAME of libNAME.so from pkg-config
 # module PKG's libdir, what dlopen() opens at run time (util/dl_lib.h).
 function(cgperf_soname var name pkg)

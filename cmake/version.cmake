@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Run at every build (cmake -P): writes the version the binary prints.
 #   -DSRC=source dir -DOUT=generated .c -DVERSION=project version
 # The git description is the build's when the source dir is itself a git

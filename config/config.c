@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The agent's configuration: walks libyaml events (config/yaml_cursor.c)
  * against a table of keys per section (config_read.c; outputs in
  * config_outputs.c) and fills struct agent_config. Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The agent's configuration: YAML (libyaml), an embedded default, validation
  * with FILE:LINE:COL errors. See docs/CONFIG.md. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The `bpf_programs` section: which BPF programs the agent logs, by name
  * (docs/AGENT.md, "BPF programs"). No include list: none, the feature is off.
  * events: also the events counted inside them (off by default). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The configuration used when the agent is given no file. It is YAML, parsed
  * by the same code as a file, so `cgperf check-config --default` prints a
  * working starting point and the defaults cannot drift from the parser.

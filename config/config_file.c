@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Reading a configuration file (bounded in size) into config_parse(). */
 #include "config/config.h"
 #include "util/escape.h"

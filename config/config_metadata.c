@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The `metadata` section: where the runtimes keep the files that name
  * containers and pods (docs/IDENTITY.md). */
 #include "config/config_schema.h"

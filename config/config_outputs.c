@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The `outputs` section: CSV files, syslog, the Prometheus endpoint and the
  * node_exporter textfile. */
 #include "config/config_schema.h"

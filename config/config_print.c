@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Write a configuration back as YAML (`cgperf check-config --print`): every
  * setting, defaults included, in a form config_parse() reads back to the
  * same values. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Reading configuration values of an expected shape (scalar, integer,
  * boolean, list, section of known keys) with one precise error each. */
 #include "config/config_schema.h"

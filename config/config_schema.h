@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by the configuration parser's files (config.c: document, events,
  * cgroups; config_outputs.c: outputs; config_read.c: values of an expected
  * shape and key tables). Internal to config/. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Text helpers for configuration messages (see config_text.h). */
 #include "config/config_text.h"
 

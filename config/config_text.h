@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Text helpers for configuration messages: suggest the closest valid word.
  * User input is echoed through text_escape() (util/text.h). */
 #pragma once

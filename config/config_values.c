@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Parsers for the configuration's value types: durations, sizes, syslog
  * targets and facilities. Each returns 0 or a negative errno and leaves its
  * output untouched on failure; the messages naming the key and position are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Forward cursor over libyaml events with FILE:LINE:COL errors (see yaml_cursor.h). */
 #include "config/yaml_cursor.h"
 #include "util/escape.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A forward cursor over libyaml's event stream that turns every problem into
  * one "NAME:LINE:COL: message" line. Internal to config/.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Derived metrics: ratios of the counted events over one interval — IPC,
  * CPI, CPU utilisation in cores, cache-miss and branch-miss rates — computed
  * from multiplex-scaled deltas when their inputs are counted. Undefined (an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Event names -> perf_event_attr, the way `perf stat -e` spells them.
  *
  * Three syntaxes are understood:

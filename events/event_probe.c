@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Does this host support an event? Ask the kernel: open it system-wide on
  * one online CPU and close it again. Nothing is counted or kept. */
 #include "events/event_probe.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Does this host support an event? A real perf_event_open() on one CPU. */
 #pragma once
 #include "events/event_parse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* perf_event_open(2), which glibc does not wrap. */
 #pragma once
 #include <errno.h>

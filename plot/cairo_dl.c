@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cairo's table (cairo_dl.h). */
 #include "plot/cairo_dl.h"
 #include "util/dl_lib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cairo, opened when `cgperf plot` first draws (util/dl_lib.h): include
  * this instead of <cairo.h>; the cairo_ calls below go through the table
  * cairo_dl_load() fills. Only plot/plot_render.c uses it. */

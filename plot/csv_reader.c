@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "plot/csv_reader.h"
 #include <errno.h>
 #include <math.h>

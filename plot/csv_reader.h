@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A streaming reader of the agent's CSV logs (docs/CSV.md): RFC 4180 records
  * split in a read-only mapping of the file. No allocation per record or
  * field: a field points into the mapping; a quoted field is its text between

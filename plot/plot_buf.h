@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A growing byte buffer for the documents `cgperf plot` writes (SVG with
  * its data, the HTML report). The first failure sticks: later appends do
  * nothing and plot_buf_error() says -ENOMEM. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "plot/plot_html.h"
 #include "plot/plot_buf.h"
 #include "util/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* `cgperf plot -o report.html`: one self-contained page (docs/PLOT.md):
  * the time range, one inline SVG chart per metric and the busiest
  * containers of each. No scripts, no external references. */

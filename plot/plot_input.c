@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "plot/plot_input.h"
 #include "sink/csv_format.h"
 #include "sink/csv_retention.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The inputs of `cgperf plot`: the agent's CSV files (given, or found in a
  * directory: NAME.csv and its rotated NAME.csv.N), checked and mapped once,
  * then streamed into a plot_model in time order, so rotated files and

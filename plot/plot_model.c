@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "plot/plot_model.h"
 #include "util/hash.h"
 #include <errno.h>

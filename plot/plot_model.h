@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The series model of `cgperf plot` (docs/PLOT.md): one series per cgroup,
  * one track per metric. Rows come in time order; each becomes a value (a
  * count per second, CPU time in cores, a derived column as it is), gaps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "plot/plot_render.h"
 #include "plot/cairo_dl.h"
 #include "plot/plot_buf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Drawing a plot_model with cairo (docs/PLOT.md): one chart per metric,
  * stacked, to PNG or SVG; one chart's SVG into memory for the HTML report.
  * The layout is fixed and documented, so scripts can find the lines. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The times `cgperf plot --since/--until` take (docs/PLOT.md). */
 #pragma once
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Batched appends through Linux AIO (see csv_batch.h). The raw system calls:
  * libaio would be one more dependency for four calls. */
 #include "sink/csv_batch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Appends to many files in one system call: the CSV sink writes one row to
  * each of thousands of files per collection, and on a VM whose system calls
  * cost a microsecond each, entering the kernel once per row was half of a

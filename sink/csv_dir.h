@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The CSV sink's directory: made or checked (owner, mode), and watched
  * (inotify) for renames and removals of its files, so that the sink can keep
  * files open and still follow logrotate without a stat() per row. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* One cgroup's CSV file: opened (never through a symlink or FIFO), checked
  * (header, an unfinished line left by a killed writer, where it ends after
  * a truncation), appended to, rotated past max_size, repaired after a

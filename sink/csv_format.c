@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sink/csv_format.h"
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Pure formatting for the CSV sink: RFC 4180 fields and rows built in memory
  * (so the sink can write a whole row with one write()), the RFC 3339
  * timestamp, and the per-event value/percent cells. No I/O, no locale: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sink/csv_retention.h"
 #include "util/log.h"
 #include "util/text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Retention of the CSV directory: files no live cgroup writes are deleted
  * keep_removed after their last row, and the directory is kept under
  * max_total_size (oldest files of removed cgroups first, then the oldest

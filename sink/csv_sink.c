@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The CSV sink. Each row is built in memory and appended with one write() on
  * an O_APPEND descriptor. Descriptors are kept open between rows (a bounded
  * number, from RLIMIT_NOFILE): reopening every file for every row was most of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The CSV sink: one file per monitored cgroup in a directory, one row per
  * interval holding the counts since the previous row WRITTEN to it, so a row
  * that could not be written (disk full, EIO) is carried by the next one.

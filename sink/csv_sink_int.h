@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The CSV sink's own parts (csv_sink.c: the cgroup table, the directory
  * watch, rows, held rows, batches;
  * csv_file.c: each cgroup's file, and failure reports), not for other

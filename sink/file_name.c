@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sink/file_name.h"
 #include "sink/csv_format.h"
 #include "util/sha256.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The CSV file name of a monitored cgroup: readable, filesystem-safe, unique.
  * The rules are documented in docs/CSV.md ("File names"). Pure: no I/O. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Accept / Accept-Encoding: a list of "token;param=value;q=0.5" elements.
  * Only what the metrics endpoint needs is understood; anything odd counts as
  * not offered, never as an error (a scraper always gets an answer). */

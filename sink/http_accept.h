@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* HTTP content negotiation for the metrics endpoint: which exposition
  * format an Accept header prefers, and whether Accept-Encoding allows gzip.
  * Pure string functions (RFC 9110 lists with q-values). */

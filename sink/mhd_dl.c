@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* libmicrohttpd's table (mhd_dl.h). */
 #include "sink/mhd_dl.h"
 #include "util/dl_lib.h"

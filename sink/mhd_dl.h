@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* libmicrohttpd, opened when the Prometheus endpoint starts (util/dl_lib.h):
  * include this instead of <microhttpd.h>; the MHD_ calls below go through
  * the table mhd_dl_load() fills. Only sink/prom_http.c uses it. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The Prometheus text 0.0.4 / OpenMetrics 1.0 exposition. Built with
  * memcpy and integer printing only: at 1000 cgroups x 4 events it is about
  * 2 MB per interval, built on the agent's loop, so it has to be cheap. */

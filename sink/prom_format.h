@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The Prometheus exposition, built in memory from a neutral array of
  * per-cgroup series: text format 0.0.4 or OpenMetrics 1.0. Pure: no I/O, no
  * clock, no locale (every number is printed from integers). Families, labels

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The metrics endpoint on libmicrohttpd. Threads: libmicrohttpd's pool
  * (PROM_HTTP_THREADS, epoll) and the agent's, which only publishes. The one
  * shared thing is the pointer to the current snapshot, swapped under a mutex

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The metrics endpoint: an HTTP server (libmicrohttpd, its own threads)
  * serving the last published snapshot of the exposition. The agent builds a
  * snapshot after each collection and publishes it; a scrape only takes a

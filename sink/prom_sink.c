@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The Prometheus sink: per-cgroup state in a table indexed by cgroup id
  * (open addressing; rebuilt when entries are dropped, which happens only
  * when removed cgroups expire), exposition built in prom_sink_publish(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The Prometheus output (sink/sink.h): keeps, per cgroup, the scaled totals
  * since it was first counted, the running ratio of the last interval and its
  * labels; after each collection the agent calls prom_sink_publish(), which

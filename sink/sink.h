@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Where the agent's per-cgroup counts go: one small interface, one file per
  * output (CSV, syslog, ...). Outputs are formatters and writers only: the
  * agent's per-cgroup record keeps, for every output, the totals of the last

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Pure formatting of cgperf's syslog messages: RFC 5424 with structured data
  * ("[cgperf@<PEN> name="value" ...]") or RFC 3164 with the same name="value"
  * pairs as the message text. Values are escaped and made valid UTF-8; names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The host name of a udp:// or tcp:// syslog target, resolved without ever
  * blocking the agent's loop: c-ares, whose sockets and timeouts are driven
  * through one epoll fd. The answer is kept for its DNS TTL (clamped to

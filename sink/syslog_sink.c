@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sink/syslog_sink.h"
 #include "sink/csv_format.h"
 #include "sink/syslog_format.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The syslog output: one message per monitored cgroup per interval (or
  * several parts of one, over UDP), RFC 5424 structured data or RFC 3164,
  * over a unix datagram socket, UDP or TCP. Implements sink/sink.h: the

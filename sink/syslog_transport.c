@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sink/syslog_transport.h"
 #include "sink/syslog_resolve.h"
 #include "util/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Delivery of formatted syslog messages to one receiver: a unix datagram
  * socket, UDP, or TCP with RFC 6587 octet-counting framing ("LEN SP MSG").
  * Never blocks on the network: messages go to a bounded queue (the oldest is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Atomic replacement of a textfile: write a temporary file, then rename(2),
  * which is atomic within one file system. No fsync: the file is rewritten
  * every interval and only its last content matters; after a crash the next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Replace a file's content atomically: readers (node_exporter's textfile
  * collector) see the old file or the new one, never a partial write. */
 #pragma once

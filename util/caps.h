@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Naming the capability a refused call needs, so an agent started with too
  * few (a unit's CapabilityBoundingSet, a container's securityContext) says
  * which one is missing. The calls and their capabilities are listed in

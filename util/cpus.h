@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* CPU lists as the kernel prints them ("0-3,8,10-11"). */
 #pragma once
 #include <stdbool.h>

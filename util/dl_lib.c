@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* dlopen with a table of symbols (dl_lib.h). */
 #include "util/dl_lib.h"
 #include <dlfcn.h>

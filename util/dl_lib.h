@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Libraries that only some commands need, opened when first needed
  * (dlopen) instead of linked: cairo (`cgperf plot`) and libmicrohttpd (the
  * Prometheus endpoint). Linked, their ~40 dependencies (X11, fontconfig,

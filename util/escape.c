@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The one escaper for outside text in lines meant for people (escape.h). */
 #include "util/escape.h"
 #include <stdint.h>

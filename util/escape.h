@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Text from the outside world (cgroup names, container metadata, config
  * values) may hold any byte. This makes it safe for a line on a terminal or
  * in a log. No dependencies beyond libc. */

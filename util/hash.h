@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The tree's hashes: 64-bit keys (cgroup ids and inotify wds are sequential:
  * mix before masking) and byte strings (paths, file stems). */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The program's own diagnostics: one line each, to stderr, "cgperf: " prefixed.
  * Levels: error and warning always, info with -v, debug with -vv. */
 #pragma once

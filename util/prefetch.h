@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Fetching memory into the cache ahead of a walk over cold objects (the
  * agent's records and the CSV sink's entries at each collection). */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "util/readings.h"
 
 bool reading_delta(const struct reading *total, const struct reading *last,

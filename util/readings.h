@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* What every output computes from the counters: the neutral arithmetic of
  * readings, shared by the CSV and syslog outputs, `cgperf stat` and any later
  * output. No I/O, no formatting, no BPF: a reading is three numbers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* SHA-256 (FIPS 180-4) of a byte string. Used where a name derived from
  * tenant-chosen text must not be claimable by choosing other text (CSV file
  * names): a non-cryptographic hash can be steered into a collision. */

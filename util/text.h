@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Text from the outside world (cgroup names, container metadata) may hold
  * any byte. These make it safe for a terminal line (escape.h) or a JSON
  * string. */

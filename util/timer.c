@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "util/timer.h"
 #include <errno.h>
 #include <sys/timerfd.h>

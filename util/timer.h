@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* timerfd helpers for the poll loops of `cgperf stat` and the agent. */
 #pragma once
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* libFuzzer harness for the agent configuration parser (config/).
  *
  * Beyond "no crash, no leak, no undefined behaviour" (ASan, UBSan), it checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* burn SECONDS [THREADS [DELAY [stop|leader-exits|exit-group]]]: start THREADS threads,
  * sleep DELAY seconds (time for a counter to attach to a thread), then burn
  * SECONDS of CPU time per thread (CPU time, not wall time, so a busy CI

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* clock_step MILLISECONDS [HOLD_MS]: step CLOCK_REALTIME by MILLISECONDS
  * (negative: back) at once, relative to where it is (clock_adjtime
  * ADJ_SETOFFSET), so a step and the opposite one leave the clock where it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cpu_oracle: tests/lib/cpu_oracle.c for shell tests.
  *   cpu_oracle snap                     per-CPU steal now, one line
  *   cpu_oracle steal BEFORE AFTER [CPUS]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* fexit_probe: does this kernel allow BPF trampolines? Asked without any of
  * cgperf's code: two instructions loaded with the raw bpf(2) syscall as an
  * fexit program on a kernel function (found in the kernel's BTF), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* forker CHILDREN SECONDS [DELAY]: sleep DELAY seconds (time for a counter to
  * attach with -p), then fork CHILDREN processes, each burning SECONDS of CPU
  * time (the parent burns nothing), wait for all, exit 0. Used to check that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* known MODE N [--no-stop]: a workload whose event counts the kernel also keeps per task,
  * so a test can compare cgperf with them.
  *   known switches N   a ping-pong over pipes with a forked partner, N round

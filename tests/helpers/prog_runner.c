@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* A BPF program for tests to measure: loads a two-instruction socket filter
  * named cgperf_tprog (or argv[1]), prints its id, then obeys stdin: "run N" runs it N
  * times with BPF_PROG_TEST_RUN (prints "ran N"), "exit" (or EOF) unloads it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's accumulators follow the live cgroups, not cgroups.max
 # (bpf/accum.h): measured as the kernel's own memory accounting of the
 # agent's accumulator map (memlock, what `bpftool map show` prints: for a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Who gets the agent's slots when there are more cgroups than cgroups.max
 # (issue 9, finding 2): real cgroups in the test's tree (its own
 # cgroups.root, so runtime layouts are recognised in it), the agent's log,

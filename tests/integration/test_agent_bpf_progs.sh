@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's bpf_programs rows: test programs (prog_runner) run a known
 # number of times with BPF_PROG_TEST_RUN. A program loaded before the agent
 # counts from the agent's first read (runs made before it, while someone

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Container churn under the agent: 300 cgroups created and removed in a few
 # seconds while counting, with the cap at 40. Slots are recycled (the cap is
 # never hit), every cgroup gets its final row, and the agent's fds come back

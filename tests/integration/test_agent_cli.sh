@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Command-line flags override the config (here the embedded default): -e,
 # --interval, --csv-dir, --duration; bad flags and a bad --syslog target get
 # one line and exit 2; check-config reports FILE:LINE:COL and exits 2.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Re-alignment after a clock step (docs/AGENT.md "Clock steps"): the agent's
 # interval timer is an absolute CLOCK_REALTIME timerfd armed with
 # TFD_TIMER_CANCEL_ON_SET. CLOCK_REALTIME is stepped forward by 3.3 s, held

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's CSV output under faults: a full filesystem (tiny tmpfs) makes
 # writes fail, they are reported, and once space is back the next rows hold
 # every count (nothing lost); logrotate-style rename + SIGHUP and copytruncate

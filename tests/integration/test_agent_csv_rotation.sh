@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's CSV file management, end to end: outputs.csv.max_size and
 # max_files reach the sink (rotation past max_size, at most max_files rotated
 # files, .1 the newest), keep_removed and max_total_size delete files nobody

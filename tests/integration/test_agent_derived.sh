@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's derived columns (outputs.csv.derived, outputs.syslog.derived):
 # cpu_cores of a container burning one CPU, summed over its rows, against the
 # cgroup's cpu.stat; every row's cpu_cores is its cpu-clock over its interval;

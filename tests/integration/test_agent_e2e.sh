@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent end to end: test containers (cgroups named like Docker's, with CPU
 # burners) get per-container CSV rows whose cpu-clock adds up, over the run,
 # to the kernel's cpu.stat usage within 3% (plus the steal time, which

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A removed cgroup's final row that cannot be written (full disk: a 64 KiB
 # tmpfs as the CSV directory, filled before the cgroup is made, so none of
 # its rows fits) is kept and tried again (docs/CSV.md "A final row"):

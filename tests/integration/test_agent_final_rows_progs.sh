@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A BPF program's last row follows the rules of a cgroup's final row
 # (test_agent_final_rows, docs/AGENT.md "BPF programs"). The CSV directory
 # is a 64 KiB tmpfs, filled after a live cgroup's file got its page (its rows

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent across CPU hotplug, without reading the online CPU list every
 # second: a BPF program on the cpuhp_exit raw tracepoint wakes it
 # (bpf/cpuhp_notify.bpf.c), so an idle agent at a 10 s interval sleeps

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A cgroup path that is removed and created again is a new cgroup (a new
 # cgroup id, as when a container is recreated under the same name): the old
 # one gets its final row, the new one starts from zero, and each id's rows

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's bpf_programs rows with events counted inside the programs
 # (bpf_programs.events: true; fentry/fexit, agent/agent_prof.c). T: a program with BTF function info
 # (tests/helpers/prog_runner.c "btf"), N: one without. Whether the kernel

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Nothing lost when the agent restarts: the counting session is pinned and
 # the next agent adopts it. Real BPF, real cgroups with burners, a real
 # rsyslogd, cpu.stat as the oracle:

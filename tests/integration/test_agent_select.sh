@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Selection in the agent: containers_only, excludes by name glob, and the cap
 # on monitored cgroups with its rate-limited warning and the count of what it
 # left out.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent with CSV and syslog at once, to a real rsyslogd started by this
 # test (loopback TCP with octet counting, and UDP): every interval's message
 # arrives, the RFC 5424 structured data parses, and its counter values equal

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's syslog target by host name, with DNS servers this test runs.
 # The agent runs in a private mount namespace whose /etc/resolv.conf (bind
 # mounted) names a test DNS server on a loopback address:

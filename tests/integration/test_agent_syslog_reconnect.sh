@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # How the agent's syslog output reconnects, seen by real listeners:
 #  1. the backoff: a receiver that accepts and closes at once (a balancer
 #     without backends) is tried again after 0.5, 1, 2, 4 s: each gap

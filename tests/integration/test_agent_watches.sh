@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Watches only where the selection can match (issue 9, item 6): real
 # cgroups, the kernel's inotify watch count of the agent (fdinfo), its log
 # and summary lines.

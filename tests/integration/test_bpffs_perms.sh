@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cgperf's bpffs directory is trusted only when it is root's and not a
 # symlink (bpffs mounted without mode= lets anyone make it first; its owner
 # could then hold the lock or swap the attr map); the same for the attr map

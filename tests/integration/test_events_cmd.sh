@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # `cgperf events`: table and JSON output, support status consistent with
 # perf(1) on this host, usage errors.
 source "$CGPERF_SRC/tests/lib/common.sh"

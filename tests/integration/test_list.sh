@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cgperf list on real cgroup trees shaped like each runtime's layout (built in
 # this test's own subtree, which is cgroups.root, with processes inside),
 # names from fixture metadata, odd bytes in paths and names; look-alikes of

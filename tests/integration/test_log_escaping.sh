@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Tenant-chosen cgroup names with CR, ESC, an OSC title sequence, a C1 CSI,
 # a bidirectional override and bytes that are not UTF-8 never reach stderr
 # (or the tables on stdout) raw: agent (debug lines), list,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The man pages (docs/man/*.scd, built by scdoc) and the binary agree: every
 # command of 'cgperf --help' has its page, every option a command's --help
 # lists is documented in that page, and every option the page documents is

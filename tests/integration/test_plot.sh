@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cgperf plot on the real agent's CSV logs: a pinned burner container (named
 # in its docker metadata, a comma and a quote in the name), an idle one and
 # one with a hostile name (markup, quotes, a comma, a line break followed by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The agent's metrics endpoint over real HTTP (curl, python sockets):
 # promtool lints the text format clean, prometheus_client's OpenMetrics
 # parser accepts the OpenMetrics one (negotiated by Accept, # EOF,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A real Prometheus server (Debian's prometheus, its own config and storage
 # in this test's directory, loopback port) scrapes the agent every second.
 # Through Prometheus' HTTP API: the increase of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The textfile output with a real node_exporter (Debian's
 # prometheus-node-exporter, textfile collector only, loopback port): the file
 # is replaced atomically every interval (read back hundreds of times while

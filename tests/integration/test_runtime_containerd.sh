@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Real containerd (private root, state and socket) with `ctr run --rootfs
 # --cgroup`: a container at a CRI-shaped kubepods path with containerd's CRI
 # labels (which ctr makes OCI annotations, as the CRI plugin does) is listed

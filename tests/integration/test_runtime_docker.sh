@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A real dockerd (private data root, socket and exec root; cgroupfs driver,
 # containers under this test's tree): a named, labelled container is listed
 # and logged with its docker name, kind container, runtime docker, and its

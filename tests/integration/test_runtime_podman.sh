@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Real podman 4 (runc, cgroupfs manager, private --root/--runroot, containers
 # under this test's tree): a named container, and a container in a pod
 # (with an infra container) are listed and logged with their podman names,

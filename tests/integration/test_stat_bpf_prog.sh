@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cgperf stat -b / --bpf-prog: BPF programs' run counts and run time from
 # the kernel's BPF statistics. A program loaded here and run a known number
 # of times (BPF_PROG_TEST_RUN) is counted exactly, with run time > 0, and gets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A cgroup burning ~2 s of CPU: cgperf's cpu-clock for it agrees within 3%
 # with the kernel's own cpu.stat usage delta (plus the steal time over the
 # window, which cpu-clock includes and cpu.stat does not) and with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Bad input gets one line on stderr and exit 2 (usage) or 1 (runtime);
 # the CSV output has perf's field order.
 source "$CGPERF_SRC/tests/lib/common.sh"

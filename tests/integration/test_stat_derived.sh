@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Derived metrics in `cgperf stat`: "CPUs utilized" on the task-clock row is
 # task-clock over the time elapsed; IPC ("insn per cycle") on the
 # instructions row where cycles and instructions are counted, and absent

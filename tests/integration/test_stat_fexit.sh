@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The follower mechanism is chosen by a real load-and-attach fexit probe.
 # Whether this kernel allows trampolines is asked a second time without any
 # of cgperf's code (tests/helpers/fexit_probe.c: a two-instruction fexit

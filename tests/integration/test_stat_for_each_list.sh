@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # --for-each-cgroup in perf's form: a comma list, each item a name or a glob
 # (mixed), while a cgroup whose own name holds a comma stays reachable; an
 # item that matches nothing is an error naming it.

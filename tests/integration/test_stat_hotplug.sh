@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # CPU hotplug under running sessions: a CPU that goes offline is skipped, and
 # when it comes back the shared perf_events are reopened for it (a per-CPU
 # perf_event does not come back by itself): -a counts every CPU's time again,

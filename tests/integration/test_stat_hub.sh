@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Sessions that count cgroups with one event set share one cgroup hub
 # (bpf/follower_hub.bpf.c): one on_switch program for all of them, each
 # counting its own cgroups exactly. A member killed with SIGKILL leaves its

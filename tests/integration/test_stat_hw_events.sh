@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Hardware events, where the host has a PMU: a pinned burner's cycles and
 # instructions per cgroup against `perf stat -a -G` over the same window, its
 # IPC in a sane range, and more hardware events than the PMU has counters

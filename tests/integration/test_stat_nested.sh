@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Nested cgroups, three monitored levels (pod > a > a/x): a parent with no
 # tasks of its own counts exactly what its children count (within 1%); a task
 # in an unmonitored grandchild counts for its nearest monitored ancestor and

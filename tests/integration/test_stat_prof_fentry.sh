@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cgperf stat -b with events counted inside the programs (fentry/fexit on
 # each target, bpf/prog_profiler.c). Targets: N, a program without BTF
 # function info, and T, one with it (tests/helpers/prog_runner.c "btf"),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Two concurrent sessions on the same event share one leader: one perf_event
 # array holding one perf_event per CPU. SIGKILL of one leaves the other
 # counting correctly; when both are gone the kernel frees the leader (its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # The events cgperf reads from the shared perf_events (context-switches,
 # page-faults), per cgroup, against two oracles: the kernel's own per-task
 # counts (/proc/PID/task/*/status context switches, /proc/PID/stat minflt) of

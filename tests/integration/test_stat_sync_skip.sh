@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A cgroup session's syncs leave out the CPUs that owe it nothing
 # (bpf/sync_skip.h): idle, holding nothing any session counts, so no IPI is
 # sent there. Both sides are checked: idle CPUs are left out (the `-v`

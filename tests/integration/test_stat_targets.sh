@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # --for-each-cgroup expands a glob over the live cgroup tree; -t counts one
 # thread and not its siblings.
 source "$CGPERF_SRC/tests/lib/common.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # `-- CMD` and -p count the process and every child it forks; CPU (-C) and
 # GLOBAL (-a) filters checked on known workloads; a target plus a command.
 # Where the msr PMU has its tsc event, `-- CMD` and -p count msr/tsc/ too

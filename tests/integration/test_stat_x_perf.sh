@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # `-x,` lines field by field against real `perf stat -x,` on the same
 # software events: -a, -G (the root cgroup, which both count), -I. Not the
 # values (two runs), but every line's number of fields, their positions,

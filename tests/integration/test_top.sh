@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # cgperf top on a test tree shaped like a docker host and a kubelet's
 # (cgroups.root is this test's subtree, names from fixture metadata): the
 # batch table and --json parsed; the full screen under a real terminal

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The systemd unit, checked without systemd as PID 1: systemd-analyze verify
 # is clean, the exposure score is at most 4.0, and the agent run with exactly
 # the unit's capabilities (bounding and ambient sets, via setpriv, as systemd

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Open a local page in headless Chromium and report what it did.
 
 chromium_page.py PAGE SCREENSHOT.png JS_EXPRESSION

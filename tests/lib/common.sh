@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared helpers for integration tests. Source it; it sets `set -euo pipefail`.
 # Every test gets its own cgroup2 subtree (cgperf-test-<name>-<pid>) that is
 # removed on exit, and only processes the test started are ever killed.

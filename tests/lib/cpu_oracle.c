@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The cpu.stat oracle under steal time; see cpu_oracle.h for the reasoning. */
 #include "tests/lib/cpu_oracle.h"
 #include <errno.h>

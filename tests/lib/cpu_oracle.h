@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cpu.stat as an oracle for cpu-clock under hypervisor steal time.
  *
  * cgperf's cpu-clock (like perf's) is wall time while a task is on the CPU.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A small DNS server for tests, on UDP port 53 of a loopback address it
 # picks (127.53.x.y), written to READY_FILE once it is bound.
 #   dns_server.py READY_FILE LOG_FILE ZONE_FILE   answers from ZONE_FILE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """A PNG decoder for the tests (no imaging library on the test hosts):
 8-bit RGB or RGBA, not interlaced, which is what cairo and Chromium write.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Test BPF programs run a known number of times (tests/helpers/prog_runner.c:
 # BPF_PROG_TEST_RUN), for the bpf_programs tests. Source after common.sh.
 RUNNER="$CGPERF_BUILD/tests/prog_runner"

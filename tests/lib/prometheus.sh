@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Helpers for the Prometheus tests (source after common.sh). The exposition
 # is read with real parsers: prometheus_client's (Debian's
 # python3-prometheus-client, run by the system python3 it belongs to) for

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
 # Before the suite (ctest fixture "stale"): state left by a test that was
 # killed (ctest's timeout, a lost machine) before its own cleanup ran. Such a
 # test's bpffs directory can hold a pinned agent session whose programs keep

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Test helper shared by the unit tests that build directory and cgroup trees. */
 #include "tests/lib/rm_tree.h"
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Remove a test's directory or cgroup tree. */
 #pragma once
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # What the runtime tests check, the same way for every runtime: `cgperf list
 # --json` and the agent's CSV rows name the real containers as their runtime
 # does, count them like cpu.stat, and a tenant's look-alikes of them (a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Real container runtimes for integration tests: docker (dockerd), podman
 # (runc, cgroupfs manager) and containerd (ctr), each with private roots,
 # sockets and state under $RT, cgroups only under this test's subtree, an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # A disk that fills up: a 64 KiB tmpfs at $small (unmounted lazily at exit:
 # a failing case may leave its agent running until the cleanup's kills).
 # fill: take every free page; unfill: give them back. Source after common.sh.

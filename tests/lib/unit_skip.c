@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Skips of unit tests reported to ctest; see unit_skip.h. */
 #include "tests/lib/unit_skip.h"
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A unit test that cannot run here must show up as a ctest SKIP with its
  * reason, never as a pass: cmocka's skip() alone makes the program succeed.
  * Use unit_skip("why") in a test (after including cmocka.h) and end main()

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # ctest fixture "deb": build the Debian package from a clean clone of the
 # source tree's HEAD (what was committed, as CI sees it), then lintian.
 # Output: $CGPERF_BUILD/package/cgperf_<version>_<arch>.deb (and deb.env

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """`docker run` arguments for a container of packaging/daemonset.yaml, so the
 image test runs exactly what the manifest asks for (capabilities, user,
 read-only root, hostPID, mounts and their propagation, limits, args).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The container image and the DaemonSet (docs/PACKAGING.md): the image built
 # from packaging/Containerfile (the package/build fixture's .deb on a Debian
 # 12 minbase made here with debootstrap and `docker import`ed: no registry)

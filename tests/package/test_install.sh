@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
 # The package on this machine: dpkg -i, what it installed works (version, man
 # pages, conffile, unit, completion, one agent run), an upgrade keeps the
 # pinned state, remove keeps the conffile, purge leaves nothing behind.

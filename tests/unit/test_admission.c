@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Who gets the agent's slots (agent/admission.c): classes by kind and place,
  * the oldest first within a class, the waiting set's order and counts. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for cgroup/cgroup2.c.
  *
  * Three groups:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the agent configuration (config/) and `cgperf
  * check-config` (agent/check_config_cmd.c): every kind of bad input gets its
  * exact "NAME:LINE:COL: message" (table-driven), good files round-trip every

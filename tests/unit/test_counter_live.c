@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The counting API against the real kernel: cgroups added and removed while
  * counting, a final read at removal, a recycled slot starting from zero.
  * Oracle: each cgroup's own cpu.stat usage_usec, allowing for the steal time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* counter_prog_ids(): the ids of a counting session's own BPF programs,
  * which the agent must never profile. Real sessions: one loaded here (the
  * oracle: programs that did not exist before counter_open, with the

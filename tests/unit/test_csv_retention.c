@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Retention of the CSV directory against real files, through the sink: files
  * of removed cgroups deleted keep_removed after their last row (also those of
  * cgroups removed while no agent ran), max_total_size enforced oldest first

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The CSV sink against real files: formatting, file names, quoting round trip
  * through python3's csv module (strict mode), a full tmpfs, size rotation,
  * logrotate-style rename and copytruncate, header changes, unfinished lines,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Derived metrics (events/derived.c): from multiplex-scaled deltas, only
  * when their inputs were counted; undefined is never 0 or NaN. */
 #include <setjmp.h>

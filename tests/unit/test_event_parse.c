@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for events/event_parse.c (and the message mapping of
  * events/event_probe.c). PMU events are resolved against a fixture sysfs
  * tree built in a temp dir, so the tests do not depend on the host's PMUs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for cgroup/identity.c: every layout of docs/IDENTITY.md, table
  * driven, each case checking every field of the result (so a field filled
  * by mistake fails too); the Kubernetes layouts generated for both drivers,

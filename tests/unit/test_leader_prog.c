@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The fexit-mode leader program (bpf/leader.bpf.c) cannot be followed by
  * fexit programs on this kernel, but it loads and runs here: check that
  * leader_acquire(FOLLOWER_FEXIT) makes a shared leader that other lookups

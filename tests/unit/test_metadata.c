@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for cgroup/metadata.c against real files: the checked-in
  * fixture trees under tests/fixtures/metadata/ (one per runtime, plus
  * malformed ones; see the README there) and, for what cannot be checked in

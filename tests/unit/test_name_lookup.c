@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for agent/name_lookup.c: lookups done by the worker thread come
  * back through the eventfd with the names the fixture files hold, shared
  * files are parsed once for all of them, and freeing with work queued

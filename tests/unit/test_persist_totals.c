@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The persistent session's totals map (agent/persist_totals.h), on a real
  * pinned BPF map: what a restarted agent reads back is every record's last
  * save or put, a put keeps its chunk's other entries, a save leaves no

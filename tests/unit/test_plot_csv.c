@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cgperf plot's input side (plot/csv_reader.c, plot/plot_input.c,
  * plot/plot_model.c, plot/plot_time.c) on tricky CSV: quoted names with
  * commas, quotes and line breaks (a tenant's row shaped text must not pass

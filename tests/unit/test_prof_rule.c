@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* When the agent's fentry/fexit is on a BPF program (agent/prof_rule.h):
  * attached while it runs, let go as soon as its run count stands still (a
  * program its owner dropped is then freed: the agent never keeps it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The profiler's entry and exit (bpf/prog_profiler.bpf.c) against known
  * work, also where the kernel refuses the trampolines the real profiler
  * needs: the same code as raw_tp programs (check_enter, check_exit), run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The Prometheus exposition builder, content negotiation, the sink's
  * per-cgroup state (scaling, monotonic totals, keep_removed) and the atomic
  * textfile. The formats themselves are checked against real parsers

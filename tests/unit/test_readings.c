@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The neutral readings module (util/readings.c) and the agent's per-cgroup
  * record (agent/record.c): deltas across wraps and restarts, multiplex
  * scaling, zero running, intervals, each output's last-written totals, and

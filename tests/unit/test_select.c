@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Which cgroups the agent monitors: globs on path, runtime and name; depth;
  * containers only; infrastructure and podman's inner cgroup skipped. */
 #include <setjmp.h>

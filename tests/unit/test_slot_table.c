@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* slot_table: which accumulator slots each filter key's counts go to. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cgperf stat's number formatting: multiplex scaling, CSV quoting, table. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Which CPUs a hub's sync leaves out (bpf/sync_skip.h), on the real hub
  * program loaded into this kernel (not attached: nothing but the test
  * writes its per-CPU state) and its map's own BTF. Each case writes one

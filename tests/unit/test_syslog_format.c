@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Syslog message formatting: exact RFC 5424 / RFC 3164 strings, value
  * escaping and UTF-8 repair, SD-NAME mapping, splitting over the 2048-byte
  * UDP limit with every counter present exactly once, cutting of oversized

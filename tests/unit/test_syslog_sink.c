@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* The syslog sink end to end against a real rsyslogd, started by this test
  * with its own config, pid file and work directory (no privilege change),
  * listening on a unix socket in the test's directory and on loopback UDP and

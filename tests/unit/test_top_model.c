@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* cgperf top's model (agent/top_model.c): columns from the counted events
  * (and why others are missing), per-interval rates, sorting, filtering and
  * the tree. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for cgroup/watch.c against real cgroups.
  *
  * Everything happens in a private subtree "cgperf-unit-watch-<pid>" under the
