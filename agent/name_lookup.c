@@ -3,12 +3,20 @@
  * an eventfd tells the loop that results wait. The worker owns the
  * metadata cache (not thread-safe, and only it reads files). */
 #include "agent/name_lookup.h"
+#include "util/log.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
+
+/* How long a stop waits for the lookup in progress. One takes milliseconds;
+ * one still going after seconds is stuck in a read no signal ends (a FUSE
+ * mount a tenant made over its own storage, a hung network mount): the
+ * worker is left behind then, so the agent can still stop or reload. */
+#define STOP_WAIT_S 5
 
 struct job {
 	struct job *next;
@@ -23,12 +31,14 @@ struct job_list {
 };
 
 struct name_lookup {
-	struct metadata_roots roots;
+	struct metadata_roots roots; /* its strings are copies of our own */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct job_list todo, done;
 	bool stop;
+	bool finished; /* the worker is past its last use of the lock */
+	bool left_behind; /* the worker frees everything when it finishes */
 	int event_fd;
 	unsigned long long nr_done;
 	struct metadata_cache_stats cache_stats; /* copied by the worker */
@@ -63,6 +73,32 @@ static void free_jobs(struct job *j)
 	}
 }
 
+/* Field i of r's root strings, NULL past the last. */
+static const char **root_field(struct metadata_roots *r, size_t i)
+{
+	const char **f[] = { &r->docker,	  &r->containerd,      &r->crio,
+			     &r->podman,	  &r->pod_logs,	       &r->rootless_docker,
+			     &r->rootless_podman, &r->rootless_containerd };
+
+	/* A root added to the struct is a string to copy here too. */
+	_Static_assert(sizeof(*r) == sizeof(f) + sizeof(r->cache), "a root missing from root_field");
+	return i < sizeof(f) / sizeof(f[0]) ? f[i] : NULL;
+}
+
+static void destroy(struct name_lookup *nl)
+{
+	const char **f;
+
+	free_jobs(take_all(&nl->todo));
+	free_jobs(take_all(&nl->done));
+	close(nl->event_fd);
+	pthread_cond_destroy(&nl->wake);
+	pthread_mutex_destroy(&nl->lock);
+	for (size_t i = 0; (f = root_field(&nl->roots, i)); i++)
+		free((char *)*f);
+	free(nl);
+}
+
 static void *worker(void *arg)
 {
 	struct name_lookup *nl = arg;
@@ -94,8 +130,14 @@ static void *worker(void *arg)
 		metadata_cache_get_stats(cache, &nl->cache_stats);
 		(void)eventfd_write(nl->event_fd, 1);
 	}
-	pthread_mutex_unlock(&nl->lock);
 	metadata_cache_free(cache);
+	nl->finished = true;
+	if (nl->left_behind) {
+		pthread_mutex_unlock(&nl->lock);
+		destroy(nl);
+		return NULL;
+	}
+	pthread_mutex_unlock(&nl->lock);
 	return NULL;
 }
 
@@ -104,23 +146,24 @@ int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret
 	struct name_lookup *nl = calloc(1, sizeof(*nl));
 	int r;
 
+	const char **f;
+
 	if (!nl)
 		return -ENOMEM;
-	nl->roots = *roots;
-	nl->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (nl->event_fd < 0) {
-		r = -errno;
-		free(nl);
-		return r;
-	}
 	pthread_mutex_init(&nl->lock, NULL);
 	pthread_cond_init(&nl->wake, NULL);
-	r = -pthread_create(&nl->thread, NULL, worker, nl);
+	nl->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r = nl->event_fd < 0 ? -errno : 0;
+	for (size_t i = 0; (f = root_field(&nl->roots, i)); i++) {
+		const char *from = *root_field((struct metadata_roots *)roots, i);
+
+		if (from && !(*f = strdup(from)) && r == 0)
+			r = -ENOMEM;
+	}
+	if (r == 0)
+		r = -pthread_create(&nl->thread, NULL, worker, nl);
 	if (r < 0) {
-		close(nl->event_fd);
-		pthread_cond_destroy(&nl->wake);
-		pthread_mutex_destroy(&nl->lock);
-		free(nl);
+		destroy(nl); /* close(-1) and free(NULL) are no-ops */
 		return r;
 	}
 	/* A name in `top -H` and for tests that hold this thread alone. */
@@ -131,19 +174,34 @@ int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret
 
 void name_lookup_free(struct name_lookup *nl)
 {
+	struct timespec until;
+
 	if (!nl)
 		return;
 	pthread_mutex_lock(&nl->lock);
 	nl->stop = true;
 	pthread_cond_signal(&nl->wake);
 	pthread_mutex_unlock(&nl->lock);
-	pthread_join(nl->thread, NULL);
-	free_jobs(take_all(&nl->todo));
-	free_jobs(take_all(&nl->done));
-	close(nl->event_fd);
-	pthread_cond_destroy(&nl->wake);
-	pthread_mutex_destroy(&nl->lock);
-	free(nl);
+	clock_gettime(CLOCK_REALTIME, &until); /* pthread_timedjoin_np's clock */
+	until.tv_sec += STOP_WAIT_S;
+	if (pthread_timedjoin_np(nl->thread, NULL, &until) == 0) {
+		destroy(nl);
+		return;
+	}
+	/* Whichever of the two comes last frees it all. */
+	pthread_mutex_lock(&nl->lock);
+	if (nl->finished) {
+		pthread_mutex_unlock(&nl->lock);
+		pthread_join(nl->thread, NULL);
+		destroy(nl);
+		return;
+	}
+	nl->left_behind = true;
+	pthread_mutex_unlock(&nl->lock);
+	pthread_detach(nl->thread);
+	log_warn("container names: a lookup has been reading a file for over %d s (a FUSE or "
+		 "network mount under a runtime's storage?); its thread is left behind",
+		 STOP_WAIT_S);
 }
 
 int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,

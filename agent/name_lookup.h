@@ -11,10 +11,12 @@
 
 struct name_lookup;
 
-/* Starts the worker. roots (and the strings it points to) must outlive the
- * returned object; its cache field is ignored: the worker keeps its own. */
+/* Starts the worker, with copies of roots' strings; its cache field is
+ * ignored: the worker keeps its own. */
 int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret);
-/* Stops the worker (after the lookup it is doing) and drops what is queued. */
+/* Stops the worker (after the lookup it is doing) and drops what is queued.
+ * A lookup stuck in a read for seconds (a FUSE mount) is not waited for: its
+ * thread is left behind, said in one line, and frees its own when it ends. */
 void name_lookup_free(struct name_lookup *nl);
 
 /* Queue a lookup for cgroup id at path. 0 or -ENOMEM. */
