@@ -41,9 +41,20 @@ static void add_rate_col(struct top_model *m, int i)
 {
 	const struct event_spec *ev = &m->events[i];
 	char title[16], key[48];
+	const char *name = ev->name;
+	int len = (int)strlen(name);
 	char c = 0;
 
-	snprintf(title, sizeof(title), "%.10s/s", ev->name);
+	/* "pmu/event/": its event's name (msr/tsc/ -> tsc/s, not msr/tsc//s). */
+	if (len > 1 && name[len - 1] == '/') {
+		const char *p = name + len - 1;
+
+		while (p > name && p[-1] != '/')
+			p--;
+		len = (int)(name + len - 1 - p);
+		name = p;
+	}
+	snprintf(title, sizeof(title), "%.*s/s", len < 10 ? len : 10, name);
 	if (ev->attr.type == PERF_TYPE_SOFTWARE &&
 	    ev->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES) {
 		snprintf(title, sizeof(title), "CS/s");
