@@ -182,9 +182,9 @@ void name_lookup_free(struct name_lookup *nl)
 	nl->stop = true;
 	pthread_cond_signal(&nl->wake);
 	pthread_mutex_unlock(&nl->lock);
-	clock_gettime(CLOCK_REALTIME, &until); /* pthread_timedjoin_np's clock */
+	clock_gettime(CLOCK_MONOTONIC, &until); /* a clock step moves no deadline */
 	until.tv_sec += STOP_WAIT_S;
-	if (pthread_timedjoin_np(nl->thread, NULL, &until) == 0) {
+	if (pthread_clockjoin_np(nl->thread, NULL, CLOCK_MONOTONIC, &until) == 0) {
 		destroy(nl);
 		return;
 	}
@@ -197,8 +197,9 @@ void name_lookup_free(struct name_lookup *nl)
 		return;
 	}
 	nl->left_behind = true;
-	pthread_mutex_unlock(&nl->lock);
+	/* Before the unlock: once unlocked, the worker may free nl. */
 	pthread_detach(nl->thread);
+	pthread_mutex_unlock(&nl->lock);
 	log_warn("container names: a lookup has been reading a file for over %d s (a FUSE or "
 		 "network mount under a runtime's storage?); its thread is left behind",
 		 STOP_WAIT_S);

@@ -13,15 +13,16 @@
 #endif
 
 /* ret_d = now - prev, field by field; returns 1. Returns 0, ret_d
- * untouched, when the counter or the enabled time went backwards: the
- * perf_event was reopened (CPU hotplug) and counts from zero again, so
- * the difference means nothing. running is not compared: it never runs
- * ahead of enabled, which is. */
+ * untouched, when any of the three went backwards: the perf_event was
+ * reopened (CPU hotplug) and counts from zero again, so the difference
+ * means nothing (a reopened event read soon after can be behind in its
+ * running time alone, and a wrapped running would scale its count to 0). */
 static __always_inline int pmu_delta(const struct cgperf_reading *now,
 				     const struct cgperf_reading *prev,
 				     struct cgperf_reading *ret_d)
 {
-	if (now->counter < prev->counter || now->enabled < prev->enabled)
+	if (now->counter < prev->counter || now->enabled < prev->enabled ||
+	    now->running < prev->running)
 		return 0;
 	ret_d->counter = now->counter - prev->counter;
 	ret_d->enabled = now->enabled - prev->enabled;

@@ -169,10 +169,25 @@ static int open_regular_below(const char *root, const char *rel, struct stat *st
 	     : !S_ISREG(st->st_mode) ? -EINVAL
 				     : 0;
 	if (fd == 0) {
+		/* O_NONBLOCK: a write lease the file's owner holds (F_SETLEASE)
+		 * would make a plain open wait for its break (lease-break-time,
+		 * 45 s), again after each lease the owner takes anew. */
 		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
-		fd = open(proc_path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		fd = open(proc_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0 && errno == ENOENT) {
+			/* No /proc here (a chroot): open by name again, and keep
+			 * it only if it is the inode looked at. */
+			struct stat again;
+
+			fd = open_below(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+			if (fd >= 0 && (fstat(fd, &again) < 0 || again.st_dev != st->st_dev ||
+					again.st_ino != st->st_ino)) {
+				close(fd);
+				fd = -ESTALE;
+			}
+		} else if (fd < 0) {
 			fd = -errno;
+		}
 	}
 	close(path_fd);
 	return fd;

@@ -91,7 +91,10 @@ fi
 # --- PMU-named events: the ones perf list calls Kernel PMU events -------------
 # perf list's names against cgperf's, both ways (--all: the unsupported ones
 # too); each supported one in JSON (kind pmu-event) where perf counts it.
-perf list pmu 2>/dev/null | awk '$NF == "event]" && $(NF-2) == "[Kernel" { print $1 }' | sort >"$TMP/perf_pmu.txt"
+# (A core PMU's events read "branch-instructions OR cpu/branch-instructions/
+# [Kernel PMU event]": the pmu/event/ spelling is the one after OR.)
+perf list pmu 2>/dev/null | awk '$NF == "event]" && $(NF-2) == "[Kernel" { print ($2 == "OR" ? $3 : $1) }' |
+	sort >"$TMP/perf_pmu.txt"
 json_query '"\n".join(sorted(n for n, o in ev.items() if o["kind"] == "pmu-event"))' >"$TMP/cg_pmu.txt"
 awk '$2 == "pmu-event" { print $1 }' "$TMP/all.txt" | sort >"$TMP/cg_pmu_table.txt"
 log "Kernel PMU events: perf list: $(tr '\n' ' ' <"$TMP/perf_pmu.txt"); cgperf: $(tr '\n' ' ' <"$TMP/cg_pmu.txt")"

@@ -210,6 +210,14 @@ cleanup() {
 	if [ -d "$TEST_CG" ]; then
 		find "$TEST_CG" -depth -type d -exec rmdir {} + 2>/dev/null || true
 	fi
+	# A sanitizer build: UBSan (GCC) reports only to a process's stderr, which
+	# lands in $TMP; kept for sanitize/reports, whatever the test made of it.
+	if [ -n "${CGPERF_SANITIZE_DIR:-}" ]; then
+		local f
+		for f in $(grep -rlE "runtime error:|Sanitizer" "$TMP" 2>/dev/null); do
+			cp "$f" "$CGPERF_SANITIZE_DIR/stderr.$TEST_NAME.$$.${f##*/}" 2>/dev/null || true
+		done
+	fi
 	rm -rf "$TMP" "$CGPERF_BPFFS_DIR"
 }
 trap cleanup EXIT

@@ -922,6 +922,46 @@ static void test_hostile_special_files_not_opened(void **state)
 	}
 }
 
+/* A write lease the file's owner holds (F_SETLEASE): the lookup's open does
+ * not wait for the lease to be broken (lease-break-time, 45 s, again after
+ * each new lease); the file is skipped. alarm() turns a wait into a failure. */
+static void test_hostile_lease_not_waited(void **state)
+{
+	struct metadata_roots r;
+	const char *file = fresh_docker_root("leased", &r);
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	static const char json[] = "{\"ID\":\"" TMP_ID "\",\"Name\":\"/leased\","
+				   "\"Config\":{\"Image\":\"busybox\"}}";
+
+	write_file(file, json, strlen(json));
+	/* Without the lease, it is found (so the check below can fail). */
+	expect(&r, "/docker/" TMP_ID, (struct want){ "leased", "busybox", .runtime = "docker" });
+	assert_int_equal(pipe(ready), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = open(file, O_RDONLY);
+
+		signal(SIGIO, SIG_IGN); /* the lease break's signal */
+		if (fd < 0 || fcntl(fd, F_SETLEASE, F_WRLCK) < 0)
+			_exit(1);
+		(void)!write(ready[1], "l", 1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1); /* nothing read: no lease taken */
+	close(ready[0]);
+	alarm(30);
+	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+	alarm(0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -947,6 +987,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_deep_nesting),
 		cmocka_unit_test(test_hostile_growing_file),
 		cmocka_unit_test(test_hostile_special_files_not_opened),
+		cmocka_unit_test(test_hostile_lease_not_waited),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

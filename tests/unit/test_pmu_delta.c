@@ -156,6 +156,10 @@ static void test_reopened(void **state)
 	/* The counter alone behind (enabled ahead): refused too. */
 	after = (struct cgperf_reading){ before.counter - 1, before.enabled + 5, before.running };
 	assert_int_equal(pmu_delta(&after, &before, &d), 0);
+	/* Running alone behind (a reopened event read soon after, counter and
+	 * enabled already past the old readings): refused, or it would wrap. */
+	after = (struct cgperf_reading){ before.counter + 5, before.enabled + 5, before.running - 1 };
+	assert_int_equal(pmu_delta(&after, &before, &d), 0);
 	/* Equal readings: a zero delta, not a refusal. */
 	assert_int_equal(pmu_delta(&before, &before, &d), 1);
 	assert_true(d.counter == 0 && d.enabled == 0 && d.running == 0);
