@@ -22,6 +22,7 @@
 #include <bpf/bpf_tracing.h>
 #include "cgperf_shared.h"
 #include "shared_events.bpf.h"
+#include "pmu_delta.h"
 
 /* Set through skel->rodata before load. */
 const volatile __u32 nr_events = 1;
@@ -105,14 +106,15 @@ static __always_inline void prof_exit(void)
 	e->ok = 0;
 	acc->runs++;
 	for (int n = 0; n < CGPERF_MAX_EVENTS; n++) {
+		struct cgperf_reading d;
+
 		/* A counter below its entry reading was reopened meanwhile (CPU
 		 * hotplug): that run's change is unknown, not huge. */
-		if (!(ok & (1u << n)) || now[n].counter < e->ev[n].counter ||
-		    now[n].enabled < e->ev[n].enabled || now[n].running < e->ev[n].running)
+		if (!(ok & (1u << n)) || !pmu_delta(&now[n], &e->ev[n], &d))
 			continue;
-		acc->ev[n].counter += now[n].counter - e->ev[n].counter;
-		acc->ev[n].enabled += now[n].enabled - e->ev[n].enabled;
-		acc->ev[n].running += now[n].running - e->ev[n].running;
+		acc->ev[n].counter += d.counter;
+		acc->ev[n].enabled += d.enabled;
+		acc->ev[n].running += d.running;
 	}
 }
 
