@@ -1,22 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* One worker thread, two lists under one mutex: requests in, results out;
  * an eventfd tells the loop that results wait. The worker owns the
- * metadata cache (not thread-safe, and only it reads files). */
+ * metadata cache (not thread-safe, and only it reads files).
+ *
+ * A lookup can hang in a read no signal ends: rootless podman's storage is a
+ * tenant's own (often a fuse-overlayfs mount the tenant runs), a network
+ * mount can stall. Such a worker is left behind after STUCK_S: a new worker
+ * takes the queue, and lookups of the same storage are answered without
+ * names until the stuck one returns, so one tenant cannot hold every other
+ * container's names nor pile up threads reload after reload. */
 #include "agent/name_lookup.h"
 #include "util/log.h"
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
-/* How long a stop waits for the lookup in progress. One takes milliseconds;
- * one still going after seconds is stuck in a read no signal ends (a FUSE
- * mount a tenant made over its own storage, a hung network mount): the
- * worker is left behind then, so the agent can still stop or reload. */
-#define STOP_WAIT_S 5
+/* One lookup takes milliseconds; one still going after seconds is stuck. */
+#define STUCK_S 5
+/* Stuck workers the whole process keeps at most: past it, a stuck lookup
+ * holds its queue (names wait) rather than cost one more thread. */
+#define MAX_LEFT_BEHIND 8
 
 struct job {
 	struct job *next;
@@ -30,19 +40,74 @@ struct job_list {
 	struct job *head, *tail;
 };
 
-struct name_lookup {
-	struct metadata_roots roots; /* its strings are copies of our own */
+/* The storage a lookup reads: a rootless user's whole storage (the tenant
+ * owns it all), else one container's or pod's files. */
+struct storage_key {
+	char s[sizeof(((struct cg_identity *)0)->runtime) + 2 * CG_ID_MAX + 16];
+};
+
+struct worker {
+	struct name_lookup *nl; /* not touched once abandoned */
 	pthread_t thread;
+	struct metadata_roots roots; /* copies, the worker's own */
+	struct job *current; /* under nl->lock */
+	struct timespec since; /* under nl->lock: when current began */
+	bool abandoned; /* under stuck_lock: frees itself, never touches nl */
+	int slot; /* in stuck[] once abandoned */
+};
+
+struct name_lookup {
+	struct metadata_roots roots; /* copies, for each new worker */
+	struct worker *w; /* NULL: none (a stuck one left behind at the cap) */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct job_list todo, done;
 	bool stop;
 	bool finished; /* the worker is past its last use of the lock */
 	bool left_behind; /* the worker frees everything when it finishes */
-	int event_fd;
-	unsigned long long nr_done;
+	bool said_cap;
+	int event_fd; /* results wait */
+	int timer_fd; /* a lookup may be stuck: look */
+	int poll_fd; /* epoll of both, what the loop polls */
+	unsigned long long nr_done, nr_left_behind, nr_skipped;
 	struct metadata_cache_stats cache_stats; /* copied by the worker */
 };
+
+/* Storage that stuck workers are reading, process-wide: a reload's new
+ * name_lookup must not walk into the same hang. Lock order: stuck_lock,
+ * then a name_lookup's lock. */
+static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	bool used;
+	struct storage_key key;
+} stuck[MAX_LEFT_BEHIND];
+
+static void storage_key(const struct cg_identity *id, struct storage_key *ret)
+{
+	if (id->rootless)
+		snprintf(ret->s, sizeof(ret->s), "%s user %u", id->runtime, id->uid);
+	else
+		snprintf(ret->s, sizeof(ret->s), "%s %s %s", id->runtime, id->container_id,
+			 id->pod_uid);
+}
+
+/* Under stuck_lock. */
+static bool is_stuck(const struct storage_key *k)
+{
+	for (int i = 0; i < MAX_LEFT_BEHIND; i++)
+		if (stuck[i].used && strcmp(stuck[i].key.s, k->s) == 0)
+			return true;
+	return false;
+}
+
+/* Under stuck_lock: a free slot, or -1 at the cap. */
+static int stuck_slot(void)
+{
+	for (int i = 0; i < MAX_LEFT_BEHIND; i++)
+		if (!stuck[i].used)
+			return i;
+	return -1;
+}
 
 static void push(struct job_list *l, struct job *j)
 {
@@ -85,24 +150,93 @@ static const char **root_field(struct metadata_roots *r, size_t i)
 	return i < sizeof(f) / sizeof(f[0]) ? f[i] : NULL;
 }
 
-static void destroy(struct name_lookup *nl)
+static void roots_free(struct metadata_roots *r)
 {
 	const char **f;
 
+	for (size_t i = 0; (f = root_field(r, i)); i++) {
+		free((char *)*f);
+		*f = NULL;
+	}
+}
+
+/* dst's strings become copies of src's; on failure dst holds what was copied
+ * (roots_free() frees it). */
+static int roots_copy(struct metadata_roots *dst, const struct metadata_roots *src)
+{
+	const char **f;
+
+	for (size_t i = 0; (f = root_field(dst, i)); i++) {
+		const char *from = *root_field((struct metadata_roots *)src, i);
+
+		if (from && !(*f = strdup(from)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void worker_free(struct worker *w)
+{
+	if (!w)
+		return;
+	roots_free(&w->roots);
+	free(w);
+}
+
+static void destroy(struct name_lookup *nl)
+{
 	free_jobs(take_all(&nl->todo));
 	free_jobs(take_all(&nl->done));
-	close(nl->event_fd);
+	worker_free(nl->w);
+	if (nl->poll_fd >= 0)
+		close(nl->poll_fd);
+	if (nl->timer_fd >= 0)
+		close(nl->timer_fd);
+	if (nl->event_fd >= 0)
+		close(nl->event_fd);
 	pthread_cond_destroy(&nl->wake);
 	pthread_mutex_destroy(&nl->lock);
-	for (size_t i = 0; (f = root_field(&nl->roots, i)); i++)
-		free((char *)*f);
+	roots_free(&nl->roots);
 	free(nl);
 }
 
-static void *worker(void *arg)
+static void arm(int timer_fd, int secs)
 {
-	struct name_lookup *nl = arg;
-	struct metadata_roots roots = nl->roots;
+	struct itimerspec its = { .it_value = { .tv_sec = secs } };
+
+	(void)timerfd_settime(timer_fd, 0, &its, NULL);
+}
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* After a lookup: false when the worker was abandoned meanwhile (it has
+ * freed everything of its own then); true with nl->lock held. */
+static bool lookup_done(struct worker *w, struct job *j)
+{
+	pthread_mutex_lock(&stuck_lock);
+	if (w->abandoned) {
+		stuck[w->slot].used = false;
+		pthread_mutex_unlock(&stuck_lock);
+		free_jobs(j);
+		worker_free(w);
+		return false;
+	}
+	pthread_mutex_lock(&w->nl->lock);
+	pthread_mutex_unlock(&stuck_lock);
+	return true;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct name_lookup *nl = w->nl;
+	struct metadata_roots roots = w->roots;
 	struct metadata_cache *cache = NULL;
 
 	/* Without a cache every lookup parses again: slower, still correct. */
@@ -110,7 +244,9 @@ static void *worker(void *arg)
 	roots.cache = cache;
 	pthread_mutex_lock(&nl->lock);
 	for (;;) {
+		struct storage_key key;
 		struct job *j;
+		bool skip;
 
 		while (!nl->stop && !nl->todo.head)
 			pthread_cond_wait(&nl->wake, &nl->lock);
@@ -120,13 +256,27 @@ static void *worker(void *arg)
 		nl->todo.head = j->next;
 		if (!nl->todo.head)
 			nl->todo.tail = NULL;
+		j->next = NULL; /* the worker's alone now (freed alone if abandoned) */
+		w->current = j;
+		clock_gettime(CLOCK_MONOTONIC, &w->since);
+		arm(nl->timer_fd, STUCK_S);
 		pthread_mutex_unlock(&nl->lock);
 
-		cg_metadata_lookup(&roots, &j->ident, &j->meta);
-
-		pthread_mutex_lock(&nl->lock);
+		storage_key(&j->ident, &key);
+		pthread_mutex_lock(&stuck_lock);
+		skip = is_stuck(&key);
+		pthread_mutex_unlock(&stuck_lock);
+		if (!skip)
+			cg_metadata_lookup(&roots, &j->ident, &j->meta);
+		if (!lookup_done(w, j)) {
+			metadata_cache_free(cache);
+			return NULL;
+		}
+		w->current = NULL;
+		arm(nl->timer_fd, 0);
 		push(&nl->done, j);
 		nl->nr_done++;
+		nl->nr_skipped += skip;
 		metadata_cache_get_stats(cache, &nl->cache_stats);
 		(void)eventfd_write(nl->event_fd, 1);
 	}
@@ -141,68 +291,187 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Under nl->lock: a new worker for nl's queue. */
+static int worker_start(struct name_lookup *nl)
+{
+	struct worker *w = calloc(1, sizeof(*w));
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	w->nl = nl;
+	r = roots_copy(&w->roots, &nl->roots);
+	if (r == 0)
+		r = -pthread_create(&w->thread, NULL, worker_main, w);
+	if (r < 0) {
+		worker_free(w);
+		return r;
+	}
+	/* A name in `top -H` and for tests that hold this thread alone. */
+	(void)pthread_setname_np(w->thread, "cgperf-names");
+	nl->w = w;
+	return 0;
+}
+
+static int poll_fd_new(int event_fd, int timer_fd)
+{
+	int fd = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (fd < 0)
+		return -errno;
+	if (epoll_ctl(fd, EPOLL_CTL_ADD, event_fd, &ev) < 0 ||
+	    epoll_ctl(fd, EPOLL_CTL_ADD, timer_fd, &ev) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
 int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret)
 {
 	struct name_lookup *nl = calloc(1, sizeof(*nl));
-	int r;
-
-	const char **f;
+	int r = 0;
 
 	if (!nl)
 		return -ENOMEM;
 	pthread_mutex_init(&nl->lock, NULL);
 	pthread_cond_init(&nl->wake, NULL);
 	nl->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	r = nl->event_fd < 0 ? -errno : 0;
-	for (size_t i = 0; (f = root_field(&nl->roots, i)); i++) {
-		const char *from = *root_field((struct metadata_roots *)roots, i);
-
-		if (from && !(*f = strdup(from)) && r == 0)
-			r = -ENOMEM;
-	}
+	nl->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	nl->poll_fd = -1;
+	if (nl->event_fd < 0 || nl->timer_fd < 0)
+		r = -errno;
+	if (r == 0 && (nl->poll_fd = poll_fd_new(nl->event_fd, nl->timer_fd)) < 0)
+		r = nl->poll_fd;
 	if (r == 0)
-		r = -pthread_create(&nl->thread, NULL, worker, nl);
+		r = roots_copy(&nl->roots, roots);
+	if (r == 0)
+		r = worker_start(nl); /* no other thread yet: the lock is not needed */
 	if (r < 0) {
-		destroy(nl); /* close(-1) and free(NULL) are no-ops */
+		destroy(nl);
 		return r;
 	}
-	/* A name in `top -H` and for tests that hold this thread alone. */
-	(void)pthread_setname_np(nl->thread, "cgperf-names");
 	*ret = nl;
 	return 0;
+}
+
+/* Under stuck_lock and nl->lock, w in a lookup: w goes on alone and frees
+ * itself when its read returns; false at the cap (w stays). */
+static bool abandon(struct name_lookup *nl, struct worker *w)
+{
+	int slot = stuck_slot();
+
+	if (slot < 0)
+		return false;
+	stuck[slot].used = true;
+	storage_key(&w->current->ident, &stuck[slot].key);
+	w->slot = slot;
+	w->abandoned = true;
+	pthread_detach(w->thread);
+	nl->w = NULL;
+	nl->nr_left_behind++;
+	log_warn("container names: a lookup (%s) has been reading a file for over %d s (a FUSE "
+		 "or network mount under a runtime's storage?); its thread is left behind, and "
+		 "lookups there get no names until it returns",
+		 stuck[slot].key.s, STUCK_S);
+	return true;
 }
 
 void name_lookup_free(struct name_lookup *nl)
 {
 	struct timespec until;
+	struct worker *w;
 
 	if (!nl)
 		return;
 	pthread_mutex_lock(&nl->lock);
 	nl->stop = true;
-	pthread_cond_signal(&nl->wake);
+	pthread_cond_broadcast(&nl->wake);
+	w = nl->w;
 	pthread_mutex_unlock(&nl->lock);
-	clock_gettime(CLOCK_MONOTONIC, &until); /* a clock step moves no deadline */
-	until.tv_sec += STOP_WAIT_S;
-	if (pthread_clockjoin_np(nl->thread, NULL, CLOCK_MONOTONIC, &until) == 0) {
+	if (!w) {
 		destroy(nl);
 		return;
 	}
-	/* Whichever of the two comes last frees it all. */
+	clock_gettime(CLOCK_MONOTONIC, &until); /* a clock step moves no deadline */
+	until.tv_sec += STUCK_S;
+	if (pthread_clockjoin_np(w->thread, NULL, CLOCK_MONOTONIC, &until) == 0) {
+		destroy(nl);
+		return;
+	}
+	pthread_mutex_lock(&stuck_lock);
 	pthread_mutex_lock(&nl->lock);
 	if (nl->finished) {
 		pthread_mutex_unlock(&nl->lock);
-		pthread_join(nl->thread, NULL);
+		pthread_mutex_unlock(&stuck_lock);
+		pthread_join(w->thread, NULL);
 		destroy(nl);
 		return;
 	}
+	if (w->current && abandon(nl, w)) {
+		/* It never touches nl again: nl is ours to free. */
+		pthread_mutex_unlock(&nl->lock);
+		pthread_mutex_unlock(&stuck_lock);
+		destroy(nl);
+		return;
+	}
+	/* Not in a lookup (held before it could see the stop), or at the cap:
+	 * whichever of the two comes last frees it all. */
 	nl->left_behind = true;
 	/* Before the unlock: once unlocked, the worker may free nl. */
-	pthread_detach(nl->thread);
+	pthread_detach(w->thread);
 	pthread_mutex_unlock(&nl->lock);
-	log_warn("container names: a lookup has been reading a file for over %d s (a FUSE or "
-		 "network mount under a runtime's storage?); its thread is left behind",
-		 STOP_WAIT_S);
+	pthread_mutex_unlock(&stuck_lock);
+	log_warn("container names: the lookup thread has not stopped in %d s; it is left behind",
+		 STUCK_S);
+}
+
+/* A job answered without names, from the loop's thread. */
+static void answer_empty(struct name_lookup *nl, const struct job *of)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j || !(j->path = strdup(of->path))) {
+		free(j);
+		return;
+	}
+	j->id = of->id;
+	j->ident = of->ident;
+	push(&nl->done, j);
+	nl->nr_done++;
+}
+
+/* The timer fired: a worker in one lookup for STUCK_S is left behind and a
+ * new one takes the queue; its own lookup is answered without names. With
+ * no worker (the cap was reached), one is started once a stuck one ended. */
+static void check_stuck(struct name_lookup *nl)
+{
+	struct worker *w;
+
+	pthread_mutex_lock(&stuck_lock);
+	pthread_mutex_lock(&nl->lock);
+	w = nl->w;
+	if (w && w->current && seconds_since(&w->since) >= STUCK_S) {
+		const struct job *j = w->current;
+
+		if (abandon(nl, w))
+			answer_empty(nl, j);
+		else if (!nl->said_cap) {
+			nl->said_cap = true;
+			log_warn("container names: %d lookups are stuck in reads; names wait for "
+				 "one of them to return",
+				 MAX_LEFT_BEHIND + 1);
+		}
+		/* Again later: the stuck one may return, or a slot free up. */
+		arm(nl->timer_fd, STUCK_S);
+	}
+	if (!nl->w && !nl->stop && stuck_slot() >= 0 && worker_start(nl) < 0)
+		arm(nl->timer_fd, STUCK_S); /* no thread now: try again */
+	pthread_mutex_unlock(&nl->lock);
+	pthread_mutex_unlock(&stuck_lock);
 }
 
 int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
@@ -225,7 +494,7 @@ int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
 
 int name_lookup_fd(const struct name_lookup *nl)
 {
-	return nl->event_fd;
+	return nl->poll_fd;
 }
 
 void name_lookup_collect(struct name_lookup *nl,
@@ -235,9 +504,12 @@ void name_lookup_collect(struct name_lookup *nl,
 			 void *ctx)
 {
 	eventfd_t ignored;
+	uint64_t expired;
 	struct job *jobs;
 
 	(void)eventfd_read(nl->event_fd, &ignored);
+	if (read(nl->timer_fd, &expired, sizeof(expired)) == sizeof(expired))
+		check_stuck(nl);
 	pthread_mutex_lock(&nl->lock);
 	jobs = take_all(&nl->done);
 	pthread_mutex_unlock(&nl->lock);
@@ -249,6 +521,9 @@ void name_lookup_collect(struct name_lookup *nl,
 void name_lookup_get_stats(struct name_lookup *nl, struct name_lookup_stats *ret)
 {
 	pthread_mutex_lock(&nl->lock);
-	*ret = (struct name_lookup_stats){ .done = nl->nr_done, .cache = nl->cache_stats };
+	*ret = (struct name_lookup_stats){ .done = nl->nr_done,
+					   .left_behind = nl->nr_left_behind,
+					   .skipped = nl->nr_skipped,
+					   .cache = nl->cache_stats };
 	pthread_mutex_unlock(&nl->lock);
 }

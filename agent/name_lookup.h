@@ -16,13 +16,18 @@ struct name_lookup;
 int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret);
 /* Stops the worker (after the lookup it is doing) and drops what is queued.
  * A lookup stuck in a read for seconds (a FUSE mount) is not waited for: its
- * thread is left behind, said in one line, and frees its own when it ends. */
+ * thread is left behind, said in one line, and frees its own when it ends.
+ * The same happens without a stop: a lookup stuck for 5 s is answered
+ * without names, a new thread takes the queue, and lookups of that storage
+ * (a rootless user's, or one container's files) get no names until the
+ * stuck read returns; at most 8 threads are left behind per process. */
 void name_lookup_free(struct name_lookup *nl);
 
 /* Queue a lookup for cgroup id at path. 0 or -ENOMEM. */
 int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
 		       const struct cg_identity *ident);
-/* Readable (POLLIN) when results wait. */
+/* Readable (POLLIN) when results wait or a lookup may be stuck: call
+ * name_lookup_collect() then. */
 int name_lookup_fd(const struct name_lookup *nl);
 /* Hand every finished result to cb, in the calling thread. */
 void name_lookup_collect(struct name_lookup *nl,
@@ -33,6 +38,8 @@ void name_lookup_collect(struct name_lookup *nl,
 /* Lookups done so far and the worker's cache figures (for the summary). */
 struct name_lookup_stats {
 	unsigned long long done;
+	unsigned long long left_behind; /* stuck lookups whose thread was left */
+	unsigned long long skipped; /* answered without reading: storage stuck */
 	struct metadata_cache_stats cache;
 };
 void name_lookup_get_stats(struct name_lookup *nl, struct name_lookup_stats *ret);

@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for agent/name_lookup.c: lookups done by the worker thread come
  * back through the eventfd with the names the fixture files hold, shared
- * files are parsed once for all of them, and freeing with work queued
- * neither hangs nor leaks. */
+ * files are parsed once for all of them, freeing with work queued neither
+ * hangs nor leaks, and a lookup stuck in a read (a FUSE mount that stops
+ * answering, tests/helpers/stuck_fs) holds neither the queue nor a reload. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "agent/name_lookup.h"
+#include "tests/lib/unit_skip.h"
 
 #define DOCKER_WEB "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
 #define PODMAN_TOOLBOX "f28430de2e3880b9f1b5252b4622f6b517ef67748130d4de27352692947144cb"
@@ -63,9 +71,10 @@ static void submit(struct name_lookup *nl, uint64_t id, const char *path)
 	assert_int_equal(name_lookup_submit(nl, id, path, &ident), 0);
 }
 
+/* 60 s: a bound (a stuck lookup is given up after 5 s), never a measure. */
 static void wait_for(struct name_lookup *nl, struct seen *s, int want)
 {
-	for (int tries = 0; s->n < want && tries < 100; tries++) {
+	for (int tries = 0; s->n < want && tries < 600; tries++) {
 		struct pollfd p = { name_lookup_fd(nl), POLLIN, 0 };
 
 		if (poll(&p, 1, 100) > 0)
@@ -120,12 +129,179 @@ static void test_free_with_work_queued(void **state)
 	name_lookup_free(NULL);
 }
 
+#define STUCK_ID "5757575757575757575757575757575757575757575757575757575757575757"
+#define FINE_ID "f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1"
+
+/* Threads of this process named cgperf-names (the workers, left ones too). */
+static int name_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		char p[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/proc/self/task/%s/comm", e->d_name);
+		if ((f = fopen(p, "r"))) {
+			if (fgets(comm, sizeof(comm), f) && strcmp(comm, "cgperf-names\n") == 0)
+				n++;
+			fclose(f);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A docker root where container STUCK_ID's directory is a stuck_fs mount
+ * (its config.v2.json never answers a read) and FINE_ID's is plain. */
+static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret)
+{
+	const char *build = getenv("CGPERF_BUILD");
+	char helper[1024], dir[1200];
+	struct stat st;
+	pid_t pid;
+
+	snprintf(helper, sizeof(helper), "%s/tests/stuck_fs", build ? build : ".");
+	if (access(helper, X_OK) != 0)
+		return -1;
+	snprintf(tmp, len, "/tmp/cgperf-stuck.XXXXXX");
+	assert_non_null(mkdtemp(tmp));
+	snprintf(dir, sizeof(dir), "%s/containers", tmp);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/containers/" FINE_ID, tmp);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	strcat(dir, "/config.v2.json");
+	write_file(dir, "{\"ID\":\"" FINE_ID "\",\"Name\":\"/fine\",\"Config\":{\"Image\":\"busybox\"}}");
+	snprintf(dir, sizeof(dir), "%s/containers/" STUCK_ID, tmp);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl(helper, helper, dir, "config.v2.json",
+		      "{\"ID\":\"" STUCK_ID "\",\"Name\":\"/stuck\"}", (char *)NULL);
+		_exit(127);
+	}
+	strcat(dir, "/config.v2.json");
+	for (int i = 0; i < 200 && stat(dir, &st) != 0; i++)
+		usleep(50 * 1000);
+	assert_int_equal(stat(dir, &st), 0);
+	*ret = (struct metadata_roots){ .docker = tmp, .containerd = "", .crio = "", .pod_logs = "" };
+	return pid;
+}
+
+/* A lookup stuck in a read: after 5 s it is answered without names and a new
+ * thread takes the queue (the fine container is named); lookups of the
+ * stuck container are skipped, in a new name_lookup too (a reload), with no
+ * second thread left stuck; once the read ends, its thread frees itself. */
+static char stuck_tmp[64];
+static pid_t stuck_fs = -1;
+
+/* Also after a failed assertion: a live stuck_fs mount would hang whatever
+ * walks /tmp next. */
+static int stuck_teardown(void **state)
+{
+	char dir[200];
+
+	if (stuck_fs > 0) {
+		kill(stuck_fs, SIGKILL);
+		waitpid(stuck_fs, NULL, 0);
+		stuck_fs = -1;
+	}
+	if (!stuck_tmp[0])
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/containers/" STUCK_ID, stuck_tmp);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/containers/" FINE_ID "/config.v2.json", stuck_tmp);
+	unlink(dir);
+	*strrchr(dir, '/') = 0;
+	rmdir(dir);
+	*strrchr(dir, '/') = 0;
+	rmdir(dir);
+	rmdir(stuck_tmp);
+	stuck_tmp[0] = 0;
+	return 0;
+}
+
+static void test_stuck_read_left_behind(void **state)
+{
+	struct metadata_roots sroots;
+	struct name_lookup *nl, *nl2;
+	struct name_lookup_stats st;
+	struct seen s = { 0 }, s2 = { 0 };
+	pid_t fs;
+
+	if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0)
+		unit_skip("needs root and /dev/fuse (a FUSE mount that stops answering)");
+	fs = stuck_fs = stuck_docker_root(stuck_tmp, sizeof(stuck_tmp), &sroots);
+	if (fs < 0)
+		unit_skip("tests/stuck_fs was not built (libfuse3-dev missing)");
+	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
+	submit(nl, 1, "/system.slice/docker-" STUCK_ID ".scope");
+	submit(nl, 2, "/system.slice/docker-" FINE_ID ".scope");
+	wait_for(nl, &s, 2);
+	assert_string_equal(name_of(&s, 1), "");
+	assert_string_equal(name_of(&s, 2), "fine");
+	name_lookup_get_stats(nl, &st);
+	assert_int_equal(st.left_behind, 1);
+	assert_int_equal(name_threads(), 2);
+	/* The same storage again: skipped, no thread stuck anew. */
+	submit(nl, 3, "/system.slice/docker-" STUCK_ID ".scope");
+	wait_for(nl, &s, 3);
+	assert_string_equal(name_of(&s, 3), "");
+	name_lookup_get_stats(nl, &st);
+	assert_int_equal(st.skipped, 1);
+	/* A reload's new lookups: the stuck storage is skipped there too. */
+	assert_int_equal(name_lookup_new(&sroots, &nl2), 0);
+	submit(nl2, 1, "/system.slice/docker-" STUCK_ID ".scope");
+	submit(nl2, 2, "/system.slice/docker-" FINE_ID ".scope");
+	wait_for(nl2, &s2, 2);
+	assert_string_equal(name_of(&s2, 2), "fine");
+	name_lookup_get_stats(nl2, &st);
+	assert_int_equal(st.left_behind, 0);
+	assert_int_equal(st.skipped, 1);
+	assert_int_equal(name_threads(), 3);
+	name_lookup_free(nl2);
+	/* Joined; its /proc entry may outlive the join a moment. */
+	for (int i = 0; i < 600 && name_threads() > 2; i++)
+		usleep(10 * 1000);
+	assert_int_equal(name_threads(), 2);
+	/* The filesystem goes: the read fails, its thread ends and frees its own. */
+	kill(fs, SIGKILL);
+	assert_int_equal(waitpid(fs, NULL, 0), fs);
+	stuck_fs = -1;
+	for (int i = 0; i < 600 && name_threads() > 1; i++)
+		usleep(100 * 1000);
+	assert_int_equal(name_threads(), 1);
+	/* Not stuck any more: looked up again (the dead mount gives no name). */
+	submit(nl, 4, "/system.slice/docker-" STUCK_ID ".scope");
+	wait_for(nl, &s, 4);
+	name_lookup_get_stats(nl, &st);
+	assert_int_equal(st.skipped, 1);
+	name_lookup_free(nl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_results_arrive),
 		cmocka_unit_test(test_free_with_work_queued),
+		cmocka_unit_test_teardown(test_stuck_read_left_behind, stuck_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return unit_result(cmocka_run_group_tests(tests, setup, NULL));
 }

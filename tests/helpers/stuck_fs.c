@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* stuck_fs MOUNTPOINT NAME CONTENT: a FUSE filesystem with one file, NAME,
+ * whose size is CONTENT's length and whose every read never returns: a
+ * tenant's fuse-overlayfs over its rootless storage that stops answering
+ * (unit/test_name_lookup). Runs in the foreground; killing it (SIGKILL)
+ * aborts the connection, which ends the stuck reads with ENOTCONN. */
+#define FUSE_USE_VERSION 31
+#include <errno.h>
+#include <fuse.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *file_name, *content;
+
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	(void)fi;
+	memset(st, 0, sizeof(*st));
+	if (strcmp(path, "/") == 0) {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+		return 0;
+	}
+	if (path[0] == '/' && strcmp(path + 1, file_name) == 0) {
+		st->st_mode = S_IFREG | 0644;
+		st->st_nlink = 1;
+		st->st_size = (off_t)strlen(content);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+		      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	(void)off, (void)fi, (void)flags;
+	if (strcmp(path, "/") != 0)
+		return -ENOENT;
+	fill(buf, ".", NULL, 0, 0);
+	fill(buf, "..", NULL, 0, 0);
+	fill(buf, file_name, NULL, 0, 0);
+	return 0;
+}
+
+static int fs_open(const char *path, struct fuse_file_info *fi)
+{
+	fi->direct_io = 1; /* every read comes here: no page cache between */
+	return path[0] == '/' && strcmp(path + 1, file_name) == 0 ? 0 : -ENOENT;
+}
+
+/* The hang: the reader waits until this process dies. */
+static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	(void)path, (void)buf, (void)size, (void)off, (void)fi;
+	fprintf(stderr, "stuck_fs: a read, held\n");
+	for (;;)
+		pause();
+	return 0;
+}
+
+static const struct fuse_operations ops = {
+	.getattr = fs_getattr,
+	.readdir = fs_readdir,
+	.open = fs_open,
+	.read = fs_read,
+};
+
+int main(int argc, char **argv)
+{
+	/* In the foreground, one thread: the held read holds it. */
+	char *fargv[] = { argv[0], "-f", "-s", argv[1], NULL };
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: stuck_fs MOUNTPOINT NAME CONTENT\n");
+		return 2;
+	}
+	file_name = argv[2];
+	content = argv[3];
+	return fuse_main(4, fargv, &ops, NULL);
+}
