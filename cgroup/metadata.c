@@ -19,13 +19,14 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup/metadata_defaults.h"
 #include "util/log.h"
 
 /* containerd namespace directories looked into per lookup; a host has a
@@ -49,16 +50,9 @@
 
 void metadata_roots_default(struct metadata_roots *ret)
 {
-	*ret = (struct metadata_roots){
-		.docker = METADATA_DEFAULT_DOCKER,
-		.containerd = METADATA_DEFAULT_CONTAINERD,
-		.crio = METADATA_DEFAULT_CRIO,
-		.podman = METADATA_DEFAULT_PODMAN,
-		.pod_logs = METADATA_DEFAULT_POD_LOGS,
-		.rootless_docker = METADATA_DEFAULT_ROOTLESS_DOCKER,
-		.rootless_podman = METADATA_DEFAULT_ROOTLESS_PODMAN,
-		.rootless_containerd = METADATA_DEFAULT_ROOTLESS_CONTAINERD,
-	};
+#define DEFAULT(field, default_root, per_user) .field = default_root,
+	*ret = (struct metadata_roots){ METADATA_ROOT_FIELDS(DEFAULT) };
+#undef DEFAULT
 }
 
 /* Where a source's files are read, and for a rootless user's storage, whose
@@ -946,28 +940,34 @@ static int expand_root(const char *tmpl, uid_t uid, char *ret, size_t len)
  * Dispatch
  * ------------------------------------------------------------------------- */
 
+/* Its roots: offsets in struct metadata_roots, the host's and the rootless
+ * users' (NO_ROOT: only docker, podman and nerdctl run rootless). Kept in
+ * the row, not in arrays beside the table that must follow its order. */
 struct source {
 	const char *runtime;
 	bool (*lookup)(const struct place *pl, const char *cid, struct cg_metadata *md);
 	bool when_runtime_unknown;
+	size_t host_root, rootless_root;
 };
 
+#define ROOT(field) offsetof(struct metadata_roots, field)
+#define NO_ROOT SIZE_MAX
 static const struct source sources[] = {
-	{ "docker", lookup_docker, true },	 { "containerd", lookup_containerd, true },
-	{ "nerdctl", lookup_containerd, false }, { "crio", lookup_crio, true },
-	{ "podman", lookup_podman, true },
+	{ "docker", lookup_docker, true, ROOT(docker), ROOT(rootless_docker) },
+	{ "containerd", lookup_containerd, true, ROOT(containerd), NO_ROOT },
+	{ "nerdctl", lookup_containerd, false, ROOT(containerd), ROOT(rootless_containerd) },
+	{ "crio", lookup_crio, true, ROOT(crio), NO_ROOT },
+	{ "podman", lookup_podman, true, ROOT(podman), ROOT(rootless_podman) },
 };
+#undef ROOT
 
 /* The root a source reads for id: the host's, or the rootless user's
- * expanded template (only docker, podman and nerdctl run rootless). */
+ * expanded template. */
 static int source_place(const struct metadata_roots *r, const struct source *src,
 			const struct cg_identity *id, char *buf, size_t len, struct place *ret)
 {
-	const char *host[] = { r->docker, r->containerd, r->containerd, r->crio, r->podman };
-	const char *user[] = { r->rootless_docker, NULL, r->rootless_containerd, NULL,
-			       r->rootless_podman };
-	size_t i = (size_t)(src - sources);
-	const char *root = id->rootless ? user[i] : host[i];
+	size_t at = id->rootless ? src->rootless_root : src->host_root;
+	const char *root = at == NO_ROOT ? NULL : *(const char *const *)((const char *)r + at);
 
 	if (!root || !root[0])
 		return -ENOENT;
@@ -1034,15 +1034,8 @@ int cg_metadata_lookup(const struct metadata_roots *roots, const struct cg_ident
 
 	metadata_roots_default(&r);
 	if (roots) {
-#define OVERRIDE(f) r.f = roots->f ? roots->f : r.f
-		OVERRIDE(docker);
-		OVERRIDE(containerd);
-		OVERRIDE(crio);
-		OVERRIDE(podman);
-		OVERRIDE(pod_logs);
-		OVERRIDE(rootless_docker);
-		OVERRIDE(rootless_podman);
-		OVERRIDE(rootless_containerd);
+#define OVERRIDE(field, ...) r.field = roots->field ? roots->field : r.field;
+		METADATA_ROOT_FIELDS(OVERRIDE)
 #undef OVERRIDE
 		r.cache = roots->cache;
 	}
