@@ -60,8 +60,21 @@ void metadata_roots_default(struct metadata_roots *ret);
  * at a time. */
 int metadata_cache_new(struct metadata_cache **ret);
 void metadata_cache_free(struct metadata_cache *c);
+/* Shared files kept parsed: a storage index and a pod database per podman
+ * root (the host's and each rootless user's). */
+#define METADATA_CACHE_SLOTS 32
+/* What the cache keeps in all: estimated bytes of its parsed objects. A
+ * rootless user writes their own indexes; without a budget 32 slots of
+ * tenant-sized indexes would be gigabytes. A file whose index alone is over
+ * it gives no names, and is remembered so (a slot, no bytes) until it
+ * changes: not parsed again at every lookup. */
+#define METADATA_CACHE_BUDGET_BYTES (32u << 20)
 struct metadata_cache_stats {
-	unsigned long long hits, parses;
+	unsigned long long hits; /* lookups answered by a kept index */
+	unsigned long long parses; /* files parsed (over the budget or not) */
+	unsigned long long over_budget; /* lookups refused: the file's index is over the budget */
+	unsigned long long evictions; /* indexes dropped for room (slots or budget) */
+	size_t kept; /* estimated bytes kept now, at most METADATA_CACHE_BUDGET_BYTES */
 };
 void metadata_cache_get_stats(const struct metadata_cache *c, struct metadata_cache_stats *ret);
 

@@ -410,6 +410,54 @@ static void write_padded_json(const char *path, size_t size)
 	free(buf);
 }
 
+/* A fresh podman root, tmp_root/name, written to root, with
+ * overlay-containers/ made; ret_roots: that root only, with cache c.
+ * Returns the path of its containers.json (until the next call). */
+static const char *fresh_podman_index(const char *name, char root[static 512],
+				      struct metadata_cache *c, struct metadata_roots *ret_roots)
+{
+	static char file[1024];
+	char dir[768];
+
+	snprintf(root, 512, "%s/%s", tmp_root, name);
+	snprintf(dir, sizeof(dir), "%s/overlay-containers", root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/containers.json", dir);
+	*ret_roots = (struct metadata_roots){ .docker = "",
+					      .containerd = "",
+					      .crio = "",
+					      .pod_logs = "",
+					      .podman = root,
+					      .cache = c };
+	return file;
+}
+
+/* A containers.json at path of n filler containers, then TMP_ID named name;
+ * returns the bytes its index keeps (metadata_parse), what the cache is
+ * charged. */
+static size_t write_big_index(const char *path, size_t n, const char *name)
+{
+	size_t cap = n * 40 + 256, len = 0;
+	struct metadata_parse_cost cost;
+	struct cg_metadata md = { 0 };
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	buf[len++] = '[';
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "{\"id\":\"%zx\",\"names\":[\"n\"]},",
+					i);
+	len += (size_t)snprintf(buf + len, cap - len, "{\"id\":\"%s\",\"names\":[\"%s\"]}]", TMP_ID,
+				name);
+	assert_true(len < cap);
+	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, &md, &cost), 0);
+	assert_string_equal(md.container_name, name);
+	write_file(path, buf, len);
+	free(buf);
+	return cost.kept;
+}
+
 static void test_size_cap(void **state)
 {
 	struct metadata_roots r;
@@ -690,8 +738,9 @@ static void test_cache(void **state)
 {
 	struct metadata_roots r = fixture_roots;
 	struct metadata_cache_stats st;
-	char root[1100], dir[1200], file[1300];
 	struct metadata_cache *c;
+	const char *file;
+	char root[512];
 
 	assert_int_equal(metadata_cache_new(&c), 0);
 	r.cache = c;
@@ -709,24 +758,134 @@ static void test_cache(void **state)
 	assert_true(st.hits >= 20);
 
 	/* a rewritten index (same inode, new contents) is seen */
-	snprintf(root, sizeof(root), "%s/podman-cache", tmp_root);
-	assert_int_equal(mkdir(root, 0700), 0);
-	snprintf(dir, sizeof(dir), "%s/overlay-containers", root);
-	assert_int_equal(mkdir(dir, 0700), 0);
-	snprintf(file, sizeof(file), "%s/containers.json", dir);
+	file = fresh_podman_index("podman-cache", root, c, &r);
 	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"one\"]}]", 91);
-	r = (struct metadata_roots){ .docker = "",
-				     .containerd = "",
-				     .crio = "",
-				     .pod_logs = "",
-				     .podman = root,
-				     .cache = c };
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "one", .runtime = "podman" });
 	/* (mtime, size) tell versions apart: another size, whatever the clock */
 	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"second\"]}]", 94);
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "second", .runtime = "podman" });
 	metadata_cache_free(c);
 	metadata_cache_free(NULL);
+}
+
+/* An index whose parsed form is over the cache's whole budget (a tenant's
+ * rootless containers.json of 210 000 containers, 6 MB) gives no names and
+ * is parsed once per version, not at every lookup; the warning is said
+ * once. A smaller version of it is parsed and names again. */
+static void test_cache_over_budget(void **state)
+{
+	char root[512], log_path[600], line[1024];
+	struct metadata_cache_stats st;
+	struct metadata_roots r;
+	struct metadata_cache *c;
+	struct cg_metadata md;
+	int saved_stderr, log_fd, named = 0, warnings = 0;
+	const char *file;
+	FILE *log;
+
+	assert_int_equal(metadata_cache_new(&c), 0);
+	file = fresh_podman_index("podman-huge", root, c, &r);
+	assert_true(write_big_index(file, 210000, "huge") > METADATA_CACHE_BUDGET_BYTES);
+	/* stderr (the warnings) into a file meanwhile: nothing asserted there */
+	snprintf(log_path, sizeof(log_path), "%s/over-budget.log", tmp_root);
+	log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(log_fd >= 0);
+	fflush(stderr);
+	saved_stderr = dup(STDERR_FILENO);
+	assert_true(saved_stderr >= 0);
+	assert_int_equal(dup2(log_fd, STDERR_FILENO), STDERR_FILENO);
+	for (int i = 0; i < 5; i++) {
+		lookup(&r, "/libpod_parent/libpod-" TMP_ID, NULL, &md);
+		named += md.container_name[0] != '\0';
+	}
+	fflush(stderr);
+	assert_int_equal(dup2(saved_stderr, STDERR_FILENO), STDERR_FILENO);
+	close(saved_stderr);
+	close(log_fd);
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 1);
+	assert_int_equal(named, 0);
+	assert_int_equal(st.over_budget, 5);
+	assert_int_equal(st.hits, 0);
+	assert_int_equal(st.kept, 0);
+	log = fopen(log_path, "re");
+	assert_non_null(log);
+	while (fgets(line, sizeof(line), log))
+		warnings += strstr(line, "containers.json: its index would keep") != NULL;
+	fclose(log);
+	assert_int_equal(warnings, 1);
+
+	/* changed: parsed again, and under the budget it names */
+	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"small\"]}]", 93);
+	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "small", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 2);
+	metadata_cache_free(c);
+}
+
+/* The budget and the slots: indexes of 3/8 of the budget each, three in
+ * turn: the third evicts the first (the least recently used), which a
+ * lookup then parses again, while the two others are hits; never more than
+ * the budget kept. Then one index more than there are slots: the first is
+ * evicted. */
+static void test_cache_budget(void **state)
+{
+	const size_t n = METADATA_CACHE_BUDGET_BYTES / 8 * 3 / 168;
+	char roots[3][512], root[512], first[512], name[32];
+	struct metadata_roots r[3], small;
+	struct metadata_cache_stats st;
+	struct metadata_cache *c;
+	size_t kept;
+
+	assert_int_equal(metadata_cache_new(&c), 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "budget-%d", i);
+		kept = write_big_index(fresh_podman_index(name, roots[i], c, &r[i]), n, name);
+		/* two fit in the budget, three do not */
+		assert_true(2 * kept <= METADATA_CACHE_BUDGET_BYTES);
+		assert_true(3 * kept > METADATA_CACHE_BUDGET_BYTES);
+	}
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "budget-%d", i);
+		expect(&r[i], "/libpod_parent/libpod-" TMP_ID,
+		       (struct want){ name, .runtime = "podman" });
+		metadata_cache_get_stats(c, &st);
+		assert_int_equal(st.parses, i + 1);
+		assert_true(st.kept <= METADATA_CACHE_BUDGET_BYTES);
+	}
+	assert_int_equal(st.evictions, 1);
+	expect(&r[1], "/libpod_parent/libpod-" TMP_ID,
+	       (struct want){ "budget-1", .runtime = "podman" });
+	expect(&r[2], "/libpod_parent/libpod-" TMP_ID,
+	       (struct want){ "budget-2", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 3);
+	assert_int_equal(st.hits, 2);
+	expect(&r[0], "/libpod_parent/libpod-" TMP_ID,
+	       (struct want){ "budget-0", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 4);
+	assert_int_equal(st.evictions, 2);
+	assert_true(st.kept <= METADATA_CACHE_BUDGET_BYTES);
+	metadata_cache_free(c);
+
+	/* the slots: one small index more than there are, then the first again */
+	assert_int_equal(metadata_cache_new(&c), 0);
+	for (int i = 0; i <= METADATA_CACHE_SLOTS; i++) {
+		snprintf(name, sizeof(name), "slots-%d", i);
+		write_file(fresh_podman_index(name, i == 0 ? first : root, c, &small),
+			   "[{\"id\":\"" TMP_ID "\",\"names\":[\"s\"]}]", 89);
+		expect(&small, "/libpod_parent/libpod-" TMP_ID,
+		       (struct want){ "s", .runtime = "podman" });
+	}
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, METADATA_CACHE_SLOTS + 1);
+	assert_int_equal(st.evictions, 1);
+	small.podman = first;
+	expect(&small, "/libpod_parent/libpod-" TMP_ID, (struct want){ "s", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, METADATA_CACHE_SLOTS + 2);
+	metadata_cache_free(c);
 }
 
 static int count_fds(void)
@@ -981,6 +1140,8 @@ int main(void)
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_podman_pod_names),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_over_budget),
+		cmocka_unit_test(test_cache_budget),
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_hostile_pod_db),
 		cmocka_unit_test(test_hostile_huge_strings),
