@@ -1021,35 +1021,86 @@ static void test_hostile_deep_nesting(void **state)
 	free(buf);
 }
 
-/* A file that grows while it is read (a writer appending without end): the
- * read stops at the cap, the lookup returns with nothing. No timing: the
- * lookup returning at all is the check (ctest's timeout the failure). */
-static void test_hostile_growing_file(void **state)
+/* The file test_hostile_growing_file grows (dev, ino; ino 0: none), at the
+ * first read() of it by the code under test, to `to` bytes (a tail of 'x'
+ * and "\"}"); `read` counts the bytes read from it. */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+	size_t to, read;
+	bool grown;
+} grow;
+
+ssize_t __real_read(int fd, void *buf, size_t n);
+
+/* read() for everything linked into this test (tests/CMakeLists.txt:
+ * --wrap=read): a writer appending at the worst moment, after the reader
+ * looked at the size, deterministically. */
+ssize_t __wrap_read(int fd, void *buf, size_t n)
 {
 	static char chunk[1 << 16];
-	struct metadata_roots r;
-	const char *file = fresh_docker_root("grow", &r);
-	int fd, status;
-	pid_t writer;
+	struct stat st;
+	ssize_t r;
 
-	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "{\"Name\":\"/grow\",\"x\":\"", 21), 21);
-	memset(chunk, 'x', sizeof(chunk));
-	writer = fork();
-	assert_true(writer >= 0);
-	if (writer == 0) {
-		/* up to twice the cap, then wait to be killed */
-		for (size_t n = 0; n < 2 * METADATA_MAX_FILE_BYTES; n += sizeof(chunk))
-			if (write(fd, chunk, sizeof(chunk)) < 0)
-				_exit(1);
-		pause();
-		_exit(0);
+	if (!grow.ino || fstat(fd, &st) < 0 || st.st_dev != grow.dev || st.st_ino != grow.ino)
+		return __real_read(fd, buf, n);
+	if (!grow.grown) {
+		grow.grown = true;
+		memset(chunk, 'x', sizeof(chunk));
+		for (off_t at = lseek(grow.fd, 0, SEEK_END); at >= 0 && (size_t)at + 2 < grow.to;) {
+			size_t w = grow.to - 2 - (size_t)at;
+
+			r = write(grow.fd, chunk, w < sizeof(chunk) ? w : sizeof(chunk));
+			if (r <= 0)
+				break;
+			at += r;
+		}
+		if (write(grow.fd, "\"}", 2) != 2)
+			grow.to = 0; /* the check below fails */
 	}
-	close(fd);
-	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
-	kill(writer, SIGKILL);
-	assert_int_equal(waitpid(writer, &status, 0), writer);
+	r = __real_read(fd, buf, n);
+	if (r > 0)
+		grow.read += (size_t)r;
+	return r;
+}
+
+/* A file that grows while it is read (a writer appending without end): the
+ * read stops at the cap, checked while reading, not only on the size seen
+ * before. Grown at the lookup's first read() to exactly the cap, it is read
+ * whole and names; to twice the cap, the lookup reads cap + 1 bytes and
+ * gives nothing, where reading on to the end would name it. */
+static void test_hostile_growing_file(void **state)
+{
+	static const char head[] = "{\"Name\":\"/grow\",\"Config\":{\"Image\":\"img\"},\"Pad\":\"";
+	const size_t to[] = { METADATA_MAX_FILE_BYTES, 2 * METADATA_MAX_FILE_BYTES };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct metadata_roots r;
+		const char *file = fresh_docker_root(i == 0 ? "grow-to-cap" : "grow-past-cap", &r);
+		struct stat st;
+
+		write_file(file, head, sizeof(head) - 1);
+		grow = (typeof(grow)){ .fd = open(file, O_WRONLY | O_CLOEXEC), .to = to[i] };
+		assert_true(grow.fd >= 0);
+		assert_int_equal(fstat(grow.fd, &st), 0);
+		grow.dev = st.st_dev;
+		grow.ino = st.st_ino;
+		if (i == 0)
+			expect(&r, "/docker/" TMP_ID,
+			       (struct want){ "grow", "img", .runtime = "docker" });
+		else
+			expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+		grow.ino = 0;
+		assert_int_equal(fstat(grow.fd, &st), 0);
+		close(grow.fd);
+		assert_true(grow.grown);
+		assert_int_equal(st.st_size, to[i]);
+		if (i == 0)
+			assert_int_equal(grow.read, METADATA_MAX_FILE_BYTES);
+		else
+			assert_true(grow.read <= METADATA_MAX_FILE_BYTES + 1);
+	}
 }
 
 /* A FIFO or a device in the file's place is never opened (an open of a
