@@ -22,6 +22,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -1132,15 +1133,35 @@ static void test_hostile_special_files_not_opened(void **state)
 	}
 }
 
+/* The lease holder of test_hostile_lease_not_waited, and how long its
+ * lookup may take: milliseconds when it does not wait, far below the 45 s
+ * (lease-break-time) of a wait. */
+static pid_t lease_holder;
+#define LEASE_WAIT_LIMIT_S 10
+static char lease_waited_msg[200]; /* written before the alarm is set */
+
+/* SIGALRM: the lookup waits for the lease. Fail now, with why, rather than
+ * die of the signal and leave the holder (which has our stdout and stderr:
+ * ctest would wait for them until its own timeout). */
+static void lease_waited(int sig)
+{
+	(void)sig;
+	(void)!write(STDERR_FILENO, lease_waited_msg, strlen(lease_waited_msg));
+	kill(lease_holder, SIGKILL);
+	_exit(1);
+}
+
 /* A write lease the file's owner holds (F_SETLEASE): the lookup's open does
  * not wait for the lease to be broken (lease-break-time, 45 s, again after
- * each new lease); the file is skipped. alarm() turns a wait into a failure. */
+ * each new lease); the file is skipped. A wait fails the test after
+ * LEASE_WAIT_LIMIT_S with a message (lease_waited). */
 static void test_hostile_lease_not_waited(void **state)
 {
+	struct sigaction on_alarm = { .sa_handler = lease_waited }, before;
 	struct metadata_roots r;
 	const char *file = fresh_docker_root("leased", &r);
+	pid_t parent = getpid();
 	int ready[2];
-	pid_t pid;
 	char c;
 
 	static const char json[] = "{\"ID\":\"" TMP_ID "\",\"Name\":\"/leased\","
@@ -1150,11 +1171,14 @@ static void test_hostile_lease_not_waited(void **state)
 	/* Without the lease, it is found (so the check below can fail). */
 	expect(&r, "/docker/" TMP_ID, (struct want){ "leased", "busybox", .runtime = "docker" });
 	assert_int_equal(pipe(ready), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
+	lease_holder = fork();
+	assert_true(lease_holder >= 0);
+	if (lease_holder == 0) {
 		int fd = open(file, O_RDONLY);
 
+		/* gone with the test, however it ends */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
 		signal(SIGIO, SIG_IGN); /* the lease break's signal */
 		if (fd < 0 || fcntl(fd, F_SETLEASE, F_WRLCK) < 0)
 			_exit(1);
@@ -1165,11 +1189,17 @@ static void test_hostile_lease_not_waited(void **state)
 	close(ready[1]);
 	assert_int_equal(read(ready[0], &c, 1), 1); /* nothing read: no lease taken */
 	close(ready[0]);
-	alarm(30);
+	snprintf(lease_waited_msg, sizeof(lease_waited_msg),
+		 "test_hostile_lease_not_waited: the lookup still waits for the lease holder "
+		 "after %d s (an open without O_NONBLOCK waits lease-break-time, 45 s)\n",
+		 LEASE_WAIT_LIMIT_S);
+	assert_int_equal(sigaction(SIGALRM, &on_alarm, &before), 0);
+	alarm(LEASE_WAIT_LIMIT_S);
 	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
 	alarm(0);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	sigaction(SIGALRM, &before, NULL);
+	kill(lease_holder, SIGKILL);
+	waitpid(lease_holder, NULL, 0);
 }
 
 int main(void)
