@@ -19,25 +19,19 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup/metadata_defaults.h"
 #include "util/log.h"
 
 /* containerd namespace directories looked into per lookup; a host has a
  * handful (k8s.io, moby, default). Bounds the work on a strange root. */
 #define MAX_CONTAINERD_NAMESPACES 256
-/* Shared files kept parsed: a storage index and a pod database per podman
- * root (the host's and each rootless user's). */
-#define CACHE_SLOTS 32
-/* What the cache keeps in all: estimated bytes of its parsed objects. A
- * rootless user writes their own indexes; without a budget 32 slots of
- * tenant-sized indexes would be gigabytes. */
-#define CACHE_BUDGET_BYTES (32u << 20)
 /* json-c's own cost of a kept entry beyond its strings (object, hash entry,
  * key copy), an estimate for the budget. */
 #define ENTRY_OVERHEAD 160
@@ -49,16 +43,9 @@
 
 void metadata_roots_default(struct metadata_roots *ret)
 {
-	*ret = (struct metadata_roots){
-		.docker = METADATA_DEFAULT_DOCKER,
-		.containerd = METADATA_DEFAULT_CONTAINERD,
-		.crio = METADATA_DEFAULT_CRIO,
-		.podman = METADATA_DEFAULT_PODMAN,
-		.pod_logs = METADATA_DEFAULT_POD_LOGS,
-		.rootless_docker = METADATA_DEFAULT_ROOTLESS_DOCKER,
-		.rootless_podman = METADATA_DEFAULT_ROOTLESS_PODMAN,
-		.rootless_containerd = METADATA_DEFAULT_ROOTLESS_CONTAINERD,
-	};
+#define DEFAULT(field, default_root, per_user) .field = default_root,
+	*ret = (struct metadata_roots){ METADATA_ROOT_FIELDS(DEFAULT) };
+#undef DEFAULT
 }
 
 /* Where a source's files are read, and for a rootless user's storage, whose
@@ -298,16 +285,20 @@ struct cache_entry {
 	struct timespec mtime;
 	off_t size;
 	const struct file_kind *kind;
-	json_object *obj; /* NULL: free slot */
+	json_object *obj; /* the index (NULL and not over_budget: a free slot) */
+	bool over_budget; /* this version's index is over the budget: no object */
 	size_t cost;
 	unsigned long long used;
 };
 
 struct metadata_cache {
-	struct cache_entry e[CACHE_SLOTS];
+	struct cache_entry e[METADATA_CACHE_SLOTS];
 	unsigned long long clock;
-	size_t cost; /* of all entries, at most CACHE_BUDGET_BYTES */
+	size_t cost; /* of all entries, at most METADATA_CACHE_BUDGET_BYTES */
 	struct metadata_cache_stats stats;
+	/* A tenant who rewrites an index over the budget again and again
+	 * gets a warning a minute, not one per version. */
+	struct log_ratelimit over_budget_rl;
 };
 
 int metadata_cache_new(struct metadata_cache **ret)
@@ -324,7 +315,7 @@ void metadata_cache_free(struct metadata_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < CACHE_SLOTS; i++)
+	for (size_t i = 0; i < METADATA_CACHE_SLOTS; i++)
 		json_object_put(c->e[i].obj);
 	free(c);
 }
@@ -332,27 +323,43 @@ void metadata_cache_free(struct metadata_cache *c)
 void metadata_cache_get_stats(const struct metadata_cache *c, struct metadata_cache_stats *ret)
 {
 	*ret = c ? c->stats : (struct metadata_cache_stats){ 0 };
+	ret->kept = c ? c->cost : 0;
+}
+
+static bool in_use(const struct cache_entry *e)
+{
+	return e->obj || e->over_budget;
 }
 
 static bool same_version(const struct cache_entry *e, const struct stat *st,
 			 const struct file_kind *k)
 {
-	return e->obj && e->kind == k && e->dev == st->st_dev && e->ino == st->st_ino &&
+	return in_use(e) && e->kind == k && e->dev == st->st_dev && e->ino == st->st_ino &&
 	       e->size == st->st_size && e->mtime.tv_sec == st->st_mtim.tv_sec &&
 	       e->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* A new reference to the cached object of this version of the file, or NULL. */
-static json_object *cache_get(struct metadata_cache *c, const struct stat *st,
-			      const struct file_kind *k)
+/* This version of the file in the cache: 0 and a new reference to its index,
+ * -E2BIG when its index is known to be over the budget, -ENOENT when it is
+ * not there. */
+static int cache_get(struct metadata_cache *c, const struct stat *st, const struct file_kind *k,
+		     json_object **ret)
 {
-	for (size_t i = 0; c && i < CACHE_SLOTS; i++)
-		if (same_version(&c->e[i], st, k)) {
-			c->e[i].used = ++c->clock;
-			c->stats.hits++;
-			return json_object_get(c->e[i].obj);
+	for (size_t i = 0; c && i < METADATA_CACHE_SLOTS; i++) {
+		struct cache_entry *e = &c->e[i];
+
+		if (!same_version(e, st, k))
+			continue;
+		e->used = ++c->clock;
+		if (e->over_budget) {
+			c->stats.over_budget++;
+			return -E2BIG;
 		}
-	return NULL;
+		c->stats.hits++;
+		*ret = json_object_get(e->obj);
+		return 0;
+	}
+	return -ENOENT;
 }
 
 static void cache_drop(struct metadata_cache *c, struct cache_entry *e)
@@ -362,62 +369,124 @@ static void cache_drop(struct metadata_cache *c, struct cache_entry *e)
 	*e = (struct cache_entry){ 0 };
 }
 
-static struct cache_entry *cache_lru(struct metadata_cache *c)
+/* The least recently used entry; with_index: among those holding an index
+ * (what frees bytes of the budget). */
+static struct cache_entry *cache_lru(struct metadata_cache *c, bool with_index)
 {
 	struct cache_entry *lru = NULL;
 
-	for (size_t i = 0; i < CACHE_SLOTS; i++)
-		if (c->e[i].obj && (!lru || c->e[i].used < lru->used))
-			lru = &c->e[i];
+	for (size_t i = 0; i < METADATA_CACHE_SLOTS; i++) {
+		struct cache_entry *e = &c->e[i];
+
+		if (in_use(e) && (e->obj || !with_index) && (!lru || e->used < lru->used))
+			lru = e;
+	}
 	return lru;
 }
 
-/* Keep obj for this version, in place of an older version of the same file,
- * evicting the least recently used entries while the slots or the budget
- * are full. An object larger than the whole budget is not kept. */
+/* A free slot for a new version of st's file costing cost bytes: the older
+ * version dropped, then the least recently used entries while the budget
+ * or the slots are full. */
+static struct cache_entry *cache_slot(struct metadata_cache *c, const struct stat *st, size_t cost)
+{
+	struct cache_entry *slot = NULL;
+
+	for (size_t i = 0; i < METADATA_CACHE_SLOTS; i++)
+		if (in_use(&c->e[i]) && c->e[i].dev == st->st_dev && c->e[i].ino == st->st_ino)
+			cache_drop(c, &c->e[i]);
+	while (c->cost + cost > METADATA_CACHE_BUDGET_BYTES) {
+		cache_drop(c, cache_lru(c, true));
+		c->stats.evictions++;
+	}
+	for (size_t i = 0; i < METADATA_CACHE_SLOTS && !slot; i++)
+		if (!in_use(&c->e[i]))
+			slot = &c->e[i];
+	if (!slot) {
+		slot = cache_lru(c, false);
+		cache_drop(c, slot);
+		c->stats.evictions++;
+	}
+	return slot;
+}
+
+/* Keep obj for this version of the file; if it alone is over the budget,
+ * keep only that verdict, so the file is not parsed again until it
+ * changes. */
 static void cache_put(struct metadata_cache *c, const struct stat *st, const struct file_kind *k,
 		      json_object *obj, size_t cost)
 {
-	struct cache_entry *victim = NULL;
+	bool over = cost > METADATA_CACHE_BUDGET_BYTES;
+	struct cache_entry *e;
 
-	if (!c || cost > CACHE_BUDGET_BYTES)
+	if (!c)
 		return;
-	for (size_t i = 0; i < CACHE_SLOTS; i++)
-		if (c->e[i].obj && c->e[i].dev == st->st_dev && c->e[i].ino == st->st_ino)
-			cache_drop(c, &c->e[i]);
-	while (c->cost + cost > CACHE_BUDGET_BYTES)
-		cache_drop(c, cache_lru(c));
-	for (size_t i = 0; i < CACHE_SLOTS && !victim; i++)
-		if (!c->e[i].obj)
-			victim = &c->e[i];
-	if (!victim) {
-		victim = cache_lru(c);
-		cache_drop(c, victim);
-	}
-	c->cost += cost;
-	*victim = (struct cache_entry){
+	e = cache_slot(c, st, over ? 0 : cost);
+	*e = (struct cache_entry){
 		.dev = st->st_dev,
 		.ino = st->st_ino,
 		.mtime = st->st_mtim,
 		.size = st->st_size,
 		.kind = k,
-		.obj = json_object_get(obj),
-		.cost = cost,
+		.obj = over ? NULL : json_object_get(obj),
+		.over_budget = over,
+		.cost = over ? 0 : cost,
 		.used = ++c->clock,
 	};
+	c->cost += e->cost;
+}
+
+/* Parse a file read whole; of a cached kind, keep its index (or the verdict
+ * that it is over the budget). -E2BIG for an index over the budget, said in
+ * a warning when found (a debug line without a cache: then every lookup
+ * parses it again). */
+static int parse_and_keep(const struct place *pl, const char *rel, const struct stat *st,
+			  const struct file_kind *k, const char *buf, size_t len, json_object **ret,
+			  const char **ret_why)
+{
+	struct metadata_parse_cost cost;
+	struct metadata_cache *c = pl->cache;
+	json_object *obj;
+	int r = k->parse(buf, len, &obj, ret_why, &cost);
+
+	if (r < 0 || !k->cached) {
+		if (r == 0)
+			*ret = obj;
+		return r;
+	}
+	cache_put(c, st, k, obj, cost.kept);
+	if (c)
+		c->stats.parses++;
+	if (cost.kept <= METADATA_CACHE_BUDGET_BYTES) {
+		*ret = obj;
+		return 0;
+	}
+	json_object_put(obj);
+	if (c) {
+		c->stats.over_budget++;
+		log_ratelimited(&c->over_budget_rl, 60, LOG_LVL_WARN,
+				"metadata: %s/%s: its index would keep %zu MiB, more than the %u "
+				"MiB of the cache: no names from it until it changes",
+				log_name(pl->root), log_name(rel), cost.kept >> 20,
+				METADATA_CACHE_BUDGET_BYTES >> 20);
+	} else {
+		log_debug("metadata: %s/%s: its index would keep %zu MiB, more than %u MiB, "
+			  "ignored",
+			  log_name(pl->root), log_name(rel), cost.kept >> 20,
+			  METADATA_CACHE_BUDGET_BYTES >> 20);
+	}
+	return -E2BIG;
 }
 
 /* root/rel as the object of its kind. A file that is not there is the
  * common case and says nothing; one that is there but unusable gets a
- * debug line. */
+ * debug line (an index over the cache's budget a warning, once). */
 static int load_file(const struct place *pl, const char *rel, const struct file_kind *k,
 		     json_object **ret)
 {
 	const char *why = NULL;
-	json_object *obj;
+	json_object *obj = NULL;
 	struct stat st;
 	char *buf = NULL;
-	struct metadata_parse_cost cost;
 	size_t len = 0;
 	int fd, r;
 
@@ -431,16 +500,22 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 		return fd;
 	}
 	r = pl->check_owner && st.st_uid != pl->owner ? -EPERM : 0;
-	if (r == 0 && k->cached && (obj = cache_get(pl->cache, &st, k))) {
-		close(fd);
-		*ret = obj;
-		return 0;
+	if (r == 0 && k->cached) {
+		r = cache_get(pl->cache, &st, k, &obj);
+		if (r != -ENOENT) {
+			/* kept, or known to be over the budget (said when found) */
+			close(fd);
+			if (r == 0)
+				*ret = obj;
+			return r;
+		}
+		r = 0;
 	}
 	if (r == 0)
 		r = read_capped(fd, &st, k->cap, &buf, &len);
 	close(fd);
 	if (r == 0) {
-		r = k->parse(buf, len, &obj, &why, &cost);
+		r = parse_and_keep(pl, rel, &st, k, buf, len, &obj, &why);
 		free(buf);
 	}
 	if (r == -EFBIG)
@@ -452,16 +527,11 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 	else if (r == -EBADMSG)
 		log_debug("metadata: %s/%s: not valid JSON (%s), ignored", log_name(pl->root),
 			  log_name(rel), why);
-	else if (r < 0)
+	else if (r < 0 && r != -E2BIG)
 		log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
 			  strerror(-r));
 	if (r < 0)
 		return r;
-	if (k->cached) {
-		cache_put(pl->cache, &st, k, obj, cost.kept);
-		if (pl->cache)
-			pl->cache->stats.parses++;
-	}
 	*ret = obj;
 	return 0;
 }
@@ -946,28 +1016,34 @@ static int expand_root(const char *tmpl, uid_t uid, char *ret, size_t len)
  * Dispatch
  * ------------------------------------------------------------------------- */
 
+/* Its roots: offsets in struct metadata_roots, the host's and the rootless
+ * users' (NO_ROOT: only docker, podman and nerdctl run rootless). Kept in
+ * the row, not in arrays beside the table that must follow its order. */
 struct source {
 	const char *runtime;
 	bool (*lookup)(const struct place *pl, const char *cid, struct cg_metadata *md);
 	bool when_runtime_unknown;
+	size_t host_root, rootless_root;
 };
 
+#define ROOT(field) offsetof(struct metadata_roots, field)
+#define NO_ROOT SIZE_MAX
 static const struct source sources[] = {
-	{ "docker", lookup_docker, true },	 { "containerd", lookup_containerd, true },
-	{ "nerdctl", lookup_containerd, false }, { "crio", lookup_crio, true },
-	{ "podman", lookup_podman, true },
+	{ "docker", lookup_docker, true, ROOT(docker), ROOT(rootless_docker) },
+	{ "containerd", lookup_containerd, true, ROOT(containerd), NO_ROOT },
+	{ "nerdctl", lookup_containerd, false, ROOT(containerd), ROOT(rootless_containerd) },
+	{ "crio", lookup_crio, true, ROOT(crio), NO_ROOT },
+	{ "podman", lookup_podman, true, ROOT(podman), ROOT(rootless_podman) },
 };
+#undef ROOT
 
 /* The root a source reads for id: the host's, or the rootless user's
- * expanded template (only docker, podman and nerdctl run rootless). */
+ * expanded template. */
 static int source_place(const struct metadata_roots *r, const struct source *src,
 			const struct cg_identity *id, char *buf, size_t len, struct place *ret)
 {
-	const char *host[] = { r->docker, r->containerd, r->containerd, r->crio, r->podman };
-	const char *user[] = { r->rootless_docker, NULL, r->rootless_containerd, NULL,
-			       r->rootless_podman };
-	size_t i = (size_t)(src - sources);
-	const char *root = id->rootless ? user[i] : host[i];
+	size_t at = id->rootless ? src->rootless_root : src->host_root;
+	const char *root = at == NO_ROOT ? NULL : *(const char *const *)((const char *)r + at);
 
 	if (!root || !root[0])
 		return -ENOENT;
@@ -1034,15 +1110,8 @@ int cg_metadata_lookup(const struct metadata_roots *roots, const struct cg_ident
 
 	metadata_roots_default(&r);
 	if (roots) {
-#define OVERRIDE(f) r.f = roots->f ? roots->f : r.f
-		OVERRIDE(docker);
-		OVERRIDE(containerd);
-		OVERRIDE(crio);
-		OVERRIDE(podman);
-		OVERRIDE(pod_logs);
-		OVERRIDE(rootless_docker);
-		OVERRIDE(rootless_podman);
-		OVERRIDE(rootless_containerd);
+#define OVERRIDE(field, ...) r.field = roots->field ? roots->field : r.field;
+		METADATA_ROOT_FIELDS(OVERRIDE)
 #undef OVERRIDE
 		r.cache = roots->cache;
 	}

@@ -4,6 +4,7 @@
  * the caller falls back to the short id. */
 #pragma once
 #include "cgroup/identity.h"
+#include "cgroup/metadata_defaults.h"
 
 /* Larger metadata files are not read: a config.v2.json is a few KiB, a
  * storage index (containers.json) a few MiB on a busy host. */
@@ -13,32 +14,45 @@
 
 struct metadata_cache;
 
+/* Every root of struct metadata_roots, once, as X(field, default, per_user):
+ * the struct, the defaults, the overrides and the config's metadata: keys
+ * (config/config_metadata.c) are all made from this list, so a root added
+ * here reaches each of them. What is read below each root:
+ *   docker      containers/<id>/config.v2.json
+ *   containerd  <namespace>/<id>/config.json (OCI bundle)
+ *   crio        <id>/userdata/config.json
+ *   podman      (podman --root) <driver>-containers/<id>/userdata/config.json,
+ *               <driver>-containers/containers.json, libpod/bolt_state.db (pod names)
+ *   pod_logs    <namespace>_<pod>_<uid>/
+ *   rootless_*  as docker, podman and containerd, in a rootless user's storage
+ * per_user: the root is a template for each rootless user, where "%u" is the
+ * uid, "%h" its home directory (from /etc/passwd), "%%" a '%'; files there
+ * are read only when they belong to that user. */
+#define METADATA_ROOT_FIELDS(X)                                    \
+	X(docker, METADATA_DEFAULT_DOCKER, false)                  \
+	X(containerd, METADATA_DEFAULT_CONTAINERD, false)          \
+	X(crio, METADATA_DEFAULT_CRIO, false)                      \
+	X(podman, METADATA_DEFAULT_PODMAN, false)                  \
+	X(pod_logs, METADATA_DEFAULT_POD_LOGS, false)              \
+	X(rootless_docker, METADATA_DEFAULT_ROOTLESS_DOCKER, true) \
+	X(rootless_podman, METADATA_DEFAULT_ROOTLESS_PODMAN, true) \
+	X(rootless_containerd, METADATA_DEFAULT_ROOTLESS_CONTAINERD, true)
+
+#define METADATA_ROOT_PLUS_ONE(...) +1
+#define METADATA_NR_ROOTS (0 METADATA_ROOT_FIELDS(METADATA_ROOT_PLUS_ONE))
+
 struct metadata_roots {
-	const char *docker; /* default /var/lib/docker: containers/<id>/config.v2.json */
-	const char *containerd; /* default /run/containerd/io.containerd.runtime.v2.task:
-	                          * <namespace>/<id>/config.json (OCI bundle) */
-	const char *crio; /* default /run/containers/storage/overlay-containers:
-	                          * <id>/userdata/config.json */
-	const char *podman; /* default /var/lib/containers/storage (podman --root):
-	                          * <driver>-containers/<id>/userdata/config.json,
-	                          * <driver>-containers/containers.json,
-	                          * libpod/bolt_state.db (pod names) */
-	const char *pod_logs; /* default /var/log/pods: <namespace>_<pod>_<uid>/ */
-	/* Rootless runtimes' storage, one per user: "%u" is the uid, "%h" its
-	 * home directory (from /etc/passwd), "%%" a '%'. Files there are read
-	 * only when they belong to that user. */
-	const char *rootless_docker; /* default %h/.local/share/docker */
-	const char *rootless_podman; /* default %h/.local/share/containers/storage */
-	const char *rootless_containerd; /* default
-	                                  * /run/user/%u/containerd/io.containerd.runtime.v2.task */
+#define METADATA_ROOT_MEMBER(field, ...) const char *field;
+	METADATA_ROOT_FIELDS(METADATA_ROOT_MEMBER)
+#undef METADATA_ROOT_MEMBER
 	/* Parsed shared files (storage indexes, pod databases) kept between
 	 * lookups; NULL: parse every time. Owned by the caller. */
 	struct metadata_cache *cache;
 };
 
-/* Defaults above, each overridable (config metadata:, tests). In a struct
- * passed to cg_metadata_lookup(), a NULL root means its default and an empty
- * string "" means "do not look there". */
+/* The defaults (METADATA_DEFAULT_*), each overridable (config metadata:,
+ * tests). In a struct passed to cg_metadata_lookup(), a NULL root means its
+ * default and an empty string "" means "do not look there". */
 void metadata_roots_default(struct metadata_roots *ret);
 
 /* A cache of parsed files keyed by (device, inode, mtime, size): a file
@@ -46,8 +60,21 @@ void metadata_roots_default(struct metadata_roots *ret);
  * at a time. */
 int metadata_cache_new(struct metadata_cache **ret);
 void metadata_cache_free(struct metadata_cache *c);
+/* Shared files kept parsed: a storage index and a pod database per podman
+ * root (the host's and each rootless user's). */
+#define METADATA_CACHE_SLOTS 32
+/* What the cache keeps in all: estimated bytes of its parsed objects. A
+ * rootless user writes their own indexes; without a budget 32 slots of
+ * tenant-sized indexes would be gigabytes. A file whose index alone is over
+ * it gives no names, and is remembered so (a slot, no bytes) until it
+ * changes: not parsed again at every lookup. */
+#define METADATA_CACHE_BUDGET_BYTES (32u << 20)
 struct metadata_cache_stats {
-	unsigned long long hits, parses;
+	unsigned long long hits; /* lookups answered by a kept index */
+	unsigned long long parses; /* files parsed (over the budget or not) */
+	unsigned long long over_budget; /* lookups refused: the file's index is over the budget */
+	unsigned long long evictions; /* indexes dropped for room (slots or budget) */
+	size_t kept; /* estimated bytes kept now, at most METADATA_CACHE_BUDGET_BYTES */
 };
 void metadata_cache_get_stats(const struct metadata_cache *c, struct metadata_cache_stats *ret);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Where the runtimes keep their state by default. A header of its own so
- * that config/ (which links without cgroup/) prints the same defaults that
- * cgroup/metadata.c uses. */
+/* Where the runtimes keep their state by default: the defaults of
+ * METADATA_ROOT_FIELDS (cgroup/metadata.h), which the config's defaults and
+ * cgroup/metadata.c's both come from. */
 #pragma once
 
 #define METADATA_DEFAULT_DOCKER "/var/lib/docker"

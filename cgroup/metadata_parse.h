@@ -26,6 +26,7 @@ struct metadata_parse_cost {
  * md for id (the container id; the pod id for METADATA_POD_DB; unused for
  * the per-container files), as a lookup that found this file would.
  * Returns 0, -EBADMSG for a file the lookup would ignore, or -ENOMEM;
- * *ret_cost (may be NULL) is set on 0. */
+ * *ret_cost (may be NULL) is set on 0. (A lookup also ignores an index whose
+ * ret_cost->kept is over METADATA_CACHE_BUDGET_BYTES; this does not.) */
 int metadata_parse(enum metadata_format fmt, const char *buf, size_t len, const char *id,
 		   struct cg_metadata *md, struct metadata_parse_cost *ret_cost);

@@ -2,6 +2,7 @@
 /* The agent's configuration: YAML (libyaml), an embedded default, validation
  * with FILE:LINE:COL errors. See docs/CONFIG.md. */
 #pragma once
+#include "cgroup/metadata.h"
 #include "events/derived.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -62,14 +63,9 @@ struct csv_config {
 /* Where runtimes keep the files that name containers (docs/IDENTITY.md);
  * "" turns a source off. rootless_*: templates with %u, %h. */
 struct metadata_config {
-	char docker[CONFIG_ROOT_MAX];
-	char containerd[CONFIG_ROOT_MAX];
-	char crio[CONFIG_ROOT_MAX];
-	char podman[CONFIG_ROOT_MAX];
-	char pod_logs[CONFIG_ROOT_MAX];
-	char rootless_docker[CONFIG_ROOT_MAX];
-	char rootless_podman[CONFIG_ROOT_MAX];
-	char rootless_containerd[CONFIG_ROOT_MAX];
+#define CONFIG_ROOT_MEMBER(field, ...) char field[CONFIG_ROOT_MAX];
+	METADATA_ROOT_FIELDS(CONFIG_ROOT_MEMBER)
+#undef CONFIG_ROOT_MEMBER
 };
 #define CONFIG_INSTANCE_MAX 64
 

@@ -3,20 +3,12 @@
  * containers and pods (docs/IDENTITY.md). */
 #include "config/config_schema.h"
 
-#include "cgroup/metadata_defaults.h"
-
 #include <stddef.h>
 #include <string.h>
 
-#define ROOT(field, per_user)                                                   \
-	{                                                                       \
-#field, offsetof(struct agent_config, metadata.field), per_user \
-	}
-const struct config_root_key config_root_keys[CONFIG_NR_ROOT_KEYS] = {
-	ROOT(docker, false),	     ROOT(containerd, false),	      ROOT(crio, false),
-	ROOT(podman, false),	     ROOT(pod_logs, false),	      ROOT(rootless_docker, true),
-	ROOT(rootless_podman, true), ROOT(rootless_containerd, true),
-};
+#define ROOT(field, default_root, per_user) \
+	{ #field, offsetof(struct agent_config, metadata.field), per_user, default_root },
+const struct config_root_key config_root_keys[CONFIG_NR_ROOT_KEYS] = { METADATA_ROOT_FIELDS(ROOT) };
 #undef ROOT
 
 /* "" (the source is off) or an absolute path; a template may also start at
@@ -79,18 +71,7 @@ int cfg_parse_metadata(struct parse_ctx *p)
 
 void cfg_metadata_defaults(struct agent_config *c)
 {
-	static const char *const defaults[CONFIG_NR_ROOT_KEYS] = {
-		METADATA_DEFAULT_DOCKER,
-		METADATA_DEFAULT_CONTAINERD,
-		METADATA_DEFAULT_CRIO,
-		METADATA_DEFAULT_PODMAN,
-		METADATA_DEFAULT_POD_LOGS,
-		METADATA_DEFAULT_ROOTLESS_DOCKER,
-		METADATA_DEFAULT_ROOTLESS_PODMAN,
-		METADATA_DEFAULT_ROOTLESS_CONTAINERD,
-	};
-
 	for (size_t i = 0; i < CONFIG_NR_ROOT_KEYS; i++)
 		cfg_set_string((char *)c + config_root_keys[i].offset, CONFIG_ROOT_MAX,
-			       defaults[i]);
+			       config_root_keys[i].default_root);
 }

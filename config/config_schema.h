@@ -93,8 +93,9 @@ struct config_root_key {
 	const char *name;
 	size_t offset; /* of its char[CONFIG_ROOT_MAX] in struct agent_config */
 	bool per_user; /* a template: %u (uid), %h (home), %% */
+	const char *default_root;
 };
-#define CONFIG_NR_ROOT_KEYS 8
+#define CONFIG_NR_ROOT_KEYS METADATA_NR_ROOTS
 extern const struct config_root_key config_root_keys[CONFIG_NR_ROOT_KEYS];
 int cfg_parse_metadata(struct parse_ctx *p);
 void cfg_metadata_defaults(struct agent_config *c);

@@ -96,6 +96,12 @@ idle_file=${idle_file%%$'\n'*}
 [ -n "$idle_file" ] || fail "no CSV file of the idle container"
 printf '2026-12-04T12:00:00.000Z,%s,1,contai' "$idle_cg" >>"$idle_file"
 
+# From here on only cgperf plot runs: in a sanitizer build, with whole
+# stacks, which tests/sanitize/lsan.supp's entries for cairo's and
+# fontconfig's process-long caches need (ASan's fast unwinder stops one
+# frame into fontconfig), and 64 frames of them (FcInitLoadConfigAndFonts is
+# 20 deep below /etc/fonts' nested XML includes; 30 by default).
+[ -z "${ASAN_OPTIONS:-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0:malloc_context_size=64"
 plot() { # plot OUT [ARGS...]: stderr in $TMP/err.txt
 	local out=$1; shift
 	"$CGPERF" plot "$TMP/csv" -o "$TMP/$out" --utc "$@" 2>"$TMP/err.txt" ||

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/inotify.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -410,6 +411,54 @@ static void write_padded_json(const char *path, size_t size)
 	free(buf);
 }
 
+/* A fresh podman root, tmp_root/name, written to root, with
+ * overlay-containers/ made; ret_roots: that root only, with cache c.
+ * Returns the path of its containers.json (until the next call). */
+static const char *fresh_podman_index(const char *name, char root[static 512],
+				      struct metadata_cache *c, struct metadata_roots *ret_roots)
+{
+	static char file[1024];
+	char dir[768];
+
+	snprintf(root, 512, "%s/%s", tmp_root, name);
+	snprintf(dir, sizeof(dir), "%s/overlay-containers", root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/containers.json", dir);
+	*ret_roots = (struct metadata_roots){ .docker = "",
+					      .containerd = "",
+					      .crio = "",
+					      .pod_logs = "",
+					      .podman = root,
+					      .cache = c };
+	return file;
+}
+
+/* A containers.json at path of n filler containers, then TMP_ID named name;
+ * returns the bytes its index keeps (metadata_parse), what the cache is
+ * charged. */
+static size_t write_big_index(const char *path, size_t n, const char *name)
+{
+	size_t cap = n * 40 + 256, len = 0;
+	struct metadata_parse_cost cost;
+	struct cg_metadata md = { 0 };
+	char *buf = malloc(cap);
+
+	assert_non_null(buf);
+	buf[len++] = '[';
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "{\"id\":\"%zx\",\"names\":[\"n\"]},",
+					i);
+	len += (size_t)snprintf(buf + len, cap - len, "{\"id\":\"%s\",\"names\":[\"%s\"]}]", TMP_ID,
+				name);
+	assert_true(len < cap);
+	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, &md, &cost), 0);
+	assert_string_equal(md.container_name, name);
+	write_file(path, buf, len);
+	free(buf);
+	return cost.kept;
+}
+
 static void test_size_cap(void **state)
 {
 	struct metadata_roots r;
@@ -690,8 +739,9 @@ static void test_cache(void **state)
 {
 	struct metadata_roots r = fixture_roots;
 	struct metadata_cache_stats st;
-	char root[1100], dir[1200], file[1300];
 	struct metadata_cache *c;
+	const char *file;
+	char root[512];
 
 	assert_int_equal(metadata_cache_new(&c), 0);
 	r.cache = c;
@@ -709,24 +759,134 @@ static void test_cache(void **state)
 	assert_true(st.hits >= 20);
 
 	/* a rewritten index (same inode, new contents) is seen */
-	snprintf(root, sizeof(root), "%s/podman-cache", tmp_root);
-	assert_int_equal(mkdir(root, 0700), 0);
-	snprintf(dir, sizeof(dir), "%s/overlay-containers", root);
-	assert_int_equal(mkdir(dir, 0700), 0);
-	snprintf(file, sizeof(file), "%s/containers.json", dir);
+	file = fresh_podman_index("podman-cache", root, c, &r);
 	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"one\"]}]", 91);
-	r = (struct metadata_roots){ .docker = "",
-				     .containerd = "",
-				     .crio = "",
-				     .pod_logs = "",
-				     .podman = root,
-				     .cache = c };
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "one", .runtime = "podman" });
 	/* (mtime, size) tell versions apart: another size, whatever the clock */
 	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"second\"]}]", 94);
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "second", .runtime = "podman" });
 	metadata_cache_free(c);
 	metadata_cache_free(NULL);
+}
+
+/* An index whose parsed form is over the cache's whole budget (a tenant's
+ * rootless containers.json of 210 000 containers, 6 MB) gives no names and
+ * is parsed once per version, not at every lookup; the warning is said
+ * once. A smaller version of it is parsed and names again. */
+static void test_cache_over_budget(void **state)
+{
+	char root[512], log_path[600], line[1024];
+	struct metadata_cache_stats st;
+	struct metadata_roots r;
+	struct metadata_cache *c;
+	struct cg_metadata md;
+	int saved_stderr, log_fd, named = 0, warnings = 0;
+	const char *file;
+	FILE *log;
+
+	assert_int_equal(metadata_cache_new(&c), 0);
+	file = fresh_podman_index("podman-huge", root, c, &r);
+	assert_true(write_big_index(file, 210000, "huge") > METADATA_CACHE_BUDGET_BYTES);
+	/* stderr (the warnings) into a file meanwhile: nothing asserted there */
+	snprintf(log_path, sizeof(log_path), "%s/over-budget.log", tmp_root);
+	log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(log_fd >= 0);
+	fflush(stderr);
+	saved_stderr = dup(STDERR_FILENO);
+	assert_true(saved_stderr >= 0);
+	assert_int_equal(dup2(log_fd, STDERR_FILENO), STDERR_FILENO);
+	for (int i = 0; i < 5; i++) {
+		lookup(&r, "/libpod_parent/libpod-" TMP_ID, NULL, &md);
+		named += md.container_name[0] != '\0';
+	}
+	fflush(stderr);
+	assert_int_equal(dup2(saved_stderr, STDERR_FILENO), STDERR_FILENO);
+	close(saved_stderr);
+	close(log_fd);
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 1);
+	assert_int_equal(named, 0);
+	assert_int_equal(st.over_budget, 5);
+	assert_int_equal(st.hits, 0);
+	assert_int_equal(st.kept, 0);
+	log = fopen(log_path, "re");
+	assert_non_null(log);
+	while (fgets(line, sizeof(line), log))
+		warnings += strstr(line, "containers.json: its index would keep") != NULL;
+	fclose(log);
+	assert_int_equal(warnings, 1);
+
+	/* changed: parsed again, and under the budget it names */
+	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"small\"]}]", 93);
+	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "small", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 2);
+	metadata_cache_free(c);
+}
+
+/* The budget and the slots: indexes of 3/8 of the budget each, three in
+ * turn: the third evicts the first (the least recently used), which a
+ * lookup then parses again, while the two others are hits; never more than
+ * the budget kept. Then one index more than there are slots: the first is
+ * evicted. */
+static void test_cache_budget(void **state)
+{
+	const size_t n = METADATA_CACHE_BUDGET_BYTES / 8 * 3 / 168;
+	char roots[3][512], root[512], first[512], name[32];
+	struct metadata_roots r[3], small;
+	struct metadata_cache_stats st;
+	struct metadata_cache *c;
+	size_t kept;
+
+	assert_int_equal(metadata_cache_new(&c), 0);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "budget-%d", i);
+		kept = write_big_index(fresh_podman_index(name, roots[i], c, &r[i]), n, name);
+		/* two fit in the budget, three do not */
+		assert_true(2 * kept <= METADATA_CACHE_BUDGET_BYTES);
+		assert_true(3 * kept > METADATA_CACHE_BUDGET_BYTES);
+	}
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "budget-%d", i);
+		expect(&r[i], "/libpod_parent/libpod-" TMP_ID,
+		       (struct want){ name, .runtime = "podman" });
+		metadata_cache_get_stats(c, &st);
+		assert_int_equal(st.parses, i + 1);
+		assert_true(st.kept <= METADATA_CACHE_BUDGET_BYTES);
+	}
+	assert_int_equal(st.evictions, 1);
+	expect(&r[1], "/libpod_parent/libpod-" TMP_ID,
+	       (struct want){ "budget-1", .runtime = "podman" });
+	expect(&r[2], "/libpod_parent/libpod-" TMP_ID,
+	       (struct want){ "budget-2", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 3);
+	assert_int_equal(st.hits, 2);
+	expect(&r[0], "/libpod_parent/libpod-" TMP_ID,
+	       (struct want){ "budget-0", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, 4);
+	assert_int_equal(st.evictions, 2);
+	assert_true(st.kept <= METADATA_CACHE_BUDGET_BYTES);
+	metadata_cache_free(c);
+
+	/* the slots: one small index more than there are, then the first again */
+	assert_int_equal(metadata_cache_new(&c), 0);
+	for (int i = 0; i <= METADATA_CACHE_SLOTS; i++) {
+		snprintf(name, sizeof(name), "slots-%d", i);
+		write_file(fresh_podman_index(name, i == 0 ? first : root, c, &small),
+			   "[{\"id\":\"" TMP_ID "\",\"names\":[\"s\"]}]", 89);
+		expect(&small, "/libpod_parent/libpod-" TMP_ID,
+		       (struct want){ "s", .runtime = "podman" });
+	}
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, METADATA_CACHE_SLOTS + 1);
+	assert_int_equal(st.evictions, 1);
+	small.podman = first;
+	expect(&small, "/libpod_parent/libpod-" TMP_ID, (struct want){ "s", .runtime = "podman" });
+	metadata_cache_get_stats(c, &st);
+	assert_int_equal(st.parses, METADATA_CACHE_SLOTS + 2);
+	metadata_cache_free(c);
 }
 
 static int count_fds(void)
@@ -862,35 +1022,86 @@ static void test_hostile_deep_nesting(void **state)
 	free(buf);
 }
 
-/* A file that grows while it is read (a writer appending without end): the
- * read stops at the cap, the lookup returns with nothing. No timing: the
- * lookup returning at all is the check (ctest's timeout the failure). */
-static void test_hostile_growing_file(void **state)
+/* The file test_hostile_growing_file grows (dev, ino; ino 0: none), at the
+ * first read() of it by the code under test, to `to` bytes (a tail of 'x'
+ * and "\"}"); `read` counts the bytes read from it. */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+	size_t to, read;
+	bool grown;
+} grow;
+
+ssize_t __real_read(int fd, void *buf, size_t n);
+
+/* read() for everything linked into this test (tests/CMakeLists.txt:
+ * --wrap=read): a writer appending at the worst moment, after the reader
+ * looked at the size, deterministically. */
+ssize_t __wrap_read(int fd, void *buf, size_t n)
 {
 	static char chunk[1 << 16];
-	struct metadata_roots r;
-	const char *file = fresh_docker_root("grow", &r);
-	int fd, status;
-	pid_t writer;
+	struct stat st;
+	ssize_t r;
 
-	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "{\"Name\":\"/grow\",\"x\":\"", 21), 21);
-	memset(chunk, 'x', sizeof(chunk));
-	writer = fork();
-	assert_true(writer >= 0);
-	if (writer == 0) {
-		/* up to twice the cap, then wait to be killed */
-		for (size_t n = 0; n < 2 * METADATA_MAX_FILE_BYTES; n += sizeof(chunk))
-			if (write(fd, chunk, sizeof(chunk)) < 0)
-				_exit(1);
-		pause();
-		_exit(0);
+	if (!grow.ino || fstat(fd, &st) < 0 || st.st_dev != grow.dev || st.st_ino != grow.ino)
+		return __real_read(fd, buf, n);
+	if (!grow.grown) {
+		grow.grown = true;
+		memset(chunk, 'x', sizeof(chunk));
+		for (off_t at = lseek(grow.fd, 0, SEEK_END); at >= 0 && (size_t)at + 2 < grow.to;) {
+			size_t w = grow.to - 2 - (size_t)at;
+
+			r = write(grow.fd, chunk, w < sizeof(chunk) ? w : sizeof(chunk));
+			if (r <= 0)
+				break;
+			at += r;
+		}
+		if (write(grow.fd, "\"}", 2) != 2)
+			grow.to = 0; /* the check below fails */
 	}
-	close(fd);
-	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
-	kill(writer, SIGKILL);
-	assert_int_equal(waitpid(writer, &status, 0), writer);
+	r = __real_read(fd, buf, n);
+	if (r > 0)
+		grow.read += (size_t)r;
+	return r;
+}
+
+/* A file that grows while it is read (a writer appending without end): the
+ * read stops at the cap, checked while reading, not only on the size seen
+ * before. Grown at the lookup's first read() to exactly the cap, it is read
+ * whole and names; to twice the cap, the lookup reads cap + 1 bytes and
+ * gives nothing, where reading on to the end would name it. */
+static void test_hostile_growing_file(void **state)
+{
+	static const char head[] = "{\"Name\":\"/grow\",\"Config\":{\"Image\":\"img\"},\"Pad\":\"";
+	const size_t to[] = { METADATA_MAX_FILE_BYTES, 2 * METADATA_MAX_FILE_BYTES };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct metadata_roots r;
+		const char *file = fresh_docker_root(i == 0 ? "grow-to-cap" : "grow-past-cap", &r);
+		struct stat st;
+
+		write_file(file, head, sizeof(head) - 1);
+		grow = (typeof(grow)){ .fd = open(file, O_WRONLY | O_CLOEXEC), .to = to[i] };
+		assert_true(grow.fd >= 0);
+		assert_int_equal(fstat(grow.fd, &st), 0);
+		grow.dev = st.st_dev;
+		grow.ino = st.st_ino;
+		if (i == 0)
+			expect(&r, "/docker/" TMP_ID,
+			       (struct want){ "grow", "img", .runtime = "docker" });
+		else
+			expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
+		grow.ino = 0;
+		assert_int_equal(fstat(grow.fd, &st), 0);
+		close(grow.fd);
+		assert_true(grow.grown);
+		assert_int_equal(st.st_size, to[i]);
+		if (i == 0)
+			assert_int_equal(grow.read, METADATA_MAX_FILE_BYTES);
+		else
+			assert_true(grow.read <= METADATA_MAX_FILE_BYTES + 1);
+	}
 }
 
 /* A FIFO or a device in the file's place is never opened (an open of a
@@ -922,15 +1133,35 @@ static void test_hostile_special_files_not_opened(void **state)
 	}
 }
 
+/* The lease holder of test_hostile_lease_not_waited, and how long its
+ * lookup may take: milliseconds when it does not wait, far below the 45 s
+ * (lease-break-time) of a wait. */
+static pid_t lease_holder;
+#define LEASE_WAIT_LIMIT_S 10
+static char lease_waited_msg[200]; /* written before the alarm is set */
+
+/* SIGALRM: the lookup waits for the lease. Fail now, with why, rather than
+ * die of the signal and leave the holder (which has our stdout and stderr:
+ * ctest would wait for them until its own timeout). */
+static void lease_waited(int sig)
+{
+	(void)sig;
+	(void)!write(STDERR_FILENO, lease_waited_msg, strlen(lease_waited_msg));
+	kill(lease_holder, SIGKILL);
+	_exit(1);
+}
+
 /* A write lease the file's owner holds (F_SETLEASE): the lookup's open does
  * not wait for the lease to be broken (lease-break-time, 45 s, again after
- * each new lease); the file is skipped. alarm() turns a wait into a failure. */
+ * each new lease); the file is skipped. A wait fails the test after
+ * LEASE_WAIT_LIMIT_S with a message (lease_waited). */
 static void test_hostile_lease_not_waited(void **state)
 {
+	struct sigaction on_alarm = { .sa_handler = lease_waited }, before;
 	struct metadata_roots r;
 	const char *file = fresh_docker_root("leased", &r);
+	pid_t parent = getpid();
 	int ready[2];
-	pid_t pid;
 	char c;
 
 	static const char json[] = "{\"ID\":\"" TMP_ID "\",\"Name\":\"/leased\","
@@ -940,11 +1171,14 @@ static void test_hostile_lease_not_waited(void **state)
 	/* Without the lease, it is found (so the check below can fail). */
 	expect(&r, "/docker/" TMP_ID, (struct want){ "leased", "busybox", .runtime = "docker" });
 	assert_int_equal(pipe(ready), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
+	lease_holder = fork();
+	assert_true(lease_holder >= 0);
+	if (lease_holder == 0) {
 		int fd = open(file, O_RDONLY);
 
+		/* gone with the test, however it ends */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
 		signal(SIGIO, SIG_IGN); /* the lease break's signal */
 		if (fd < 0 || fcntl(fd, F_SETLEASE, F_WRLCK) < 0)
 			_exit(1);
@@ -955,11 +1189,17 @@ static void test_hostile_lease_not_waited(void **state)
 	close(ready[1]);
 	assert_int_equal(read(ready[0], &c, 1), 1); /* nothing read: no lease taken */
 	close(ready[0]);
-	alarm(30);
+	snprintf(lease_waited_msg, sizeof(lease_waited_msg),
+		 "test_hostile_lease_not_waited: the lookup still waits for the lease holder "
+		 "after %d s (an open without O_NONBLOCK waits lease-break-time, 45 s)\n",
+		 LEASE_WAIT_LIMIT_S);
+	assert_int_equal(sigaction(SIGALRM, &on_alarm, &before), 0);
+	alarm(LEASE_WAIT_LIMIT_S);
 	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
 	alarm(0);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	sigaction(SIGALRM, &before, NULL);
+	kill(lease_holder, SIGKILL);
+	waitpid(lease_holder, NULL, 0);
 }
 
 int main(void)
@@ -981,6 +1221,8 @@ int main(void)
 		cmocka_unit_test(test_rootless),
 		cmocka_unit_test(test_podman_pod_names),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_cache_over_budget),
+		cmocka_unit_test(test_cache_budget),
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_hostile_pod_db),
 		cmocka_unit_test(test_hostile_huge_strings),
