@@ -138,40 +138,24 @@ static void free_jobs(struct job *j)
 	}
 }
 
-/* Field i of r's root strings, NULL past the last. */
-static const char **root_field(struct metadata_roots *r, size_t i)
-{
-	const char **f[] = { &r->docker,	  &r->containerd,      &r->crio,
-			     &r->podman,	  &r->pod_logs,	       &r->rootless_docker,
-			     &r->rootless_podman, &r->rootless_containerd };
-
-	/* A root added to the struct is a string to copy here too. */
-	_Static_assert(sizeof(*r) == sizeof(f) + sizeof(r->cache), "a root missing from root_field");
-	return i < sizeof(f) / sizeof(f[0]) ? f[i] : NULL;
-}
-
 static void roots_free(struct metadata_roots *r)
 {
-	const char **f;
-
-	for (size_t i = 0; (f = root_field(r, i)); i++) {
-		free((char *)*f);
-		*f = NULL;
-	}
+#define F(field, ...)                  \
+	free((char *)r->field); \
+	r->field = NULL;
+	METADATA_ROOT_FIELDS(F)
+#undef F
 }
 
 /* dst's strings become copies of src's; on failure dst holds what was copied
  * (roots_free() frees it). */
 static int roots_copy(struct metadata_roots *dst, const struct metadata_roots *src)
 {
-	const char **f;
-
-	for (size_t i = 0; (f = root_field(dst, i)); i++) {
-		const char *from = *root_field((struct metadata_roots *)src, i);
-
-		if (from && !(*f = strdup(from)))
-			return -ENOMEM;
-	}
+#define F(field, ...)                                            \
+	if (src->field && !(dst->field = strdup(src->field))) \
+		return -ENOMEM;
+	METADATA_ROOT_FIELDS(F)
+#undef F
 	return 0;
 }
 
