@@ -3,12 +3,14 @@
  * an eventfd tells the loop that results wait. The worker owns the
  * metadata cache (not thread-safe, and only it reads files).
  *
- * A lookup can hang in a read no signal ends: rootless podman's storage is a
- * tenant's own (often a fuse-overlayfs mount the tenant runs), a network
- * mount can stall. Such a worker is left behind after STUCK_S: a new worker
- * takes the queue, and lookups of the same storage are answered without
- * names until the stuck one returns, so one tenant cannot hold every other
- * container's names nor pile up threads reload after reload. */
+ * A lookup can hang in a read no signal ends (a stalled network mount; a
+ * FUSE mount, which cgroup/metadata.c refuses to enter under a tenant's
+ * storage but not under the host's). Such a worker is left behind after
+ * STUCK_S and a new one takes the queue; a storage that was stuck or slow
+ * is skipped (answered without names, without reading) while a thread is
+ * stuck in it and for a cool-down after, doubled each time (1 min to 1 h),
+ * so one storage can neither hold the others' names nor pile up threads
+ * reload after reload. */
 #include "agent/name_lookup.h"
 #include "util/log.h"
 #include <errno.h>
@@ -24,9 +26,15 @@
 
 /* One lookup takes milliseconds; one still going after seconds is stuck. */
 #define STUCK_S 5
-/* Stuck workers the whole process keeps at most: past it, a stuck lookup
- * holds its queue (names wait) rather than cost one more thread. */
+/* A lookup this slow puts its storage in the cool-down too. */
+#define SLOW_S 2
+#define COOL_MIN_S 60
+#define COOL_MAX_S 3600
+/* Threads left behind in the whole process at most: past it no new worker
+ * starts and lookups are answered without names until one returns. */
 #define MAX_LEFT_BEHIND 8
+/* Storages remembered as stuck or slow (more than there can be threads). */
+#define MAX_STUCK_KEYS 32
 
 struct job {
 	struct job *next;
@@ -40,8 +48,9 @@ struct job_list {
 	struct job *head, *tail;
 };
 
-/* The storage a lookup reads: a rootless user's whole storage (the tenant
- * owns it all), else one container's or pod's files. */
+/* The storage a lookup reads: a rootless user's (every runtime's storage
+ * there is the tenant's, often one home), else the host's runtime's (its
+ * lookups share index files and directories). */
 struct storage_key {
 	char s[sizeof(((struct cg_identity *)0)->runtime) + 2 * CG_ID_MAX + 16];
 };
@@ -53,7 +62,7 @@ struct worker {
 	struct job *current; /* under nl->lock */
 	struct timespec since; /* under nl->lock: when current began */
 	bool abandoned; /* under stuck_lock: frees itself, never touches nl */
-	int slot; /* in stuck[] once abandoned */
+	struct storage_key key; /* of current, once abandoned */
 };
 
 struct name_lookup {
@@ -65,7 +74,7 @@ struct name_lookup {
 	bool stop;
 	bool finished; /* the worker is past its last use of the lock */
 	bool left_behind; /* the worker frees everything when it finishes */
-	bool said_cap;
+	bool said_cap; /* this episode at the cap is said */
 	int event_fd; /* results wait */
 	int timer_fd; /* a lookup may be stuck: look */
 	int poll_fd; /* epoll of both, what the loop polls */
@@ -73,40 +82,98 @@ struct name_lookup {
 	struct metadata_cache_stats cache_stats; /* copied by the worker */
 };
 
-/* Storage that stuck workers are reading, process-wide: a reload's new
- * name_lookup must not walk into the same hang. Lock order: stuck_lock,
- * then a name_lookup's lock. */
+/* Storage that was stuck or slow, process-wide: a reload's new name_lookup
+ * must not walk into the same hang. Lock order: stuck_lock, then a
+ * name_lookup's lock. */
 static pthread_mutex_t stuck_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
+static struct stuck_entry {
 	bool used;
 	struct storage_key key;
-} stuck[MAX_LEFT_BEHIND];
+	int threads; /* stuck in it now */
+	double until; /* CLOCK_MONOTONIC s: skipped before this */
+	int cool_s; /* the next cool-down */
+} stuck[MAX_STUCK_KEYS];
+static int nr_left_threads;
+static int max_left_threads = MAX_LEFT_BEHIND;
+
+void name_lookup_test_reset(int max_left_behind)
+{
+	pthread_mutex_lock(&stuck_lock);
+	max_left_threads = max_left_behind;
+	for (int i = 0; i < MAX_STUCK_KEYS; i++)
+		if (stuck[i].threads == 0)
+			stuck[i].used = false;
+	pthread_mutex_unlock(&stuck_lock);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
 
 static void storage_key(const struct cg_identity *id, struct storage_key *ret)
 {
 	if (id->rootless)
-		snprintf(ret->s, sizeof(ret->s), "%s user %u", id->runtime, id->uid);
+		snprintf(ret->s, sizeof(ret->s), "user %u", id->uid);
 	else
-		snprintf(ret->s, sizeof(ret->s), "%s %s %s", id->runtime, id->container_id,
-			 id->pod_uid);
+		snprintf(ret->s, sizeof(ret->s), "host %s", id->runtime[0] ? id->runtime : "pods");
 }
 
-/* Under stuck_lock. */
-static bool is_stuck(const struct storage_key *k)
+/* Under stuck_lock: k's entry, NULL if none. */
+static struct stuck_entry *stuck_find(const struct storage_key *k)
 {
-	for (int i = 0; i < MAX_LEFT_BEHIND; i++)
+	for (int i = 0; i < MAX_STUCK_KEYS; i++)
 		if (stuck[i].used && strcmp(stuck[i].key.s, k->s) == 0)
-			return true;
-	return false;
+			return &stuck[i];
+	return NULL;
 }
 
-/* Under stuck_lock: a free slot, or -1 at the cap. */
-static int stuck_slot(void)
+/* Under stuck_lock: skipped now? */
+static bool is_skipped(const struct storage_key *k)
 {
-	for (int i = 0; i < MAX_LEFT_BEHIND; i++)
+	const struct stuck_entry *e = stuck_find(k);
+
+	return e && (e->threads > 0 || now_s() < e->until);
+}
+
+/* Under stuck_lock: k was stuck or slow; the cool-down starts now (and
+ * again when a stuck thread returns). With every entry in use, the one
+ * without threads that cools down first makes room. */
+static struct stuck_entry *stuck_mark(const struct storage_key *k)
+{
+	struct stuck_entry *e = stuck_find(k);
+
+	for (int i = 0; !e && i < MAX_STUCK_KEYS; i++)
 		if (!stuck[i].used)
-			return i;
-	return -1;
+			e = &stuck[i];
+	if (!e) {
+		for (int i = 0; i < MAX_STUCK_KEYS; i++)
+			if (stuck[i].threads == 0 && (!e || stuck[i].until < e->until))
+				e = &stuck[i];
+		if (!e)
+			return NULL; /* cannot be: threads are fewer than entries */
+		e->used = false;
+	}
+	if (!e->used)
+		*e = (struct stuck_entry){ .used = true, .key = *k, .cool_s = COOL_MIN_S };
+	e->until = now_s() + e->cool_s;
+	e->cool_s = e->cool_s * 2 > COOL_MAX_S ? COOL_MAX_S : e->cool_s * 2;
+	return e;
+}
+
+/* Under stuck_lock: a lookup of k took secs. */
+static void lookup_took(const struct storage_key *k, double secs)
+{
+	struct stuck_entry *e;
+
+	if (secs >= SLOW_S) {
+		(void)stuck_mark(k);
+	} else if ((e = stuck_find(k)) && e->threads == 0 && now_s() >= e->until) {
+		e->used = false; /* fast again after its cool-down: forgotten */
+	}
 }
 
 static void push(struct job_list *l, struct job *j)
@@ -191,26 +258,26 @@ static void arm(int timer_fd, int secs)
 	(void)timerfd_settime(timer_fd, 0, &its, NULL);
 }
 
-static double seconds_since(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
-/* After a lookup: false when the worker was abandoned meanwhile (it has
- * freed everything of its own then); true with nl->lock held. */
-static bool lookup_done(struct worker *w, struct job *j)
+/* After a lookup of key that took secs: false when the worker was abandoned
+ * meanwhile (it has freed everything of its own then); true with nl->lock
+ * held. */
+static bool lookup_done(struct worker *w, struct job *j, const struct storage_key *key,
+			double secs)
 {
 	pthread_mutex_lock(&stuck_lock);
 	if (w->abandoned) {
-		stuck[w->slot].used = false;
+		struct stuck_entry *e = stuck_find(&w->key);
+
+		if (e && e->threads > 0)
+			e->threads--;
+		(void)stuck_mark(&w->key); /* the cool-down runs from its return */
+		nr_left_threads--;
 		pthread_mutex_unlock(&stuck_lock);
 		free_jobs(j);
 		worker_free(w);
 		return false;
 	}
+	lookup_took(key, secs);
 	pthread_mutex_lock(&w->nl->lock);
 	pthread_mutex_unlock(&stuck_lock);
 	return true;
@@ -229,6 +296,7 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&nl->lock);
 	for (;;) {
 		struct storage_key key;
+		double started;
 		struct job *j;
 		bool skip;
 
@@ -248,11 +316,12 @@ static void *worker_main(void *arg)
 
 		storage_key(&j->ident, &key);
 		pthread_mutex_lock(&stuck_lock);
-		skip = is_stuck(&key);
+		skip = is_skipped(&key);
 		pthread_mutex_unlock(&stuck_lock);
+		started = now_s();
 		if (!skip)
 			cg_metadata_lookup(&roots, &j->ident, &j->meta);
-		if (!lookup_done(w, j)) {
+		if (!lookup_done(w, j, &key, skip ? 0 : now_s() - started)) {
 			metadata_cache_free(cache);
 			return NULL;
 		}
@@ -343,25 +412,23 @@ int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret
 }
 
 /* Under stuck_lock and nl->lock, w in a lookup: w goes on alone and frees
- * itself when its read returns; false at the cap (w stays). */
-static bool abandon(struct name_lookup *nl, struct worker *w)
+ * itself when its read returns; its storage is skipped meanwhile. */
+static void abandon(struct name_lookup *nl, struct worker *w)
 {
-	int slot = stuck_slot();
+	struct stuck_entry *e;
 
-	if (slot < 0)
-		return false;
-	stuck[slot].used = true;
-	storage_key(&w->current->ident, &stuck[slot].key);
-	w->slot = slot;
+	storage_key(&w->current->ident, &w->key);
+	if ((e = stuck_mark(&w->key)))
+		e->threads++;
+	nr_left_threads++;
 	w->abandoned = true;
 	pthread_detach(w->thread);
 	nl->w = NULL;
 	nl->nr_left_behind++;
-	log_warn("container names: a lookup (%s) has been reading a file for over %d s (a FUSE "
-		 "or network mount under a runtime's storage?); its thread is left behind, and "
-		 "lookups there get no names until it returns",
-		 stuck[slot].key.s, STUCK_S);
-	return true;
+	log_warn("container names: a lookup (%s's storage) has been reading a file for over %d s "
+		 "(a stalled network or FUSE mount?); its thread is left behind, and lookups there "
+		 "get no names until it returns and a cool-down passes",
+		 w->key.s, STUCK_S);
 }
 
 void name_lookup_free(struct name_lookup *nl)
@@ -395,15 +462,16 @@ void name_lookup_free(struct name_lookup *nl)
 		destroy(nl);
 		return;
 	}
-	if (w->current && abandon(nl, w)) {
+	if (w->current) {
+		abandon(nl, w);
 		/* It never touches nl again: nl is ours to free. */
 		pthread_mutex_unlock(&nl->lock);
 		pthread_mutex_unlock(&stuck_lock);
 		destroy(nl);
 		return;
 	}
-	/* Not in a lookup (held before it could see the stop), or at the cap:
-	 * whichever of the two comes last frees it all. */
+	/* Not in a lookup (held before it could see the stop): whichever of the
+	 * two comes last frees it all. */
 	nl->left_behind = true;
 	/* Before the unlock: once unlocked, the worker may free nl. */
 	pthread_detach(w->thread);
@@ -428,9 +496,23 @@ static void answer_empty(struct name_lookup *nl, const struct job *of)
 	nl->nr_done++;
 }
 
-/* The timer fired: a worker in one lookup for STUCK_S is left behind and a
- * new one takes the queue; its own lookup is answered without names. With
- * no worker (the cap was reached), one is started once a stuck one ended. */
+/* Under nl->lock: every queued lookup answered without names. */
+static void answer_all_empty(struct name_lookup *nl)
+{
+	struct job *j = take_all(&nl->todo);
+
+	for (struct job *next; j; j = next) {
+		next = j->next;
+		push(&nl->done, j);
+		nl->nr_done++;
+	}
+}
+
+/* The timer fired: a worker in one lookup for STUCK_S is left behind, its
+ * own lookup answered without names, and a new worker takes the queue.
+ * With MAX_LEFT_BEHIND threads left in the process, no new one starts: the
+ * queue is answered without names, and the timer looks again every STUCK_S
+ * until a left thread has returned. */
 static void check_stuck(struct name_lookup *nl)
 {
 	struct worker *w;
@@ -438,22 +520,26 @@ static void check_stuck(struct name_lookup *nl)
 	pthread_mutex_lock(&stuck_lock);
 	pthread_mutex_lock(&nl->lock);
 	w = nl->w;
-	if (w && w->current && seconds_since(&w->since) >= STUCK_S) {
-		const struct job *j = w->current;
-
-		if (abandon(nl, w))
-			answer_empty(nl, j);
-		else if (!nl->said_cap) {
-			nl->said_cap = true;
-			log_warn("container names: %d lookups are stuck in reads; names wait for "
-				 "one of them to return",
-				 MAX_LEFT_BEHIND + 1);
-		}
-		/* Again later: the stuck one may return, or a slot free up. */
-		arm(nl->timer_fd, STUCK_S);
+	if (w && w->current && now_s() - ((double)w->since.tv_sec + w->since.tv_nsec / 1e9) >=
+					STUCK_S) {
+		answer_empty(nl, w->current);
+		abandon(nl, w);
 	}
-	if (!nl->w && !nl->stop && stuck_slot() >= 0 && worker_start(nl) < 0)
-		arm(nl->timer_fd, STUCK_S); /* no thread now: try again */
+	if (!nl->w && !nl->stop) {
+		if (nr_left_threads < max_left_threads && worker_start(nl) == 0) {
+			nl->said_cap = false;
+		} else {
+			answer_all_empty(nl);
+			if (!nl->said_cap)
+				log_warn("container names: %d lookup threads are stuck; names are "
+					 "not looked up until one returns",
+					 nr_left_threads);
+			nl->said_cap = true;
+		}
+	}
+	/* Again later: a worker now in a lookup arms it itself. */
+	if (!nl->w || nl->w->current)
+		arm(nl->timer_fd, STUCK_S);
 	pthread_mutex_unlock(&nl->lock);
 	pthread_mutex_unlock(&stuck_lock);
 }
@@ -472,6 +558,10 @@ int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
 	pthread_mutex_lock(&nl->lock);
 	push(&nl->todo, j);
 	pthread_cond_signal(&nl->wake);
+	if (!nl->w) { /* none until a left thread returns: no names now */
+		answer_all_empty(nl);
+		(void)eventfd_write(nl->event_fd, 1);
+	}
 	pthread_mutex_unlock(&nl->lock);
 	return 0;
 }

@@ -18,10 +18,16 @@ int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret
  * A lookup stuck in a read for seconds (a FUSE mount) is not waited for: its
  * thread is left behind, said in one line, and frees its own when it ends.
  * The same happens without a stop: a lookup stuck for 5 s is answered
- * without names, a new thread takes the queue, and lookups of that storage
- * (a rootless user's, or one container's files) get no names until the
- * stuck read returns; at most 8 threads are left behind per process. */
+ * without names and a new thread takes the queue; lookups of that storage
+ * (a rootless user's, or the host's runtime's) get no names while it is
+ * stuck and for a cool-down after (1 min, doubled each time to 1 h), and
+ * so after a lookup slower than 2 s. With 8 threads left in the process no
+ * new one starts: lookups get no names until one of them returns. */
 void name_lookup_free(struct name_lookup *nl);
+
+/* Tests: the process's cap on left threads (default 8), and storages
+ * without a stuck thread forgotten (their cool-downs end). */
+void name_lookup_test_reset(int max_left_behind);
 
 /* Queue a lookup for cgroup id at path. 0 or -ENOMEM. */
 int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,

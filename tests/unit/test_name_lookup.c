@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,10 +73,10 @@ static void submit(struct name_lookup *nl, uint64_t id, const char *path)
 	assert_int_equal(name_lookup_submit(nl, id, path, &ident), 0);
 }
 
-/* 60 s: a bound (a stuck lookup is given up after 5 s), never a measure. */
+/* 30 s: a bound (a stuck lookup is given up after 5 s), never a measure. */
 static void wait_for(struct name_lookup *nl, struct seen *s, int want)
 {
-	for (int tries = 0; s->n < want && tries < 600; tries++) {
+	for (int tries = 0; s->n < want && tries < 300; tries++) {
 		struct pollfd p = { name_lookup_fd(nl), POLLIN, 0 };
 
 		if (poll(&p, 1, 100) > 0)
@@ -167,9 +169,13 @@ static void write_file(const char *path, const char *text)
 }
 
 /* A docker root where container STUCK_ID's directory is a stuck_fs mount
- * (its config.v2.json never answers a read) and FINE_ID's is plain. */
+ * (its config.v2.json never answers a read) and FINE_ID's is plain, with the
+ * podman fixtures beside (another storage). The mount lives in a mount
+ * namespace of this process's own, and the FUSE daemon dies with it
+ * (PDEATHSIG): a killed test leaves no hanging mount behind. */
 static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret)
 {
+	static bool private_ns;
 	const char *build = getenv("CGPERF_BUILD");
 	char helper[1024], dir[1200];
 	struct stat st;
@@ -178,6 +184,12 @@ static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret
 	snprintf(helper, sizeof(helper), "%s/tests/stuck_fs", build ? build : ".");
 	if (access(helper, X_OK) != 0)
 		return -1;
+	/* No worker thread is alive between tests: unshare needs one thread. */
+	if (!private_ns) {
+		assert_int_equal(unshare(CLONE_NEWNS), 0);
+		assert_int_equal(mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+		private_ns = true;
+	}
 	snprintf(tmp, len, "/tmp/cgperf-stuck.XXXXXX");
 	assert_non_null(mkdtemp(tmp));
 	snprintf(dir, sizeof(dir), "%s/containers", tmp);
@@ -191,6 +203,7 @@ static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execl(helper, helper, dir, "config.v2.json",
 		      "{\"ID\":\"" STUCK_ID "\",\"Name\":\"/stuck\"}", (char *)NULL);
 		_exit(127);
@@ -199,23 +212,20 @@ static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret
 	for (int i = 0; i < 200 && stat(dir, &st) != 0; i++)
 		usleep(50 * 1000);
 	assert_int_equal(stat(dir, &st), 0);
-	*ret = (struct metadata_roots){ .docker = tmp, .containerd = "", .crio = "", .pod_logs = "" };
+	*ret = roots;
+	ret->docker = tmp;
 	return pid;
 }
 
-/* A lookup stuck in a read: after 5 s it is answered without names and a new
- * thread takes the queue (the fine container is named); lookups of the
- * stuck container are skipped, in a new name_lookup too (a reload), with no
- * second thread left stuck; once the read ends, its thread frees itself. */
 static char stuck_tmp[64];
 static pid_t stuck_fs = -1;
 
-/* Also after a failed assertion: a live stuck_fs mount would hang whatever
- * walks /tmp next. */
+/* Also after a failed assertion. */
 static int stuck_teardown(void **state)
 {
 	char dir[200];
 
+	name_lookup_test_reset(8);
 	if (stuck_fs > 0) {
 		kill(stuck_fs, SIGKILL);
 		waitpid(stuck_fs, NULL, 0);
@@ -237,61 +247,123 @@ static int stuck_teardown(void **state)
 	return 0;
 }
 
+static void wait_threads(int want)
+{
+	/* A joined or returned thread's /proc entry may linger a moment. */
+	for (int i = 0; i < 300 && name_threads() != want; i++)
+		usleep(100 * 1000);
+	assert_int_equal(name_threads(), want);
+}
+
+static pid_t stuck_setup(struct metadata_roots *sroots)
+{
+	pid_t fs;
+
+	if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0)
+		return -2;
+	fs = stuck_fs = stuck_docker_root(stuck_tmp, sizeof(stuck_tmp), sroots);
+	return fs;
+}
+
+#define STUCK_CG "/system.slice/docker-" STUCK_ID ".scope"
+#define FINE_CG "/system.slice/docker-" FINE_ID ".scope"
+#define TOOLBOX_CG "/machine.slice/libpod-" PODMAN_TOOLBOX ".scope"
+
+/* A lookup stuck in a read: after 5 s it is answered without names and a new
+ * thread takes the queue (podman's container is named); the stuck storage
+ * (the host's docker) is skipped, in a new name_lookup too (a reload), with
+ * no second thread stuck; once the read ends, its thread frees its own and
+ * the storage is still skipped for its cool-down. */
 static void test_stuck_read_left_behind(void **state)
 {
 	struct metadata_roots sroots;
 	struct name_lookup *nl, *nl2;
 	struct name_lookup_stats st;
 	struct seen s = { 0 }, s2 = { 0 };
-	pid_t fs;
+	pid_t fs = stuck_setup(&sroots);
 
-	if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0)
+	if (fs == -2)
 		unit_skip("needs root and /dev/fuse (a FUSE mount that stops answering)");
-	fs = stuck_fs = stuck_docker_root(stuck_tmp, sizeof(stuck_tmp), &sroots);
 	if (fs < 0)
 		unit_skip("tests/stuck_fs was not built (libfuse3-dev missing)");
 	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
-	submit(nl, 1, "/system.slice/docker-" STUCK_ID ".scope");
-	submit(nl, 2, "/system.slice/docker-" FINE_ID ".scope");
-	wait_for(nl, &s, 2);
+	submit(nl, 1, STUCK_CG);
+	submit(nl, 2, TOOLBOX_CG);
+	submit(nl, 3, FINE_CG);
+	wait_for(nl, &s, 3);
 	assert_string_equal(name_of(&s, 1), "");
-	assert_string_equal(name_of(&s, 2), "fine");
+	assert_string_equal(name_of(&s, 2), "toolbox");
+	assert_string_equal(name_of(&s, 3), ""); /* the same storage: skipped */
 	name_lookup_get_stats(nl, &st);
 	assert_int_equal(st.left_behind, 1);
-	assert_int_equal(name_threads(), 2);
-	/* The same storage again: skipped, no thread stuck anew. */
-	submit(nl, 3, "/system.slice/docker-" STUCK_ID ".scope");
-	wait_for(nl, &s, 3);
-	assert_string_equal(name_of(&s, 3), "");
-	name_lookup_get_stats(nl, &st);
 	assert_int_equal(st.skipped, 1);
+	wait_threads(2);
 	/* A reload's new lookups: the stuck storage is skipped there too. */
 	assert_int_equal(name_lookup_new(&sroots, &nl2), 0);
-	submit(nl2, 1, "/system.slice/docker-" STUCK_ID ".scope");
-	submit(nl2, 2, "/system.slice/docker-" FINE_ID ".scope");
+	submit(nl2, 1, STUCK_CG);
+	submit(nl2, 2, TOOLBOX_CG);
 	wait_for(nl2, &s2, 2);
-	assert_string_equal(name_of(&s2, 2), "fine");
+	assert_string_equal(name_of(&s2, 2), "toolbox");
 	name_lookup_get_stats(nl2, &st);
 	assert_int_equal(st.left_behind, 0);
 	assert_int_equal(st.skipped, 1);
-	assert_int_equal(name_threads(), 3);
+	wait_threads(3);
 	name_lookup_free(nl2);
-	/* Joined; its /proc entry may outlive the join a moment. */
-	for (int i = 0; i < 600 && name_threads() > 2; i++)
-		usleep(10 * 1000);
-	assert_int_equal(name_threads(), 2);
+	wait_threads(2);
 	/* The filesystem goes: the read fails, its thread ends and frees its own. */
 	kill(fs, SIGKILL);
 	assert_int_equal(waitpid(fs, NULL, 0), fs);
 	stuck_fs = -1;
-	for (int i = 0; i < 600 && name_threads() > 1; i++)
-		usleep(100 * 1000);
-	assert_int_equal(name_threads(), 1);
-	/* Not stuck any more: looked up again (the dead mount gives no name). */
-	submit(nl, 4, "/system.slice/docker-" STUCK_ID ".scope");
+	wait_threads(1);
+	/* Cooling down: still skipped. */
+	submit(nl, 4, FINE_CG);
 	wait_for(nl, &s, 4);
+	assert_string_equal(name_of(&s, 4), "");
 	name_lookup_get_stats(nl, &st);
-	assert_int_equal(st.skipped, 1);
+	assert_int_equal(st.skipped, 2);
+	name_lookup_free(nl);
+}
+
+/* At the cap of left threads (1 here) no new worker starts: lookups are
+ * answered at once without names; once the stuck thread returns, a worker
+ * starts again and names come back. */
+static void test_stuck_cap_then_back(void **state)
+{
+	struct metadata_roots sroots;
+	struct name_lookup *nl;
+	struct name_lookup_stats st;
+	struct seen s = { 0 };
+	pid_t fs = stuck_setup(&sroots);
+
+	if (fs == -2)
+		unit_skip("needs root and /dev/fuse (a FUSE mount that stops answering)");
+	if (fs < 0)
+		unit_skip("tests/stuck_fs was not built (libfuse3-dev missing)");
+	name_lookup_test_reset(1);
+	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
+	submit(nl, 1, STUCK_CG);
+	wait_for(nl, &s, 1);
+	name_lookup_get_stats(nl, &st);
+	assert_int_equal(st.left_behind, 1);
+	wait_threads(1); /* the stuck one; no new worker at the cap */
+	submit(nl, 2, TOOLBOX_CG);
+	wait_for(nl, &s, 2);
+	assert_string_equal(name_of(&s, 2), ""); /* no worker: no names */
+	kill(fs, SIGKILL);
+	assert_int_equal(waitpid(fs, NULL, 0), fs);
+	stuck_fs = -1;
+	/* The timer looks every 5 s: a worker starts once the thread returned. */
+	for (int i = 0; i < 300; i++) {
+		struct pollfd p = { name_lookup_fd(nl), POLLIN, 0 };
+
+		if (poll(&p, 1, 100) > 0)
+			name_lookup_collect(nl, on_result, &s);
+		if (name_threads() == 1)
+			break;
+	}
+	submit(nl, 3, TOOLBOX_CG);
+	wait_for(nl, &s, 3);
+	assert_string_equal(name_of(&s, 3), "toolbox");
 	name_lookup_free(nl);
 }
 
@@ -301,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_results_arrive),
 		cmocka_unit_test(test_free_with_work_queued),
 		cmocka_unit_test_teardown(test_stuck_read_left_behind, stuck_teardown),
+		cmocka_unit_test_teardown(test_stuck_cap_then_back, stuck_teardown),
 	};
 
 	return unit_result(cmocka_run_group_tests(tests, setup, NULL));
