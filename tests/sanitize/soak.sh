@@ -12,8 +12,8 @@
 # What runs, the whole time:
 #  - cgroup churn: 5 workers, each creates a cgroup under churn/, runs a
 #    short burner in it and removes it, about 300 a minute; the names carry
-#    tenant-style bytes (quotes, commas, spaces, a leading '=', UTF-8, a
-#    newline, a control byte);
+#    tenant-style bytes (quotes, commas, spaces, a tab, a backslash, a
+#    leading '=', UTF-8, a control byte);
 #  - 4 steady cgroups with a burner waking every 0.3 s;
 #  - a Prometheus scrape every second (text and OpenMetrics in turn), and
 #    promtool on one scrape a minute where promtool is installed;
@@ -111,8 +111,9 @@ start_agent agent1 "$TMP/agent.yaml"
 say "agent 1 (pid $AGENT_PID) counting; ${SOAK_MINUTES} min; out: $OUT"
 
 # ---- the drivers (stop at $TMP/stop, idle while $PAUSE exists) ----
-# Tenant-style bytes in names; the index k<N>- stays readable through any escaping.
-SUFFIXES=(plain 'sp ace' 'q"uote' 'com,ma' '=cmd' 'ünï' $'new\nline' $'ctl\x01x' "apo'st")
+# Tenant-style bytes in names (cgroupfs refuses a newline); the index k<N>-
+# stays readable through any escaping.
+SUFFIXES=(plain 'sp ace' 'q"uote' 'com,ma' '=cmd' 'ünï' $'ctl\x01x' $'tab\tx' "apo'st" 'back\\slash')
 churn_worker() {
 	local w=$1 n=0 d
 	while [ ! -e "$TMP/stop" ]; do
@@ -120,7 +121,7 @@ churn_worker() {
 		n=$((n + 1))
 		local idx=$((w * 1000000 + n))
 		d="$TEST_CG/churn/k$idx-${SUFFIXES[$((n % ${#SUFFIXES[@]}))]}"
-		mkdir "$d"
+		mkdir "$d" || { echo "mkdir $d refused" >>"$TMP/churn-errors"; continue; }
 		sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 0.02' sh "$d" "$BURN" || true
 		sleep 0.4
 		for _ in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
