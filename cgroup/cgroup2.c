@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #endif
 #include "cgroup/cgroup2.h"
+#include "util/mountinfo.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -154,47 +155,6 @@ int cgroup2_level(const char *rel_path)
  * Finding the mount
  * ------------------------------------------------------------------------- */
 
-/* mountinfo escapes ' ', '\t', '\n' and '\\' inside paths as \ooo. */
-static void unescape_octal(char *s)
-{
-	char *w = s;
-
-	for (const char *p = s; *p;) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*w++ = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
-			p += 4;
-		} else
-			*w++ = *p++;
-	}
-	*w = '\0';
-}
-
-/* Splits one mountinfo line in place (see proc(5)). Field 5 is the mount
- * point; a variable number of optional fields follows field 6 and ends with a
- * lone "-", after which comes the fs type. Fields never contain raw blanks
- * (they are escaped), so splitting on spaces is exact. */
-static int split_mountinfo_line(char *line, char **ret_mnt, char **ret_fstype)
-{
-	char *save = NULL, *mnt = NULL, *fstype;
-	int i = 0;
-
-	for (char *t = strtok_r(line, " \n", &save); t; t = strtok_r(NULL, " \n", &save), i++) {
-		if (i == 4)
-			mnt = t;
-		else if (i > 5 && strcmp(t, "-") == 0) {
-			fstype = strtok_r(NULL, " \n", &save);
-			if (!mnt || !fstype)
-				return -EBADMSG;
-			unescape_octal(mnt);
-			*ret_mnt = mnt;
-			*ret_fstype = fstype;
-			return 0;
-		}
-	}
-	return -EBADMSG;
-}
-
 /* With several cgroup2 mounts (bind mounts, a stray manual mount) prefer the
  * canonical places; otherwise the first one listed wins. */
 static int mount_rank(const char *mnt)
@@ -227,14 +187,16 @@ int cgroup2_parse_mountinfo(FILE *f, char *ret_root, size_t root_len, enum cgrou
 		return -EINVAL;
 
 	while (getline(&line, &line_size, f) >= 0) {
-		char *mnt, *fstype;
+		struct mountinfo_line m;
+		const char *mnt;
 
 		/* A line we cannot parse says nothing about cgroups: skip it. */
-		if (split_mountinfo_line(line, &mnt, &fstype) < 0)
+		if (mountinfo_split(line, &m) < 0)
 			continue;
-		if (strcmp(fstype, "cgroup") == 0)
+		mnt = m.mnt;
+		if (strcmp(m.fstype, "cgroup") == 0)
 			n_v1++;
-		else if (strcmp(fstype, "cgroup2") == 0) {
+		else if (strcmp(m.fstype, "cgroup2") == 0) {
 			n_v2++;
 			if (mount_rank(mnt) > best_rank) {
 				char *copy = strdup(mnt);

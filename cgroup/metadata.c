@@ -25,9 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/mountinfo.h"
 
 /* containerd namespace directories looked into per lookup; a host has a
  * handful (k8s.io, moby, default). Bounds the work on a strange root. */
@@ -53,6 +55,10 @@ void metadata_roots_default(struct metadata_roots *ret)
  * other users' files (or root's, where protected_hardlinks is off). */
 struct place {
 	const char *root;
+	/* A rootless user's storage: root's first base_len bytes are the
+	 * user's base directory (the component the template's %h or %u ends
+	 * in); below it, no FUSE or network mount is entered (check_mounts). */
+	size_t base_len;
 	bool check_owner;
 	uid_t owner;
 	struct metadata_cache *cache;
@@ -91,20 +97,102 @@ static void fill(char dst[CG_NAME_MAX], const char *src)
  * Reading files below a root
  * ------------------------------------------------------------------------- */
 
+/* Filesystems a lookup must not enter under a tenant's storage: a read there
+ * can block for as long as a FUSE daemon (the tenant's own, where the admin
+ * allowed user_allow_other) or a network server wants, uninterruptibly: the
+ * lookup thread could never end, nor the process exit. */
+static bool fstype_may_block(const char *t)
+{
+	static const char *const remote[] = { "nfs",  "nfs4",	   "cifs",   "smb3", "smbfs",
+					      "ceph", "glusterfs", "lustre", "afs",  "ncpfs" };
+
+	if (strncmp(t, "fuse", 4) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++)
+		if (strcmp(t, remote[i]) == 0)
+			return true;
+	return false;
+}
+
+/* fd is where a walk below a tenant's base arrived; dev the filesystem it
+ * came from (0: the base itself). A different filesystem is looked up in
+ * mountinfo and refused (-EXDEV) if it may block. statx with no fields and
+ * AT_STATX_DONT_SYNC asks the filesystem nothing: a FUSE daemon never sees
+ * it, so this check cannot block where entering would. */
+static int check_mount(const struct place *pl, int fd, dev_t *dev)
+{
+	static struct log_ratelimit rl;
+	struct statx stx;
+	char type[64];
+	dev_t here;
+	int r;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, 0, &stx) < 0)
+		return -errno;
+	here = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	if (*dev && here == *dev)
+		return 0;
+	r = mountinfo_fstype_of(here, type, sizeof(type));
+	if (r < 0 || fstype_may_block(type)) {
+		log_ratelimited(&rl, 60, LOG_LVL_WARN,
+				"metadata: %s (user %u's storage) is on %s: not entered (a read there "
+				"could block for good); their containers get no names",
+				log_name(pl->root), (unsigned)pl->owner, r < 0 ? "an unknown filesystem" : type);
+		return -EXDEV;
+	}
+	*dev = here;
+	return 0;
+}
+
+/* path_fd (O_PATH) opened again with flags, through /proc: the very inode,
+ * whatever has been put in its place since. -ENOENT without /proc. */
+static int reopen(int path_fd, int flags)
+{
+	char proc_path[32];
+	int fd;
+
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
+	fd = open(proc_path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 /* Open root/rel without following a symlink anywhere in rel: one component
  * at a time, each with O_NOFOLLOW (a symlink gives ELOOP). openat2's
  * RESOLVE_NO_SYMLINKS would do the same in one call, but is missing on older
  * kernels and refused by older seccomp profiles, and a fallback that only
  * guards the last component would quietly be weaker. rel is built here from
- * validated ids and directory entries; ".." is refused anyway. Returns an
- * fd or a negative errno. */
-static int open_below(const char *root, const char *rel, int flags)
+ * validated ids and directory entries; ".." is refused anyway. Below a
+ * tenant's base, the walk starts at the base and every component is opened
+ * O_PATH and checked (check_mount) before anything below it is looked up.
+ * Returns an fd or a negative errno. */
+static int open_below(const struct place *pl, const char *rel, int flags)
 {
+	char base[PATH_MAX], walk[PATH_MAX];
+	bool checked = pl->base_len > 0;
+	dev_t dev = 0;
 	int dir_fd, r;
 
-	dir_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir_fd < 0)
-		return -errno;
+	if (checked) {
+		if (pl->base_len >= sizeof(base) ||
+		    snprintf(walk, sizeof(walk), "%s/%s", pl->root + pl->base_len, rel) >=
+			    (int)sizeof(walk))
+			return -ENAMETOOLONG;
+		memcpy(base, pl->root, pl->base_len);
+		base[pl->base_len] = '\0';
+		dir_fd = open(base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dir_fd < 0)
+			return -errno;
+		r = check_mount(pl, dir_fd, &dev);
+		if (r < 0) {
+			close(dir_fd);
+			return r;
+		}
+		rel = walk;
+	} else {
+		dir_fd = open(pl->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dir_fd < 0)
+			return -errno;
+	}
 	for (const char *p = rel;;) {
 		char name[NAME_MAX + 1];
 		size_t len;
@@ -121,11 +209,28 @@ static int open_below(const char *root, const char *rel, int flags)
 		name[len] = '\0';
 		p += len;
 		last = p[strspn(p, "/")] == '\0';
-		fd = openat(dir_fd, name,
-			    last ? flags | O_CLOEXEC | O_NOFOLLOW
-				 : O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0) {
-			r = -errno;
+		if (checked && (!last || flags != O_PATH)) {
+			/* Looked at first: opening for real could enter it. */
+			fd = openat(dir_fd, name,
+				    O_PATH | O_CLOEXEC | O_NOFOLLOW | (last ? 0 : O_DIRECTORY));
+			r = fd < 0 ? -errno : check_mount(pl, fd, &dev);
+			if (r == 0 && last) {
+				/* The inode looked at, not what may be mounted on it since. */
+				int again = reopen(fd, flags);
+
+				close(fd);
+				fd = again;
+				r = fd < 0 ? fd : 0;
+			}
+		} else {
+			fd = openat(dir_fd, name,
+				    last ? flags | O_CLOEXEC | O_NOFOLLOW
+					 : O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			r = fd < 0 ? -errno : checked ? check_mount(pl, fd, &dev) : 0;
+		}
+		if (r < 0) {
+			if (fd >= 0)
+				close(fd);
 			break;
 		}
 		close(dir_fd);
@@ -143,12 +248,11 @@ static int open_below(const char *root, const char *rel, int flags)
  * effects (a tape rewinds, a tty becomes ours). The regular file is then
  * opened through that very inode, so nothing can be swapped in between.
  * -ELOOP for a symlink, -EINVAL for anything else that is not a file. */
-static int open_regular_below(const char *root, const char *rel, struct stat *st)
+static int open_regular_below(const struct place *pl, const char *rel, struct stat *st)
 {
-	char proc_path[32];
 	int path_fd, fd;
 
-	path_fd = open_below(root, rel, O_PATH);
+	path_fd = open_below(pl, rel, O_PATH);
 	if (path_fd < 0)
 		return path_fd;
 	fd = fstat(path_fd, st) < 0 ? -errno
@@ -159,25 +263,40 @@ static int open_regular_below(const char *root, const char *rel, struct stat *st
 		/* O_NONBLOCK: a write lease the file's owner holds (F_SETLEASE)
 		 * would make a plain open wait for its break (lease-break-time,
 		 * 45 s), again after each lease the owner takes anew. */
-		snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
-		fd = open(proc_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-		if (fd < 0 && errno == ENOENT) {
+		fd = reopen(path_fd, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+		if (fd == -ENOENT) {
 			/* No /proc here (a chroot): open by name again, and keep
 			 * it only if it is the inode looked at. */
 			struct stat again;
 
-			fd = open_below(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+			fd = open_below(pl, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
 			if (fd >= 0 && (fstat(fd, &again) < 0 || again.st_dev != st->st_dev ||
 					again.st_ino != st->st_ino)) {
 				close(fd);
 				fd = -ESTALE;
 			}
-		} else if (fd < 0) {
-			fd = -errno;
 		}
 	}
 	close(path_fd);
 	return fd;
+}
+
+/* pl's root for listing: opened like a file below it (a tenant's root
+ * through the checked walk). NULL if it cannot be. */
+static DIR *opendir_below(const struct place *pl)
+{
+	int fd;
+	DIR *d;
+
+	if (!pl->base_len)
+		return opendir(pl->root);
+	fd = open_below(pl, ".", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
 }
 
 /* The whole of a regular file, NUL-terminated, if it has at most cap bytes
@@ -490,7 +609,7 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 	size_t len = 0;
 	int fd, r;
 
-	fd = open_regular_below(pl->root, rel, &st);
+	fd = open_regular_below(pl, rel, &st);
 	if (fd < 0) {
 		if (fd != -ENOENT)
 			log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
@@ -660,7 +779,7 @@ static bool lookup_containerd(const struct place *pl, const char *cid, struct cg
 	bool found = false;
 	DIR *dir;
 
-	dir = opendir(pl->root);
+	dir = opendir_below(pl);
 	if (!dir)
 		return false;
 	for (int seen = 0; !found && seen < MAX_CONTAINERD_NAMESPACES && (de = readdir(dir));
@@ -980,25 +1099,36 @@ static int home_of(uid_t uid, char *ret, size_t len)
 	return r;
 }
 
-/* tmpl with %u, %h, %% expanded. -ENOENT when %h is needed and unknown. */
-static int expand_root(const char *tmpl, uid_t uid, char *ret, size_t len)
+/* tmpl with %u, %h, %% expanded. -ENOENT when %h is needed and unknown.
+ * ret_base_len: the length of the user's base, the path up to the end of
+ * the component where the first %u or %h ends (the home, /run/user/UID):
+ * what the admin made; below it is the tenant's. */
+static int expand_root(const char *tmpl, uid_t uid, char *ret, size_t len, size_t *ret_base_len)
 {
 	char home[PATH_MAX];
-	size_t w = 0;
+	size_t w = 0, base = 0;
+	bool in_base = false; /* in the component of the first %u or %h */
 
 	for (const char *p = tmpl; *p; p++) {
 		char num[16];
 		const char *add = num;
+		bool user = false;
 
+		if (in_base && *p == '/') {
+			base = w;
+			in_base = false;
+		}
 		if (*p != '%' || !p[1]) {
 			num[0] = *p;
 			num[1] = '\0';
 		} else if (*++p == 'u') {
 			snprintf(num, sizeof(num), "%u", (unsigned)uid);
+			user = true;
 		} else if (*p == 'h') {
 			if (home_of(uid, home, sizeof(home)) < 0)
 				return -ENOENT;
 			add = home;
+			user = true;
 		} else {
 			num[0] = *p;
 			num[1] = '\0';
@@ -1007,8 +1137,12 @@ static int expand_root(const char *tmpl, uid_t uid, char *ret, size_t len)
 			return -ENAMETOOLONG;
 		memcpy(ret + w, add, strlen(add));
 		w += strlen(add);
+		if (user && !base && !in_base)
+			in_base = true;
 	}
 	ret[w] = '\0';
+	/* A template with neither: all of it is the admin's choice. */
+	*ret_base_len = base ? base : w;
 	return 0;
 }
 
@@ -1044,17 +1178,20 @@ static int source_place(const struct metadata_roots *r, const struct source *src
 {
 	size_t at = id->rootless ? src->rootless_root : src->host_root;
 	const char *root = at == NO_ROOT ? NULL : *(const char *const *)((const char *)r + at);
+	size_t base_len;
 
 	if (!root || !root[0])
 		return -ENOENT;
 	*ret = (struct place){ .root = root, .cache = r->cache };
 	if (!id->rootless)
 		return 0;
-	if (expand_root(root, id->uid, buf, len) < 0)
+	if (expand_root(root, id->uid, buf, len, &base_len) < 0)
 		return -ENOENT;
-	*ret = (struct place){
-		.root = buf, .check_owner = true, .owner = id->uid, .cache = r->cache
-	};
+	*ret = (struct place){ .root = buf,
+			       .base_len = base_len,
+			       .check_owner = true,
+			       .owner = id->uid,
+			       .cache = r->cache };
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* stuck_fs MOUNTPOINT NAME CONTENT: a FUSE filesystem with one file, NAME,
- * whose size is CONTENT's length and whose every read never returns: a
+/* stuck_fs MOUNTPOINT NAME CONTENT [UID]: a FUSE filesystem with one file,
+ * NAME (owned by UID, default root), whose size is CONTENT's length and
+ * whose every read never returns: a
  * tenant's fuse-overlayfs over its rootless storage that stops answering
  * (unit/test_name_lookup). Runs in the foreground; killing it (SIGKILL)
  * aborts the connection, which ends the stuck reads with ENOTCONN. */
@@ -8,11 +9,13 @@
 #include <errno.h>
 #include <fuse.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 static const char *file_name, *content;
+static uid_t owner;
 
 static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
@@ -21,11 +24,13 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 	if (strcmp(path, "/") == 0) {
 		st->st_mode = S_IFDIR | 0755;
 		st->st_nlink = 2;
+		st->st_uid = owner;
 		return 0;
 	}
 	if (path[0] == '/' && strcmp(path + 1, file_name) == 0) {
 		st->st_mode = S_IFREG | 0644;
 		st->st_nlink = 1;
+		st->st_uid = owner;
 		st->st_size = (off_t)strlen(content);
 		return 0;
 	}
@@ -72,11 +77,12 @@ int main(int argc, char **argv)
 	/* In the foreground, one thread: the held read holds it. */
 	char *fargv[] = { argv[0], "-f", "-s", argv[1], NULL };
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: stuck_fs MOUNTPOINT NAME CONTENT\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: stuck_fs MOUNTPOINT NAME CONTENT [UID]\n");
 		return 2;
 	}
 	file_name = argv[2];
 	content = argv[3];
+	owner = argc == 5 ? (uid_t)strtoul(argv[4], NULL, 10) : 0;
 	return fuse_main(4, fargv, &ops, NULL);
 }

@@ -31,6 +31,8 @@
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"
 #include "cgroup/metadata_parse.h"
+#include "tests/lib/stuck_fs.h"
+#include "tests/lib/unit_skip.h"
 
 /* Fixture ids (sha256 of a label, so they are real 64-hex ids). */
 #define DOCKER_WEB "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
@@ -1202,6 +1204,79 @@ static void test_hostile_lease_not_waited(void **state)
 	waitpid(lease_holder, NULL, 0);
 }
 
+/* A tenant's FUSE mount (with allow_other, where the admin allowed
+ * user_allow_other) inside their rootless storage, whose reads never answer:
+ * the lookup sees another filesystem below the user's base and does not
+ * enter it (no name, at once). Entering would hold the lookup thread in a
+ * wait that no signal ends, SIGKILL included: a watchdog process kills the
+ * daemon after FUSE_WAIT_LIMIT_S (which ends the read), and the test fails
+ * if it had to. */
+#define FUSE_WAIT_LIMIT_S 10
+static pid_t fuse_daemon, fuse_watchdog;
+static char fuse_dir[1400];
+
+static int fuse_teardown(void **state)
+{
+	(void)state;
+	if (fuse_watchdog > 0) {
+		kill(fuse_watchdog, SIGKILL);
+		waitpid(fuse_watchdog, NULL, 0);
+	}
+	fuse_watchdog = 0;
+	if (fuse_dir[0])
+		stuck_fs_stop(fuse_daemon, fuse_dir);
+	fuse_dir[0] = '\0';
+	return 0;
+}
+
+static void test_rootless_fuse_not_entered(void **state)
+{
+	struct metadata_roots r = fixture_roots;
+	const uid_t tenant = 4245;
+	char home[1200], tmpl[1200], cg[300], fired;
+	int said[2];
+
+	snprintf(home, sizeof(home), "%s/fuse-home-%u", tmp_root, (unsigned)tenant);
+	assert_int_equal(mkdir(home, 0755), 0);
+	snprintf(fuse_dir, sizeof(fuse_dir), "%s/containers", home);
+	assert_int_equal(mkdir(fuse_dir, 0755), 0);
+	snprintf(fuse_dir, sizeof(fuse_dir), "%s/containers/" DOCKER_WEB, home);
+	assert_int_equal(mkdir(fuse_dir, 0755), 0);
+	fuse_daemon = stuck_fs_start(fuse_dir, "config.v2.json",
+				     "{\"Name\":\"/fused\",\"Config\":{\"Image\":\"x\"}}", tenant);
+	if (fuse_daemon < 0) {
+		fuse_dir[0] = '\0';
+		if (fuse_daemon == -ENOENT)
+			unit_skip("tests/stuck_fs was not built (libfuse3-dev missing)");
+		if (fuse_daemon == -EPERM)
+			unit_skip("needs root and /dev/fuse (a FUSE mount that stops answering)");
+		fail_msg("stuck_fs: %s", strerror((int)-fuse_daemon));
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/fuse-home-%%u", tmp_root);
+	r.rootless_docker = tmpl;
+	snprintf(cg, sizeof(cg),
+		 "/user.slice/user-%u.slice/user@%u.service/user.slice/docker-%s.scope",
+		 (unsigned)tenant, (unsigned)tenant, DOCKER_WEB);
+	assert_int_equal(pipe2(said, O_NONBLOCK), 0);
+	fuse_watchdog = fork();
+	assert_true(fuse_watchdog >= 0);
+	if (fuse_watchdog == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sleep(FUSE_WAIT_LIMIT_S);
+		(void)!write(said[1], "!", 1); /* before the kill that ends the read */
+		kill(fuse_daemon, SIGKILL);
+		_exit(3);
+	}
+	close(said[1]);
+	expect(&r, cg, (struct want){ 0 });
+	fired = read(said[0], &fired, 1) == 1;
+	close(said[0]);
+	if (fired)
+		fail_msg("the lookup entered the tenant's FUSE mount: it read until the daemon was "
+			 "killed after %d s",
+			 FUSE_WAIT_LIMIT_S);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1219,6 +1294,7 @@ int main(void)
 		cmocka_unit_test(test_odd_bytes_in_json),
 		cmocka_unit_test(test_roots_and_arguments),
 		cmocka_unit_test(test_rootless),
+		cmocka_unit_test_teardown(test_rootless_fuse_not_entered, fuse_teardown),
 		cmocka_unit_test(test_podman_pod_names),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_cache_over_budget),
@@ -1232,5 +1308,5 @@ int main(void)
 		cmocka_unit_test(test_hostile_lease_not_waited),
 	};
 
-	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+	return unit_result(cmocka_run_group_tests(tests, setup_tmp, teardown_tmp));
 }

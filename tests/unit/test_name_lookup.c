@@ -11,19 +11,19 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent/name_lookup.h"
+#include "tests/lib/stuck_fs.h"
 #include "tests/lib/unit_skip.h"
 
 #define DOCKER_WEB "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
@@ -170,26 +170,13 @@ static void write_file(const char *path, const char *text)
 
 /* A docker root where container STUCK_ID's directory is a stuck_fs mount
  * (its config.v2.json never answers a read) and FINE_ID's is plain, with the
- * podman fixtures beside (another storage). The mount lives in a mount
- * namespace of this process's own, and the FUSE daemon dies with it
- * (PDEATHSIG): a killed test leaves no hanging mount behind. */
+ * podman fixtures beside (another storage). The daemon's pid, or -errno of
+ * stuck_fs_start(). */
 static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret)
 {
-	static bool private_ns;
-	const char *build = getenv("CGPERF_BUILD");
-	char helper[1024], dir[1200];
-	struct stat st;
+	char dir[1200];
 	pid_t pid;
 
-	snprintf(helper, sizeof(helper), "%s/tests/stuck_fs", build ? build : ".");
-	if (access(helper, X_OK) != 0)
-		return -1;
-	/* No worker thread is alive between tests: unshare needs one thread. */
-	if (!private_ns) {
-		assert_int_equal(unshare(CLONE_NEWNS), 0);
-		assert_int_equal(mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-		private_ns = true;
-	}
 	snprintf(tmp, len, "/tmp/cgperf-stuck.XXXXXX");
 	assert_non_null(mkdtemp(tmp));
 	snprintf(dir, sizeof(dir), "%s/containers", tmp);
@@ -200,18 +187,7 @@ static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret
 	write_file(dir, "{\"ID\":\"" FINE_ID "\",\"Name\":\"/fine\",\"Config\":{\"Image\":\"busybox\"}}");
 	snprintf(dir, sizeof(dir), "%s/containers/" STUCK_ID, tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execl(helper, helper, dir, "config.v2.json",
-		      "{\"ID\":\"" STUCK_ID "\",\"Name\":\"/stuck\"}", (char *)NULL);
-		_exit(127);
-	}
-	strcat(dir, "/config.v2.json");
-	for (int i = 0; i < 200 && stat(dir, &st) != 0; i++)
-		usleep(50 * 1000);
-	assert_int_equal(stat(dir, &st), 0);
+	pid = stuck_fs_start(dir, "config.v2.json", "{\"ID\":\"" STUCK_ID "\",\"Name\":\"/stuck\"}", 0);
 	*ret = roots;
 	ret->docker = tmp;
 	return pid;
@@ -226,15 +202,11 @@ static int stuck_teardown(void **state)
 	char dir[200];
 
 	name_lookup_test_reset(8);
-	if (stuck_fs > 0) {
-		kill(stuck_fs, SIGKILL);
-		waitpid(stuck_fs, NULL, 0);
-		stuck_fs = -1;
-	}
 	if (!stuck_tmp[0])
 		return 0;
 	snprintf(dir, sizeof(dir), "%s/containers/" STUCK_ID, stuck_tmp);
-	umount2(dir, MNT_DETACH);
+	stuck_fs_stop(stuck_fs, dir);
+	stuck_fs = -1;
 	rmdir(dir);
 	snprintf(dir, sizeof(dir), "%s/containers/" FINE_ID "/config.v2.json", stuck_tmp);
 	unlink(dir);
@@ -257,11 +229,14 @@ static void wait_threads(int want)
 
 static pid_t stuck_setup(struct metadata_roots *sroots)
 {
-	pid_t fs;
+	pid_t fs = stuck_docker_root(stuck_tmp, sizeof(stuck_tmp), sroots);
 
-	if (geteuid() != 0 || access("/dev/fuse", R_OK | W_OK) != 0)
-		return -2;
-	fs = stuck_fs = stuck_docker_root(stuck_tmp, sizeof(stuck_tmp), sroots);
+	if (fs == -ENOENT)
+		unit_skip("tests/stuck_fs was not built (libfuse3-dev missing)");
+	if (fs == -EPERM)
+		unit_skip("needs root and /dev/fuse (a FUSE mount that stops answering)");
+	assert_true(fs > 0);
+	stuck_fs = fs;
 	return fs;
 }
 
@@ -281,11 +256,6 @@ static void test_stuck_read_left_behind(void **state)
 	struct name_lookup_stats st;
 	struct seen s = { 0 }, s2 = { 0 };
 	pid_t fs = stuck_setup(&sroots);
-
-	if (fs == -2)
-		unit_skip("needs root and /dev/fuse (a FUSE mount that stops answering)");
-	if (fs < 0)
-		unit_skip("tests/stuck_fs was not built (libfuse3-dev missing)");
 	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
 	submit(nl, 1, STUCK_CG);
 	submit(nl, 2, TOOLBOX_CG);
@@ -313,7 +283,7 @@ static void test_stuck_read_left_behind(void **state)
 	/* The filesystem goes: the read fails, its thread ends and frees its own. */
 	kill(fs, SIGKILL);
 	assert_int_equal(waitpid(fs, NULL, 0), fs);
-	stuck_fs = -1;
+	stuck_fs = 0;
 	wait_threads(1);
 	/* Cooling down: still skipped. */
 	submit(nl, 4, FINE_CG);
@@ -334,11 +304,6 @@ static void test_stuck_cap_then_back(void **state)
 	struct name_lookup_stats st;
 	struct seen s = { 0 };
 	pid_t fs = stuck_setup(&sroots);
-
-	if (fs == -2)
-		unit_skip("needs root and /dev/fuse (a FUSE mount that stops answering)");
-	if (fs < 0)
-		unit_skip("tests/stuck_fs was not built (libfuse3-dev missing)");
 	name_lookup_test_reset(1);
 	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
 	submit(nl, 1, STUCK_CG);
@@ -351,7 +316,7 @@ static void test_stuck_cap_then_back(void **state)
 	assert_string_equal(name_of(&s, 2), ""); /* no worker: no names */
 	kill(fs, SIGKILL);
 	assert_int_equal(waitpid(fs, NULL, 0), fs);
-	stuck_fs = -1;
+	stuck_fs = 0;
 	/* The timer looks every 5 s: a worker starts once the thread returned. */
 	for (int i = 0; i < 300; i++) {
 		struct pollfd p = { name_lookup_fd(nl), POLLIN, 0 };
