@@ -164,6 +164,7 @@ static int run(int argc, char **argv, bool release)
 	};
 	const char *cmd = release ? "release" : "agent";
 	struct agent_opts o = { .release = release };
+	struct agent_config cfg;
 	int opt, verbose = 0, rc;
 
 	opterr = 0;
@@ -185,7 +186,10 @@ static int run(int argc, char **argv, bool release)
 		return usage_error(cmd, "unexpected argument", argv[optind]);
 	/* A daemon says what it does by default (info); -v adds debug lines. */
 	log_set_level(verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO);
-	return agent_run(&o);
+	/* A configuration that cannot be loaded is the caller's mistake. */
+	if (agent_load_config(&o, &cfg) < 0)
+		return EXIT_USAGE;
+	return agent_run(&o, &cfg) < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
 int do_agent(int argc, char **argv)
