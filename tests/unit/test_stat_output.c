@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agent/stat_output.h"
+#include "cmd/stat/stat_output.h"
 
 static char *render(const struct stat_format *f, const struct stat_row *row)
 {

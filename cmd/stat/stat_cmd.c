@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* cgperf stat: perf-stat-like counting for troubleshooting, on the shared
  * BPF counters. See docs/STAT.md for the options and output formats. */
-#include "agent/stat_cmd.h"
-#include "agent/cli_events.h"
-#include "agent/cli_util.h"
-#include "agent/cli_wait.h"
-#include "agent/stat_bpf.h"
-#include "agent/stat_output.h"
-#include "agent/stat_targets.h"
-#include "agent/workload.h"
+#include "cmd/stat/stat_cmd.h"
+#include "cmd/cli_events.h"
+#include "cmd/cli.h"
+#include "cmd/cli_wait.h"
+#include "cmd/stat/stat_bpf.h"
+#include "cmd/stat/stat_output.h"
+#include "cmd/stat/stat_targets.h"
+#include "cmd/stat/workload.h"
 #include "bpf/counter.h"
 #include "events/derived.h"
 #include "events/event_parse.h"

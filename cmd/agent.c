@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* `cgperf agent`: option parsing; the work is in agent.c. */
-#include "agent/agent_cmd.h"
+/* `cgperf agent`: option parsing; the work is in agent/agent.c. */
+#include "cmd/agent.h"
 #include "agent/agent.h"
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "util/log.h"
 #include <getopt.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/cli_wait.h"
+#include "cmd/cli_wait.h"
 #include "bpf/counter.h"
 #include "bpf/cpuhp_notify.h"
 #include "util/log.h"

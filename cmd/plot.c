@@ -3,8 +3,8 @@
  * report (docs/PLOT.md). Reads, checks and streams the files (plot/
  * plot_input.c) into a per-pixel-column model (plot/plot_model.c), then
  * draws it with cairo (plot/plot_render.c, plot/plot_html.c). */
-#include "agent/plot_cmd.h"
-#include "agent/cli_util.h"
+#include "cmd/plot.h"
+#include "cmd/cli.h"
 #include "plot/plot_html.h"
 #include "util/dl_lib.h"
 #include "plot/plot_input.h"

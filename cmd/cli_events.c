@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/cli_events.h"
-#include "agent/cli_util.h"
+#include "cmd/cli_events.h"
+#include "cmd/cli.h"
 #include "events/event_probe.h"
 #include "util/log.h"
 #include <errno.h>

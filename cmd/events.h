@@ -3,5 +3,5 @@
 #pragma once
 
 /* argv[0] is the subcommand name ("events"); options follow. Returns the
- * process exit status (EXIT_OK, EXIT_RUNTIME, EXIT_USAGE from cli_util.h). */
+ * process exit status (EXIT_OK, EXIT_RUNTIME, EXIT_USAGE from cmd/cli.h). */
 int do_events(int argc, char **argv);

@@ -4,16 +4,16 @@
  * --json, top_curses.c: the full screen); this file counts, follows the
  * tree (cgroup/watch.c) and names (agent/name_lookup.c), and runs the loop.
  * See docs/TOP.md. */
-#include "agent/top_cmd.h"
-#include "agent/cli_events.h"
-#include "agent/cli_util.h"
+#include "cmd/top/top_cmd.h"
+#include "cmd/cli_events.h"
+#include "cmd/cli.h"
 #include "agent/config_selector.h"
 #include "agent/metadata_roots.h"
 #include "agent/name_lookup.h"
-#include "agent/stat_targets.h"
-#include "agent/top_curses.h"
-#include "agent/top_model.h"
-#include "agent/top_view.h"
+#include "cmd/stat/stat_targets.h"
+#include "cmd/top/top_curses.h"
+#include "cmd/top/top_model.h"
+#include "cmd/top/top_view.h"
 #include "bpf/counter.h"
 #include "cgroup/cgroup2.h"
 #include "cgroup/watch.h"

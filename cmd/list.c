@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf list`: the cgroups the agent would monitor, with what they are. */
-#include "agent/list_cmd.h"
+#include "cmd/list.h"
 #include "util/log.h"
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "agent/metadata_roots.h"
 #include "cgroup/cgroup2.h"
 #include "cgroup/identity.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/stat_output.h"
+#include "cmd/stat/stat_output.h"
 #include <inttypes.h>
 #include <string.h>
 

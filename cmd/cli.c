@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "util/log.h"
 #include <errno.h>
 #include <math.h>
