@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf agent`: option parsing; the work is in agent/agent.c. */
-#include "cmd/agent.h"
+#include "cmd/commands.h"
 #include "agent/agent.h"
 #include "cmd/cli.h"
 #include "util/log.h"

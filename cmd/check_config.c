@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf check-config`: parse agent configuration files exactly as the agent
  * would and report the first problem of each as "FILE:LINE:COL: message". */
-#include "cmd/check_config.h"
+#include "cmd/commands.h"
 #include "util/log.h"
 #include "util/escape.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf list`: the cgroups the agent would monitor, with what they are. */
-#include "cmd/list.h"
+#include "cmd/commands.h"
 #include "util/log.h"
 #include "cmd/cli.h"
 #include "agent/metadata_roots.h"

@@ -3,13 +3,7 @@
  * Subcommands in the bpftool style: one do_<verb>() each. */
 #include "cmd/cli.h"
 #include "util/log.h"
-#include "cmd/agent.h"
-#include "cmd/check_config.h"
-#include "cmd/events.h"
-#include "cmd/list.h"
-#include "cmd/plot.h"
-#include "cmd/stat/stat_cmd.h"
-#include "cmd/top/top_cmd.h"
+#include "cmd/commands.h"
 #include "cmd/version.h"
 #include <bpf/libbpf.h>
 #include <stdarg.h>

@@ -3,7 +3,7 @@
  * report (docs/PLOT.md). Reads, checks and streams the files (plot/
  * plot_input.c) into a per-pixel-column model (plot/plot_model.c), then
  * draws it with cairo (plot/plot_render.c, plot/plot_html.c). */
-#include "cmd/plot.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "plot/plot_html.h"
 #include "util/dl_lib.h"

@@ -6,9 +6,7 @@
  * trampolines: where the kernel refuses them, one line says so and the run
  * counts and run time are what is shown. */
 #include "cmd/stat/stat_bpf.h"
-#include "cmd/cli_events.h"
 #include "cmd/cli.h"
-#include "cmd/cli_wait.h"
 #include "bpf/probe.h"
 #include "bpf/prog_profiler.h"
 #include "bpf/prog_stats.h"

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* cgperf stat: perf-stat-like counting for troubleshooting, on the shared
  * BPF counters. See docs/STAT.md for the options and output formats. */
-#include "cmd/stat/stat_cmd.h"
-#include "cmd/cli_events.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
-#include "cmd/cli_wait.h"
 #include "cmd/stat/stat_bpf.h"
 #include "cmd/stat/stat_output.h"
 #include "cmd/stat/stat_targets.h"

@@ -4,8 +4,7 @@
  * --json, top_curses.c: the full screen); this file counts, follows the
  * tree (cgroup/watch.c) and names (agent/name_lookup.c), and runs the loop.
  * See docs/TOP.md. */
-#include "cmd/top/top_cmd.h"
-#include "cmd/cli_events.h"
+#include "cmd/commands.h"
 #include "cmd/cli.h"
 #include "agent/config_selector.h"
 #include "agent/metadata_roots.h"

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "cmd/check_config.h"
+#include "cmd/commands.h"
 #include "config/config.h"
 
 /* ------------------------------------------------------------------------- */
