@@ -70,7 +70,10 @@ int parse_seconds(const char *s, double *ret)
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "cgperf %s: ", cmd);
-	fprintf(stderr, fmt, log_name(arg));
+	if (arg)
+		fprintf(stderr, fmt, log_name(arg));
+	else
+		fputs(fmt, stderr);
 	fprintf(stderr, " (see 'cgperf %s --help')\n", cmd);
 	return EXIT_USAGE;
 }

@@ -17,8 +17,9 @@ enum {
 	EXIT_USAGE = 2
 };
 
-/* The usage error: "cgperf CMD: " + fmt with arg (escaped: it may be
- * anything the user typed) + " (see 'cgperf CMD --help')" on stderr.
+/* The usage error of every command: "cgperf CMD: " + fmt with arg in its
+ * one %s (escaped: it may be anything the user typed; NULL: fmt has no %s
+ * and is printed as it is) + " (see 'cgperf CMD --help')" on stderr.
  * Returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
 

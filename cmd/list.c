@@ -189,10 +189,7 @@ int do_list(int argc, char **argv)
 				log_name(argv[optind - 1]));
 			return EXIT_USAGE;
 		default:
-			fprintf(stderr,
-				"cgperf list: unknown option '%s' (see 'cgperf list --help')\n",
-				log_name(argv[optind - 1]));
-			return EXIT_USAGE;
+			return cli_usage_error("list", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (config_path) {
