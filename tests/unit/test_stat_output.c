@@ -64,6 +64,11 @@ static void test_csv_fields(void **state)
 	s = render(&f, &row);
 	assert_string_equal(s, "<not counted>;;cs;0;0.00;;\n");
 	free(s);
+	/* Quoted when a field holds the separator; a comma needs none under ";". */
+	row.cgroup = "/a;b,c";
+	s = render(&f, &row);
+	assert_string_equal(s, "<not counted>;;cs;\"/a;b,c\";0;0.00;;\n");
+	free(s);
 }
 
 static void test_table(void **state)
