@@ -2,7 +2,6 @@
 /* The agent: one poll loop over a wall-clock-aligned interval timer, signals,
  * the cgroup watcher and the sinks' sockets. See docs/AGENT.md. */
 #include "agent/agent_int.h"
-#include "agent/cli_util.h"
 #include "agent/config_selector.h"
 #include "agent/metadata_roots.h"
 #include "agent/name_lookup.h"
@@ -27,7 +26,7 @@
 
 /* ---- configuration ---- */
 
-static int load_config(const struct agent_opts *o, struct agent_config *cfg)
+int agent_load_config(const struct agent_opts *o, struct agent_config *cfg)
 {
 	char err[1024];
 	int r;
@@ -462,7 +461,7 @@ static int reload(struct agent *a, const struct agent_opts *o)
 
 	log_info("SIGHUP: reloading %s",
 		 o->config_path ? log_name(o->config_path) : "the embedded config");
-	if (load_config(o, &next) < 0 || http_for(a, &next, &http) < 0) {
+	if (agent_load_config(o, &next) < 0 || http_for(a, &next, &http) < 0) {
 		log_error("keeping the running configuration");
 	} else if (memcmp(&next, &a->cfg, sizeof(next)) != 0) {
 		struct agent_config previous = a->cfg;
@@ -536,12 +535,12 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 	 * interval's sync (counter_follow_cpus): notified (a->cpuhp), or else
 	 * checked every second. */
 	int cpus_fd = timer_relative(CPU_CHECK_MS / 1000.0, true);
-	int rc = EXIT_OK;
+	int rc = 0;
 
 	if (interval_fd < 0 || rescan_fd < 0 || cpus_fd < 0 ||
 	    arm_interval_timer(interval_fd, a->cfg.interval_ms) < 0) {
+		rc = -errno;
 		log_error("cannot create timers: %s", strerror(errno));
-		rc = EXIT_RUNTIME;
 		goto out;
 	}
 	arm_cpu_check(a, cpus_fd);
@@ -560,8 +559,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			p[FD_SYSLOG] = (struct pollfd){ syslog_sink_fd(a->syslog), POLLIN, 0 };
 
 		if (poll(p, NR_FDS, -1) < 0 && errno != EINTR) {
+			rc = -errno;
 			log_error("poll: %s", strerror(errno));
-			rc = EXIT_RUNTIME;
 			break;
 		}
 		if (p[FD_SYSLOG].revents & POLLIN)
@@ -595,10 +594,9 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
 				continue;
 			if (si.ssi_signo == SIGHUP) {
-				if (reload(a, o) < 0) {
-					rc = EXIT_RUNTIME;
+				rc = reload(a, o);
+				if (rc < 0)
 					break;
-				}
 				arm_interval_timer(interval_fd, a->cfg.interval_ms);
 				arm_cpu_check(a, cpus_fd);
 				timer_arm_ms(rescan_fd,
@@ -636,7 +634,7 @@ static void raise_nofile_limit(void)
 	}
 }
 
-int agent_run(const struct agent_opts *o)
+int agent_run(const struct agent_opts *o, const struct agent_config *cfg)
 {
 	struct agent a = {
 		.lock_fd = -1,
@@ -644,13 +642,12 @@ int agent_run(const struct agent_opts *o)
 		.prog_stats_fd = -1,
 		.release = o->release,
 		.accum = o->accum,
+		.cfg = *cfg,
 	};
 	sigset_t mask;
 	int sig_fd, rc, r;
 
 	raise_nofile_limit();
-	if (load_config(o, &a.cfg) < 0)
-		return EXIT_USAGE;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -659,20 +656,20 @@ int agent_run(const struct agent_opts *o)
 	signal(SIGPIPE, SIG_IGN); /* a closed syslog TCP peer is an error code, not a death */
 	sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sig_fd < 0)
-		return EXIT_RUNTIME;
+		return -errno;
 
 	r = agent_start(&a);
 	if (r < 0) {
 		agent_stop(&a, STOP_ABORT);
 		/* Releasing what is not there is done. */
-		rc = a.release && r == -ENOENT ? EXIT_OK : EXIT_RUNTIME;
+		rc = a.release && r == -ENOENT ? 0 : r;
 	} else {
-		rc = a.release ? EXIT_OK : loop(&a, o, sig_fd);
+		rc = a.release ? 0 : loop(&a, o, sig_fd);
 		agent_stop(&a, a.release || !a.cfg.persist ? STOP_FINAL : STOP_KEEP);
 	}
 	prom_http_free(a.http);
 	close(sig_fd);
-	if (o->release_all && rc == EXIT_OK && persist_release_all(a.cfg.instance) < 0)
-		rc = EXIT_RUNTIME;
-	return rc;
+	if (o->release_all && rc == 0)
+		rc = persist_release_all(a.cfg.instance);
+	return rc < 0 ? rc : 0;
 }

@@ -21,5 +21,11 @@ struct agent_opts {
 	bool release_all; /* --all: the other instances too (without their rows) */
 };
 
-/* Returns the process exit code. */
-int agent_run(const struct agent_opts *o);
+/* The configuration to run: the file (or the embedded default) with the
+ * command line's overrides. Says why not on stderr; returns 0 or -errno. */
+int agent_load_config(const struct agent_opts *o, struct agent_config *ret);
+/* Run with cfg (from agent_load_config; o's again at each SIGHUP) until the
+ * duration ends or a signal says stop; `release`: end the persistent session
+ * instead. Returns 0, or -errno when the agent could not start or run (what
+ * went wrong is logged). */
+int agent_run(const struct agent_opts *o, const struct agent_config *cfg);

@@ -64,11 +64,16 @@ int csv_row_append(struct csv_row *row, const char *bytes, size_t len)
 	return 0;
 }
 
-bool csv_needs_quotes(const char *s, size_t len)
+bool csv_needs_quotes(const char *s, size_t len, const char *sep)
 {
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n')
+	size_t sep_len = strlen(sep);
+
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"' || s[i] == '\r' || s[i] == '\n')
 			return true;
+		if (s[i] == sep[0] && len - i >= sep_len && !memcmp(s + i, sep, sep_len))
+			return true;
+	}
 	return false;
 }
 
@@ -81,13 +86,18 @@ static int add_separator(struct csv_row *row)
 
 int csv_row_add_field(struct csv_row *row, const char *s)
 {
-	size_t len = s ? strlen(s) : 0;
-	int r;
+	int r = add_separator(row);
 
-	r = add_separator(row);
 	if (r < 0)
 		return r;
-	if (!csv_needs_quotes(s, len))
+	return csv_row_add_quoted(row, s, s ? strlen(s) : 0, ",");
+}
+
+int csv_row_add_quoted(struct csv_row *row, const char *s, size_t len, const char *sep)
+{
+	int r;
+
+	if (!csv_needs_quotes(s, len, sep))
 		return csv_row_append(row, s, len);
 	/* Worst case every byte is a quote and doubles, plus the two around. */
 	r = row_reserve(row, 2 * len + 2);

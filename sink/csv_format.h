@@ -24,11 +24,20 @@ struct csv_row {
 void csv_row_free(struct csv_row *row); /* NULL and never-used rows are fine */
 void csv_row_clear(struct csv_row *row); /* empty it, keep the memory */
 
-/* True when s (len bytes) must be quoted: it holds a comma, a quote, CR or LF. */
-bool csv_needs_quotes(const char *s, size_t len);
+/* The one quoting rule of cgperf's CSV: a field that holds the separator, a
+ * quote, CR or LF is written between quotes with each quote doubled; any
+ * other field as it is. The separator is a parameter because there are two
+ * writers: the sink's files are RFC 4180 (sep ","), while `cgperf stat -x
+ * SEP` writes perf's -x rows with the separator the user chose (";", "\t",
+ * "::"), where a comma needs no quotes but SEP does.
+ * csv_needs_quotes: whether s (len bytes) must be quoted; sep is not empty. */
+bool csv_needs_quotes(const char *s, size_t len, const char *sep);
+/* Append s (len bytes; NULL is empty) by that rule, with no separator before
+ * it. Returns 0 or the row's error. */
+int csv_row_add_quoted(struct csv_row *row, const char *s, size_t len, const char *sep);
 
-/* Append one field, quoted with "" doubling when needed. NULL is the empty
- * field. Returns 0 or the row's error. */
+/* Append one field of the sink's CSV (sep ","), quoted by that rule. NULL is
+ * the empty field. Returns 0 or the row's error. */
 int csv_row_add_field(struct csv_row *row, const char *s);
 /* Append a field known to need no quoting (numbers). */
 int csv_row_add_plain(struct csv_row *row, const char *s);

@@ -2,7 +2,7 @@
 # Tenant-chosen cgroup names with CR, ESC, an OSC title sequence, a C1 CSI,
 # a bidirectional override and bytes that are not UTF-8 never reach stderr
 # (or the tables on stdout) raw: agent (debug lines), list,
-# stat (table, -x rows, errors). Every line shows the escaped name instead.
+# stat (table, -x rows, errors, usage errors). Every line shows the escaped name instead.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 evil=$'evil\r\e]0;pwned\a\e[31m\xff\xfe\xc2\x9b2J\xe2\x80\xaeraw'
@@ -69,4 +69,9 @@ assert_clean "$TMP/statx.out" "stat -x"
 "$CGPERF" stat -e cpu-clock -G "$evil_rel/missing" -- true >"$TMP/stat2.out" 2>&1 && fail "stat took a missing cgroup"
 grep -q "$escaped/missing' does not exist" "$TMP/stat2.out" || fail "stat error: $(cat "$TMP/stat2.out")"
 assert_clean "$TMP/stat2.out" "stat (error)"
+# Usage errors name what was typed escaped, like every command's (cmd/cli.c).
+rc=0; "$CGPERF" stat -a "--$evil" >"$TMP/stat3.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "stat with an unknown option: exit $rc: $(cat "$TMP/stat3.out")"
+grep -q "unknown option '--$escaped'" "$TMP/stat3.out" || fail "stat usage error: $(cat "$TMP/stat3.out")"
+assert_clean "$TMP/stat3.out" "stat (usage error)"
 log "ok: stat"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Unit tests for the agent configuration (config/) and `cgperf
- * check-config` (agent/check_config_cmd.c): every kind of bad input gets its
+ * check-config` (cmd/check_config.c): every kind of bad input gets its
  * exact "NAME:LINE:COL: message" (table-driven), good files round-trip every
  * field, and the command is run in a child process against real files. */
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "agent/check_config_cmd.h"
+#include "cmd/commands.h"
 #include "config/config.h"
 
 /* ------------------------------------------------------------------------- */

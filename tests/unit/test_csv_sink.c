@@ -528,6 +528,15 @@ static void test_quoting(void **state)
 	csv_row_append(&row, "", 1); /* NUL for the string compare */
 	assert_string_equal(row.data, "plain,, spaces ,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\","
 				      "\"cr\r\",18446744073709551615\n");
+	/* The same rule under stat -x's separators: a field holding the
+	 * separator is quoted, a comma under another separator is not. */
+	csv_row_clear(&row);
+	csv_row_add_quoted(&row, "a,b|", 4, ";");
+	csv_row_add_quoted(&row, "a;b|", 4, ";");
+	csv_row_add_quoted(&row, "a:b|", 4, "::");
+	csv_row_add_quoted(&row, "a::b", 4, "::");
+	csv_row_append(&row, "", 1);
+	assert_string_equal(row.data, "a,b|\"a;b|\"a:b|\"a::b\"");
 	assert_false(csv_inside_quotes("\"a\"\"b\",", 7));
 	assert_true(csv_inside_quotes("x,\"a\"\"b", 7));
 	csv_row_clear(&row);

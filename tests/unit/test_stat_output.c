@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agent/stat_output.h"
+#include "cmd/stat/stat_output.h"
 
 static char *render(const struct stat_format *f, const struct stat_row *row)
 {
@@ -63,6 +63,11 @@ static void test_csv_fields(void **state)
 	f.sep = ";";
 	s = render(&f, &row);
 	assert_string_equal(s, "<not counted>;;cs;0;0.00;;\n");
+	free(s);
+	/* Quoted when a field holds the separator; a comma needs none under ";". */
+	row.cgroup = "/a;b,c";
+	s = render(&f, &row);
+	assert_string_equal(s, "<not counted>;;cs;\"/a;b,c\";0;0.00;;\n");
 	free(s);
 }
 

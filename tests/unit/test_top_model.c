@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* cgperf top's model (agent/top_model.c): columns from the counted events
+/* cgperf top's model (cmd/top/top_model.c): columns from the counted events
  * (and why others are missing), per-interval rates, sorting, filtering and
  * the tree. */
 #include <setjmp.h>
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/top_model.h"
+#include "cmd/top/top_model.h"
 
 #define SEC 1000000000ULL
 

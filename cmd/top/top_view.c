@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/top_view.h"
+#include "cmd/top/top_view.h"
 #include "util/text.h"
 #include <errno.h>
 #include <json-c/json.h>

@@ -4,8 +4,8 @@
  * (pause, delay). While it is open, log lines go to a memory file and are
  * printed when it closes: they would tear the screen. */
 #pragma once
-#include "agent/top_model.h"
-#include "agent/top_view.h"
+#include "cmd/top/top_model.h"
+#include "cmd/top/top_view.h"
 
 struct top_curses;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* `cgperf agent`: option parsing; the work is in agent.c. */
-#include "agent/agent_cmd.h"
+/* `cgperf agent`: option parsing; the work is in agent/agent.c. */
+#include "cmd/commands.h"
 #include "agent/agent.h"
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "util/log.h"
 #include <getopt.h>
 #include <stdio.h>
@@ -34,13 +34,6 @@ static void usage(FILE *f)
 	      "and gives the counters back. SIGHUP reloads the configuration and reopens\n"
 	      "output files.\n",
 	      f);
-}
-
-static int usage_error(const char *cmd, const char *what, const char *arg)
-{
-	fprintf(stderr, "cgperf %s: %s '%s' (see 'cgperf %s --help')\n", cmd, what, log_name(arg),
-		cmd);
-	return EXIT_USAGE;
 }
 
 static void release_usage(FILE *f)
@@ -92,11 +85,11 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 		break;
 	case OPT_INTERVAL:
 		if (config_parse_duration_ms(optarg, &o->interval_ms) < 0 || o->interval_ms == 0)
-			return usage_error(cmd, "invalid interval", optarg);
+			return cli_usage_error(cmd, "invalid interval '%s'", optarg);
 		break;
 	case OPT_CSV_DIR:
 		if (!*optarg)
-			return usage_error(cmd, "empty CSV directory", optarg);
+			return cli_usage_error(cmd, "empty CSV directory '%s'", optarg);
 		o->csv_dir = optarg;
 		break;
 	case OPT_SYSLOG:
@@ -107,16 +100,16 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 		break;
 	case 'e':
 		if (!*optarg)
-			return usage_error(cmd, "empty event list", optarg);
+			return cli_usage_error(cmd, "empty event list '%s'", optarg);
 		o->events = optarg;
 		break;
 	case OPT_DURATION:
 		if (parse_seconds(optarg, &o->duration_s) < 0)
-			return usage_error(cmd, "invalid duration", optarg);
+			return cli_usage_error(cmd, "invalid duration '%s'", optarg);
 		break;
 	case OPT_INSTANCE:
 		if (!config_instance_name_ok(optarg))
-			return usage_error(cmd, "invalid instance name", optarg);
+			return cli_usage_error(cmd, "invalid instance name '%s'", optarg);
 		o->instance = optarg;
 		break;
 	case OPT_NO_PERSIST:
@@ -124,8 +117,8 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 		break;
 	case OPT_ACCUM:
 		if (parse_accum_request(optarg, &o->accum) < 0)
-			return usage_error(cmd, "invalid accumulators (auto, hash or array)",
-					   optarg);
+			return cli_usage_error(
+				cmd, "invalid accumulators (auto, hash or array) '%s'", optarg);
 		break;
 	case OPT_ALL:
 		o->release_all = true;
@@ -137,9 +130,9 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 		o->release ? release_usage(stdout) : usage(stdout);
 		return EXIT_OK;
 	case ':':
-		return usage_error(cmd, "option needs an argument:", argv[optind - 1]);
+		return cli_usage_error(cmd, "option needs an argument: '%s'", argv[optind - 1]);
 	default:
-		return usage_error(cmd, "unknown option", argv[optind - 1]);
+		return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 	}
 	return -1;
 }
@@ -164,6 +157,7 @@ static int run(int argc, char **argv, bool release)
 	};
 	const char *cmd = release ? "release" : "agent";
 	struct agent_opts o = { .release = release };
+	struct agent_config cfg;
 	int opt, verbose = 0, rc;
 
 	opterr = 0;
@@ -171,21 +165,23 @@ static int run(int argc, char **argv, bool release)
 	while ((opt = getopt_long(argc, argv, release ? ":c:vh" : ":c:e:vh", longopts, NULL)) !=
 	       -1) {
 		if (!option_of(opt, release)) {
-			fprintf(stderr, "cgperf %s: %s (see 'cgperf %s --help')\n", cmd,
-				release ? "takes only -c, --instance, --all and -v"
-					: "--all is an option of cgperf release",
-				cmd);
-			return EXIT_USAGE;
+			return cli_usage_error(cmd,
+					       release ? "takes only -c, --instance, --all and -v"
+						       : "--all is an option of cgperf release",
+					       NULL);
 		}
 		rc = take_option(opt, &o, &verbose, cmd, argv);
 		if (rc >= 0)
 			return rc;
 	}
 	if (optind < argc)
-		return usage_error(cmd, "unexpected argument", argv[optind]);
+		return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
 	/* A daemon says what it does by default (info); -v adds debug lines. */
 	log_set_level(verbose ? LOG_LVL_DEBUG : LOG_LVL_INFO);
-	return agent_run(&o);
+	/* A configuration that cannot be loaded is the caller's mistake. */
+	if (agent_load_config(&o, &cfg) < 0)
+		return EXIT_USAGE;
+	return agent_run(&o, &cfg) < 0 ? EXIT_RUNTIME : EXIT_OK;
 }
 
 int do_agent(int argc, char **argv)

@@ -3,7 +3,7 @@
  * one object per line per interval); the cells and the title line are the
  * curses view's too. */
 #pragma once
-#include "agent/top_model.h"
+#include "cmd/top/top_model.h"
 #include <stdio.h>
 #include <time.h>
 

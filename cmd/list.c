@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf list`: the cgroups the agent would monitor, with what they are. */
-#include "agent/list_cmd.h"
+#include "cmd/commands.h"
 #include "util/log.h"
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "agent/metadata_roots.h"
 #include "cgroup/cgroup2.h"
 #include "cgroup/identity.h"
@@ -189,10 +189,7 @@ int do_list(int argc, char **argv)
 				log_name(argv[optind - 1]));
 			return EXIT_USAGE;
 		default:
-			fprintf(stderr,
-				"cgperf list: unknown option '%s' (see 'cgperf list --help')\n",
-				log_name(argv[optind - 1]));
-			return EXIT_USAGE;
+			return cli_usage_error("list", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (config_path) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/stat_targets.h"
+#include "cmd/stat/stat_targets.h"
 #include "cgroup/cgroup2.h"
 #include "util/cpus.h"
 #include "util/log.h"

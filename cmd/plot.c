@@ -3,8 +3,8 @@
  * report (docs/PLOT.md). Reads, checks and streams the files (plot/
  * plot_input.c) into a per-pixel-column model (plot/plot_model.c), then
  * draws it with cairo (plot/plot_render.c, plot/plot_html.c). */
-#include "agent/plot_cmd.h"
-#include "agent/cli_util.h"
+#include "cmd/commands.h"
+#include "cmd/cli.h"
 #include "plot/plot_html.h"
 #include "util/dl_lib.h"
 #include "plot/plot_input.h"
@@ -42,20 +42,17 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	return cli_usage_error("plot", fmt, arg);
-}
-
 /* What the options must hold once parsed; -1 when they do. */
 static int check_opts(const struct plot_opts *o, int argc, int *ret_first)
 {
 	if (!o->out)
-		return usage_error("%s-o OUT.png|OUT.svg|OUT.html is needed", "");
+		return cli_usage_error("plot", "-o OUT.png|OUT.svg|OUT.html is needed", NULL);
 	if (!plot_output_kind(o->out))
-		return usage_error("-o '%s': the name must end in .png, .svg or .html", o->out);
+		return cli_usage_error("plot", "-o '%s': the name must end in .png, .svg or .html",
+				       o->out);
 	if (optind >= argc)
-		return usage_error("%sno input: give the agent's CSV directory or files", "");
+		return cli_usage_error("plot", "no input: give the agent's CSV directory or files",
+				       NULL);
 	*ret_first = optind;
 	return -1;
 }
@@ -108,16 +105,18 @@ static int parse_opts(int argc, char **argv, struct plot_opts *o, int *ret_first
 			break;
 		case OPT_TOP:
 			if (parse_u64(optarg, 100000, &top) < 0)
-				return usage_error("--top '%s': a number of lines", optarg);
+				return cli_usage_error("plot", "--top '%s': a number of lines",
+						       optarg);
 			o->view.top = (size_t)top;
 			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return cli_usage_error("plot", "option '%s' needs an argument",
+					       argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	return check_opts(o, argc, ret_first);
@@ -190,13 +189,16 @@ static int pick_range(const struct plot_input *in, const struct plot_opts *o, in
 	if (plot_input_range(in, start, end) < 0)
 		return -ENODATA;
 	if (o->since && plot_parse_time(o->since, o->view.utc, now, start) < 0)
-		return usage_error("--since '%s': not a time (2026-12-04 13:05, @EPOCH, -2h)",
-				   o->since);
+		return cli_usage_error("plot",
+				       "--since '%s': not a time (2026-12-04 13:05, @EPOCH, -2h)",
+				       o->since);
 	if (o->until && plot_parse_time(o->until, o->view.utc, now, end) < 0)
-		return usage_error("--until '%s': not a time (2026-12-04 13:05, @EPOCH, -2h)",
-				   o->until);
+		return cli_usage_error("plot",
+				       "--until '%s': not a time (2026-12-04 13:05, @EPOCH, -2h)",
+				       o->until);
 	if (*end < *start)
-		return usage_error("%s--until is before --since (or the files' range)", "");
+		return cli_usage_error("plot", "--until is before --since (or the files' range)",
+				       NULL);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/top_model.h"
+#include "cmd/top/top_model.h"
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>

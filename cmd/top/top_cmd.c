@@ -4,16 +4,15 @@
  * --json, top_curses.c: the full screen); this file counts, follows the
  * tree (cgroup/watch.c) and names (agent/name_lookup.c), and runs the loop.
  * See docs/TOP.md. */
-#include "agent/top_cmd.h"
-#include "agent/cli_events.h"
-#include "agent/cli_util.h"
+#include "cmd/commands.h"
+#include "cmd/cli.h"
 #include "agent/config_selector.h"
 #include "agent/metadata_roots.h"
 #include "agent/name_lookup.h"
-#include "agent/stat_targets.h"
-#include "agent/top_curses.h"
-#include "agent/top_model.h"
-#include "agent/top_view.h"
+#include "cmd/stat/stat_targets.h"
+#include "cmd/top/top_curses.h"
+#include "cmd/top/top_model.h"
+#include "cmd/top/top_view.h"
 #include "bpf/counter.h"
 #include "cgroup/cgroup2.h"
 #include "cgroup/watch.h"
@@ -88,12 +87,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	cli_usage_error("top", fmt, arg);
-	return -EINVAL;
-}
-
 static int add_cgroup_arg(struct top_opts *o, char *arg)
 {
 	char **args = realloc(o->cgroup_args, (o->nr_cgroup_args + 1) * sizeof(char *));
@@ -105,53 +98,55 @@ static int add_cgroup_arg(struct top_opts *o, char *arg)
 	return 0;
 }
 
-/* One option; 1 for --help, -EINVAL after a usage error. */
+/* One option; returns -1 to go on, else the exit status: EXIT_OK after
+ * --help, EXIT_USAGE after a usage error. */
 static int parse_one(struct top_opts *o, int opt, char *arg, char **argv)
 {
 	switch (opt) {
 	case 'e':
 		if (!*arg || strlen(arg) >= sizeof(o->events_arg))
-			return usage_error("invalid event list '%s'", arg);
+			return cli_usage_error("top", "invalid event list '%s'", arg);
 		snprintf(o->events_arg, sizeof(o->events_arg), "%s", arg);
-		return 0;
+		return -1;
 	case 'G':
-		return add_cgroup_arg(o, arg);
+		return add_cgroup_arg(o, arg) < 0 ? EXIT_RUNTIME : -1;
 	case 'F':
 		o->for_each = arg;
-		return 0;
+		return -1;
 	case 'c':
 		o->config_path = arg;
-		return 0;
+		return -1;
 	case 'd':
 		if (parse_seconds(arg, &o->delay_s) < 0 || o->delay_s < 0.1)
-			return usage_error("invalid delay '%s' (seconds, at least 0.1)", arg);
-		return 0;
+			return cli_usage_error("top", "invalid delay '%s' (seconds, at least 0.1)",
+					       arg);
+		return -1;
 	case 'n':
 		if (parse_u64(arg, 1000000000, &o->iterations) < 0 || o->iterations == 0)
-			return usage_error("invalid number of iterations '%s'", arg);
-		return 0;
+			return cli_usage_error("top", "invalid number of iterations '%s'", arg);
+		return -1;
 	case 'b':
 		o->batch = true;
-		return 0;
+		return -1;
 	case 'J':
 		o->json = o->batch = true;
-		return 0;
+		return -1;
 	case 's':
 		o->sort = arg;
-		return 0;
+		return -1;
 	case 'T':
 		o->tree = true;
-		return 0;
+		return -1;
 	case 'S':
 		o->strict = true;
-		return 0;
+		return -1;
 	case 'h':
 		usage(stdout);
-		return 1;
+		return EXIT_OK;
 	case ':':
-		return usage_error("option '%s' needs an argument", argv[optind - 1]);
+		return cli_usage_error("top", "option '%s' needs an argument", argv[optind - 1]);
 	default:
-		return usage_error("unknown option '%s'", argv[optind - 1]);
+		return cli_usage_error("top", "unknown option '%s'", argv[optind - 1]);
 	}
 }
 
@@ -184,30 +179,31 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 			continue;
 		}
 		r = parse_one(o, opt, optarg, argv);
-		if (r != 0)
+		if (r >= 0)
 			return r;
 	}
 	log_set_level(verbose >= 2 ? LOG_LVL_DEBUG : verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
 	if (!o->events_arg[0])
 		snprintf(o->events_arg, sizeof(o->events_arg), "%s", DEFAULT_EVENTS);
-	return 0;
+	return -1;
 }
 
-/* -s: a column's title or JSON key (any case), or "name". */
-static int apply_sort(struct top_model *m, const char *name)
+/* -s: a column's title or JSON key (any case), or "name". False when no
+ * column has that name. */
+static bool apply_sort(struct top_model *m, const char *name)
 {
 	if (!strcasecmp(name, "name")) {
 		m->sort_col = TOP_SORT_NAME;
-		return 0;
+		return true;
 	}
 	for (int c = 0; c < m->nr_cols; c++)
 		if (!strcasecmp(name, m->cols[c].title) || !strcasecmp(name, m->cols[c].json_key)) {
 			m->sort_col = c;
-			return 0;
+			return true;
 		}
-	return usage_error("no column '%s' to sort by", name);
+	return false;
 }
 
 /* ---- rows: what is shown, added and dropped as the tree changes ---- */
@@ -372,7 +368,9 @@ static int resolve_events(struct top *t)
 		top_model_note(&t->model, "BMISS%",
 			       "not among the default events (a session counts at most 8); "
 			       "give -e with branches,branch-misses");
-	return t->o.sort ? (apply_sort(&t->model, t->o.sort) < 0 ? -EXIT_USAGE : 0) : 0;
+	if (t->o.sort && !apply_sort(&t->model, t->o.sort))
+		return -cli_usage_error("top", "no column '%s' to sort by", t->o.sort);
+	return 0;
 }
 
 static int open_counter(struct top *t)
@@ -578,9 +576,9 @@ int do_top(int argc, char **argv)
 
 	memset(&t, 0, sizeof(t));
 	r = parse_opts(argc, argv, &t.o);
-	if (r != 0) {
+	if (r >= 0) {
 		free(t.o.cgroup_args);
-		return r > 0 ? EXIT_OK : EXIT_USAGE;
+		return r;
 	}
 	t.st.interval_s = t.o.delay_s;
 	if (!t.o.batch && !isatty(STDOUT_FILENO)) {

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* cgperf stat: perf-stat-like counting for troubleshooting, on the shared
  * BPF counters. See docs/STAT.md for the options and output formats. */
-#include "agent/stat_cmd.h"
-#include "agent/cli_events.h"
-#include "agent/cli_util.h"
-#include "agent/cli_wait.h"
-#include "agent/stat_bpf.h"
-#include "agent/stat_output.h"
-#include "agent/stat_targets.h"
-#include "agent/workload.h"
+#include "cmd/commands.h"
+#include "cmd/cli.h"
+#include "cmd/stat/stat_bpf.h"
+#include "cmd/stat/stat_output.h"
+#include "cmd/stat/stat_targets.h"
+#include "cmd/stat/workload.h"
 #include "bpf/counter.h"
 #include "events/derived.h"
 #include "events/event_parse.h"
@@ -73,27 +71,21 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("cgperf stat: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see 'cgperf stat --help')\n", stderr);
-	return -EINVAL;
-}
-
-static int append_events(struct stat_opts *o, const char *arg)
+/* False when the list would be too long. */
+static bool append_events(struct stat_opts *o, const char *arg)
 {
 	size_t used = strlen(o->events_arg);
 
 	if (used + strlen(arg) + 2 > sizeof(o->events_arg))
-		return usage_error("event list too long: '%s'", arg);
+		return false;
 	if (used)
 		strcat(o->events_arg, ",");
 	strcat(o->events_arg, arg);
-	return 0;
+	return true;
 }
 
-/* Returns 0, 1 for --help, or -EINVAL after printing a usage error. */
+/* Returns -1 to go on, else the exit status: EXIT_OK after --help,
+ * EXIT_USAGE after a usage error. */
 static int parse_opts(int argc, char **argv, struct stat_opts *o)
 {
 	enum {
@@ -125,7 +117,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	int opt, verbose = 0, r;
+	int opt, verbose = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -133,9 +125,9 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		switch (opt) {
 		case 'e':
 			if (!*optarg)
-				return usage_error("empty event list%s", "");
-			if ((r = append_events(o, optarg)) < 0)
-				return r;
+				return cli_usage_error("stat", "empty event list", NULL);
+			if (!append_events(o, optarg))
+				return cli_usage_error("stat", "event list too long: '%s'", optarg);
 			break;
 		case 'a':
 			o->system_wide = true;
@@ -153,7 +145,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->cgroup_args =
 				realloc(o->cgroup_args, (o->nr_cgroup_args + 1) * sizeof(char *));
 			if (!o->cgroup_args)
-				return -ENOMEM;
+				return EXIT_RUNTIME;
 			o->cgroup_args[o->nr_cgroup_args++] = optarg;
 			break;
 		case OPT_FOR_EACH:
@@ -164,19 +156,21 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_BPF_PROG:
 			if (!*optarg)
-				return usage_error("empty program name glob '%s'", optarg);
+				return cli_usage_error("stat", "empty program name glob '%s'",
+						       optarg);
 			o->bpf_glob = optarg;
 			break;
 		case 'I':
 			if (parse_u64(optarg, 3600 * 1000, &o->interval_ms) < 0 ||
 			    o->interval_ms < 10)
-				return usage_error(
-					"invalid interval '%s' (milliseconds, at least 10)",
+				return cli_usage_error(
+					"stat", "invalid interval '%s' (milliseconds, at least 10)",
 					optarg);
 			break;
 		case 'x':
 			if (!*optarg || strpbrk(optarg, "\"\r\n"))
-				return usage_error("invalid field separator '%s'", optarg);
+				return cli_usage_error("stat", "invalid field separator '%s'",
+						       optarg);
 			o->sep = optarg;
 			break;
 		case 'o':
@@ -184,8 +178,9 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case OPT_DURATION:
 			if (parse_seconds(optarg, &o->duration_s) < 0)
-				return usage_error("invalid duration '%s' (e.g. 2, 1.5, 500ms)",
-						   optarg);
+				return cli_usage_error("stat",
+						       "invalid duration '%s' (e.g. 2, 1.5, 500ms)",
+						       optarg);
 			break;
 		case OPT_STRICT:
 			o->strict = true;
@@ -198,24 +193,27 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 			else if (!strcmp(optarg, "fexit"))
 				o->follower = FOLLOWER_FORCE_FEXIT;
 			else
-				return usage_error("invalid follower mode '%s' (auto, fexit or tp)",
-						   optarg);
+				return cli_usage_error(
+					"stat", "invalid follower mode '%s' (auto, fexit or tp)",
+					optarg);
 			break;
 		case OPT_ACCUM:
 			if (parse_accum_request(optarg, &o->accum) < 0)
-				return usage_error(
-					"invalid accumulators '%s' (auto, hash or array)", optarg);
+				return cli_usage_error(
+					"stat", "invalid accumulators '%s' (auto, hash or array)",
+					optarg);
 			break;
 		case 'v':
 			verbose++;
 			break;
 		case 'h':
 			usage(stdout);
-			return 1;
+			return EXIT_OK;
 		case ':':
-			return usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return cli_usage_error("stat", "option '%s' needs an argument",
+					       argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return cli_usage_error("stat", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	log_set_level(verbose >= 2 ? LOG_LVL_DEBUG : verbose ? LOG_LVL_INFO : LOG_LVL_WARN);
@@ -226,20 +224,21 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	int nr_targets = (o->system_wide && !cgroups) + !!o->cpu_list + !!o->pid_list +
 			 !!o->tid_list + cgroups;
 	if (o->bpf_ids || o->bpf_glob)
-		return 0; /* run_bpf() checks its own */
+		return -1; /* run_bpf() checks its own */
 	if (nr_targets > 1)
-		return usage_error("choose one target: -a, -C, -p, -t or -G/--for-each-cgroup%s",
-				   "");
+		return cli_usage_error(
+			"stat", "choose one target: -a, -C, -p, -t or -G/--for-each-cgroup", NULL);
 	if (nr_targets == 0 && !o->cmd)
-		return usage_error(
-			"nothing to count: give a target (-a, -C, -p, -t, -G) or a command%s", "");
+		return cli_usage_error(
+			"stat", "nothing to count: give a target (-a, -C, -p, -t, -G) or a command",
+			NULL);
 	if (o->cmd && (o->pid_list || o->tid_list))
-		return usage_error("-p/-t and a command cannot be combined%s", "");
+		return cli_usage_error("stat", "-p/-t and a command cannot be combined", NULL);
 	if (o->cmd && o->duration_s > 0)
-		return usage_error("--duration and a command cannot be combined%s", "");
+		return cli_usage_error("stat", "--duration and a command cannot be combined", NULL);
 	if (!o->events_arg[0])
 		strcpy(o->events_arg, DEFAULT_EVENTS);
-	return 0;
+	return -1;
 }
 
 static int resolve_targets(const struct stat_opts *o, struct stat_targets *t)
@@ -502,10 +501,9 @@ static int run_bpf(const struct stat_opts *o)
 
 	if (o->system_wide || o->cpu_list || o->pid_list || o->tid_list || o->nr_cgroup_args ||
 	    o->for_each_pattern || o->cmd) {
-		fputs("cgperf stat: -b/--bpf-prog count BPF programs; they take no other target "
-		      "(see 'cgperf stat --help')\n",
-		      stderr);
-		return EXIT_USAGE;
+		return cli_usage_error(
+			"stat", "-b/--bpf-prog count BPF programs; they take no other target",
+			NULL);
 	}
 	if (o->output_path && !(bo.out = fopen(o->output_path, "we"))) {
 		fprintf(stderr, "cgperf stat: cannot open '%s': %s\n", log_name(o->output_path),
@@ -551,9 +549,9 @@ int do_stat(int argc, char **argv)
 	int sig_fd = -1, status = 0, rc = EXIT_RUNTIME, r;
 
 	r = parse_opts(argc, argv, &o);
-	if (r != 0 || o.bpf_ids || o.bpf_glob) {
+	if (r >= 0 || o.bpf_ids || o.bpf_glob) {
 		free(o.cgroup_args);
-		return r > 0 ? EXIT_OK : r < 0 ? EXIT_USAGE : run_bpf(&o);
+		return r >= 0 ? r : run_bpf(&o);
 	}
 	r = cli_resolve_events(&(struct cli_events){ .cmd = "cgperf stat",
 						     .list = o.events_arg,

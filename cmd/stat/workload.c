@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/workload.h"
+#include "cmd/stat/workload.h"
 #include "util/log.h"
 #include <errno.h>
 #include <fcntl.h>

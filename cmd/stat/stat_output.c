@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/stat_output.h"
+#include "cmd/stat/stat_output.h"
+#include "sink/csv_format.h"
 #include <inttypes.h>
 #include <string.h>
 
@@ -14,19 +15,20 @@ bool stat_scaled(const struct reading *r, double *ret_value, double *ret_pct)
 	return false;
 }
 
-void csv_write_field(FILE *out, const char *s, const char *sep)
+/* One -x field, by the CSV quoting rule (sink/csv_format.h) with stat's
+ * separator. */
+static void write_field(FILE *out, const char *s, const char *sep)
 {
-	if (!strstr(s, sep) && !strpbrk(s, "\"\r\n")) {
+	struct csv_row field = CSV_ROW_INIT;
+	size_t len = strlen(s);
+
+	if (!csv_needs_quotes(s, len, sep)) {
 		fputs(s, out);
 		return;
 	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	if (csv_row_add_quoted(&field, s, len, sep) == 0)
+		fwrite(field.data, 1, field.len, out);
+	csv_row_free(&field);
 }
 
 /* 1234567 -> "1,234,567" (perf's table style; CSV stays plain). */
@@ -57,11 +59,11 @@ static void print_csv(FILE *out, const struct stat_format *f, const struct stat_
 	else
 		fprintf(out, "%.0f", value);
 	fprintf(out, "%s%s%s", f->sep, row->event->is_time ? "msec" : "", f->sep);
-	csv_write_field(out, row->event->name, f->sep);
+	write_field(out, row->event->name, f->sep);
 	/* perf has the cgroup field only when counting cgroups. */
 	if (row->cgroup) {
 		fputs(f->sep, out);
-		csv_write_field(out, row->cgroup, f->sep);
+		write_field(out, row->cgroup, f->sep);
 	}
 	fprintf(out, "%s%llu%s%.2f%s", f->sep, (unsigned long long)row->reading.running, f->sep,
 		pct, f->sep);
@@ -69,7 +71,7 @@ static void print_csv(FILE *out, const struct stat_format *f, const struct stat_
 	if (row->has_metric)
 		fprintf(out, "%.3f", row->metric);
 	fputs(f->sep, out);
-	csv_write_field(out, row->has_metric ? row->metric_unit : "", f->sep);
+	write_field(out, row->has_metric ? row->metric_unit : "", f->sep);
 	fputc('\n', out);
 }
 

@@ -5,10 +5,8 @@
  * inside the programs, by fentry/fexit programs on them. Those need BPF
  * trampolines: where the kernel refuses them, one line says so and the run
  * counts and run time are what is shown. */
-#include "agent/stat_bpf.h"
-#include "agent/cli_events.h"
-#include "agent/cli_util.h"
-#include "agent/cli_wait.h"
+#include "cmd/stat/stat_bpf.h"
+#include "cmd/cli.h"
 #include "bpf/probe.h"
 #include "bpf/prog_profiler.h"
 #include "bpf/prog_stats.h"

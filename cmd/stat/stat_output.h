@@ -32,6 +32,3 @@ void stat_print_row(FILE *out, const struct stat_format *f, const struct stat_ro
 /* Header and footer of the table format (nothing in CSV mode). */
 void stat_print_header(FILE *out, const struct stat_format *f, const char *target_desc);
 void stat_print_footer(FILE *out, const struct stat_format *f, double elapsed_s);
-/* Write s as one CSV field: quoted (with "" doubling) when it holds the
- * separator, a quote, CR or LF; otherwise as is. */
-void csv_write_field(FILE *out, const char *s, const char *sep);

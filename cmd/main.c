@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* cgperf: per-cgroup performance counters on shared BPF counters.
  * Subcommands in the bpftool style: one do_<verb>() each. */
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "util/log.h"
-#include "agent/agent_cmd.h"
-#include "agent/check_config_cmd.h"
-#include "agent/events_cmd.h"
-#include "agent/list_cmd.h"
-#include "agent/plot_cmd.h"
-#include "agent/stat_cmd.h"
-#include "agent/top_cmd.h"
-#include "agent/version.h"
+#include "cmd/commands.h"
+#include "cmd/version.h"
 #include <bpf/libbpf.h>
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf events`: list every symbolic event with its kind and whether this
  * host can open it (a real perf_event_open() probe), plus the PMUs in sysfs. */
-#include "agent/events_cmd.h"
+#include "cmd/commands.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "events/event_parse.h"
 #include "events/event_probe.h"
 

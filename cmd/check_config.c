@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `cgperf check-config`: parse agent configuration files exactly as the agent
  * would and report the first problem of each as "FILE:LINE:COL: message". */
-#include "agent/check_config_cmd.h"
+#include "cmd/commands.h"
 #include "util/log.h"
 #include "util/escape.h"
 
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/cli_util.h"
+#include "cmd/cli.h"
 #include "config/config.h"
 #include "config/config_text.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "agent/top_curses.h"
-#include "agent/cli_util.h"
+#include "cmd/top/top_curses.h"
+#include "cmd/cli.h"
 #include "util/text.h"
 #include <ctype.h>
 #include <curses.h>

@@ -6,7 +6,7 @@
  * BPF, no terminal; the views (top_view.h, top_curses.h) only print what
  * top_model_view() orders. See docs/TOP.md. */
 #pragma once
-#include "agent/cli_events.h"
+#include "cmd/cli.h"
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"
 #include "events/derived.h"

@@ -1,3 +1,0 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
-#pragma once
-int do_list(int argc, char **argv);
