@@ -52,6 +52,21 @@ static void fault_pages(int n)
 	munmap(m, n * page);
 }
 
+/* Page faults of every task on every CPU (/proc/vmstat pgfault): what a
+ * CPU's page-faults counter can have seen at most, whatever else runs. */
+static unsigned long long all_faults(void)
+{
+	unsigned long long n = 0;
+	char name[64];
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	assert_non_null(f);
+	while (fscanf(f, "%63s %llu", name, &n) == 2 && strcmp(name, "pgfault") != 0)
+		;
+	fclose(f);
+	return n;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -92,7 +107,8 @@ static void diff_of_known_faults(void **state)
 	cpu_set_t set;
 	int cpu = sched_getcpu();
 	long made;
-	double wall;
+	unsigned long long all;
+	double wall, inner;
 
 	(void)state;
 	CPU_ZERO(&set);
@@ -116,13 +132,17 @@ static void diff_of_known_faults(void **state)
 	/* Faults the counters count before the entry. */
 	fault_pages(4 * PAGES);
 
+	all = all_faults();
 	made = minflt();
 	wall = now_s();
 	assert_int_equal(bpf_run_on_cpu(bpf_program__fd(skel->progs.check_enter), cpu), 0);
+	inner = now_s();
 	fault_pages(PAGES);
+	inner = now_s() - inner;
 	assert_int_equal(bpf_run_on_cpu(bpf_program__fd(skel->progs.check_exit), cpu), 0);
 	wall = now_s() - wall;
 	made = minflt() - made;
+	all = all_faults() - all;
 	sum_accum(skel, &acc);
 	print_message("entries %llu runs %llu page-faults %llu (made %ld) cpu-clock %llu ns (wall "
 		      "%.0f ns)\n",
@@ -131,16 +151,18 @@ static void diff_of_known_faults(void **state)
 		      (unsigned long long)acc.ev[1].counter, wall * 1e9);
 	assert_int_equal(acc.entries, 1);
 	assert_int_equal(acc.runs, 1);
-	/* Other tasks on this CPU may fault meanwhile: a little more. */
+	/* Other tasks on this CPU may fault meanwhile (how many depends on the
+	 * host): at least ours, at most every task's on every CPU. */
 	assert_true(made >= PAGES);
 	assert_true(acc.ev[0].counter >= (uint64_t)made);
-	assert_true(acc.ev[0].counter <= (uint64_t)(made + made / 2));
+	assert_true(acc.ev[0].counter <= all);
 	/* Software events never multiplex. */
 	assert_true(acc.ev[0].enabled > 0 && acc.ev[0].enabled == acc.ev[0].running);
 	/* cpu-clock on one CPU is the time between the two reads: inside
-	 * the window measured around them, and most of it. */
+	 * the window measured around them, and at least the one measured
+	 * between them (however long this task waited for its CPU). */
 	assert_true(acc.ev[1].counter <= (uint64_t)(wall * 1e9));
-	assert_true(acc.ev[1].counter >= (uint64_t)(wall * 1e9 / 2));
+	assert_true(acc.ev[1].counter >= (uint64_t)(inner * 1e9));
 
 	prog_profiler_bpf__destroy(skel);
 	for (int i = 0; i < 2; i++)
