@@ -422,6 +422,16 @@ static void test_full_syncs_leave_nothing_out(void **state)
  * only by syncs and by the removal. Read while they still burn: a sync must
  * charge what is owed up to now, and a removal must charge it to the cgroup
  * before its final read. */
+/* Until leaf's cpu.stat usage reaches usec, while pid lives (a bound of
+ * 10 minutes, never a measure). */
+static void wait_usage(const char *leaf, uint64_t usec, pid_t pid)
+{
+	for (int w = 0; usage_usec(leaf) < usec; w++) {
+		assert_true(w < 60000 && waitpid(pid, NULL, WNOHANG) == 0);
+		usleep(10 * 1000);
+	}
+}
+
 static void test_same_cpu_siblings(void **state)
 {
 	struct counter *c = open_session(state, "cpu-clock", 1, 1);
@@ -437,7 +447,9 @@ static void test_same_cpu_siblings(void **state)
 	u0 = usage_usec("s");
 	p1 = spawn_burner("s", 0.5);
 	p2 = spawn_burner("s", 0.5);
-	usleep(400 * 1000); /* both burn, taking turns on burn_cpu */
+	/* Both burn, taking turns on burn_cpu: 200 ms of their CPU time, not
+	 * of the clock (a loaded host gives them less of each second). */
+	wait_usage("s", u0 + 200000, p1);
 	u1 = usage_usec("s");
 	assert_int_equal(counter_sync(c), 0);
 	assert_int_equal(counter_read(c, slot, vals), 0);
@@ -445,7 +457,7 @@ static void test_same_cpu_siblings(void **state)
 	assert_int_equal(steal_snapshot_take(&s1), 0);
 	assert_within_ms(vals[0].counter, u1 - u0, u1b - u0, steal_bound_ms(&s0, &s1, &burn_cpu),
 			 "s (read while its two tasks take turns on one CPU)");
-	usleep(200 * 1000);
+	wait_usage("s", u0 + 450000, p1); /* of their 1000 ms: still burning */
 	u2 = usage_usec("s");
 	assert_int_equal(counter_remove(c, cg_id("s"), final), 0);
 	u2b = usage_usec("s");
