@@ -31,10 +31,13 @@
 #
 # Fails (exit 1) on: any sanitizer report (ASan, LeakSanitizer at the final
 # exit, UBSan), an agent or `cgperf release` exiting non-zero, quiescent fds
-# not equal within one agent's life (their lists are kept: fds.N), quiescent
+# not equal within one agent's life and event set (each event has its maps;
+# the CSV directory, open during a retention pass, is left out; the lists
+# are kept: fds.LIFE.N), quiescent
 # RSS growing by more than 10 % + 4 MiB from the first to the last sample of
 # an agent's life after a 5 min warm-up (a release build only: printed, not
-# judged, under ASan), a churned cgroup without a CSV row, a scrape not
+# judged, under ASan), a churned cgroup without a CSV row (but one born and
+# gone within 10 s of a valid SIGHUP's restart: reported), a scrape not
 # answered 200 while the agent ran, rsyslogd receiving nothing after it
 # came back.
 set -euo pipefail
@@ -104,6 +107,7 @@ YAML
 EVENTS_A="cpu-clock, task-clock, context-switches, page-faults"
 EVENTS_B="cpu-clock, context-switches, page-faults"
 write_config "$EVENTS_A" 1s
+cp "$TMP/agent.yaml" "$TMP/agent.applied" # what the agent runs (a SIGHUP's valid file)
 
 mkdir -p "$TEST_CG/churn"
 for s in 0 1 2 3; do
@@ -127,10 +131,11 @@ churn_worker() {
 		local idx=$((w * 1000000 + n))
 		d="$TEST_CG/churn/k$idx-${SUFFIXES[$((n % ${#SUFFIXES[@]}))]}"
 		mkdir "$d" || { echo "mkdir $d refused" >>"$TMP/churn-errors"; continue; }
+		local born=$(date +%s.%N)
 		sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 0.02' sh "$d" "$BURN" || true
 		sleep 0.4
 		for _ in $(seq 50); do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
-		echo "$idx" >>"$TMP/churned.$w"
+		echo "$idx $born $(date +%s.%N)" >>"$TMP/churned.$w"
 	done
 }
 for w in 1 2 3 4 5; do churn_worker "$w" & STARTED_PIDS+=($!); done
@@ -177,7 +182,11 @@ quiesce_sample() {
 	done
 	sleep 8
 	NQ=$((NQ + 1))
-	ls -l /proc/"$AGENT_PID"/fd 2>/dev/null | awk 'NR > 1 { print $NF }' | sort >"$TMP/fds.$AGENT_LIFE.$NQ" || true
+	# The CSV directory is open (twice) while a retention pass runs, over
+	# several collections: not counted. The event set decides the maps.
+	ls -l /proc/"$AGENT_PID"/fd 2>/dev/null | awk 'NR > 1 { print $NF }' |
+		grep -vx "$TMP/csv" | sort >"$TMP/fds.$AGENT_LIFE.$NQ" || true
+	echo "$AGENT_LIFE $NQ $(grep -c task-clock "$TMP/agent.applied" 2>/dev/null || echo 0) $(wc -l <"$TMP/fds.$AGENT_LIFE.$NQ")" >>"$TMP/fdsets"
 	# The syslog connection is one fd: sample with the receiver up.
 	[ -z "$RS_DOWN" ] || say "note: quiescent sample with rsyslogd down"
 	sample quiescent
@@ -201,13 +210,14 @@ while [ "$(date +%s)" -lt "$END" ]; do
 		hup_n=$((hup_n + 1))
 		case $((hup_n % 3)) in
 		1) if grep -q task-clock "$TMP/agent.yaml"; then write_config "$EVENTS_B" 1s; else write_config "$EVENTS_A" 1s; fi
-		   echo valid >>"$TMP/hups" ;;
+		   echo "valid $(date +%s.%N)" >>"$TMP/hups" ;;
 		2) cp "$TMP/agent.yaml" "$TMP/agent.good"; sed -i 's/^interval: .*/interval: banana/' "$TMP/agent.yaml"
-		   echo invalid >>"$TMP/hups" ;;
+		   echo "invalid $(date +%s.%N)" >>"$TMP/hups" ;;
 		0) [ ! -e "$TMP/agent.good" ] || mv "$TMP/agent.good" "$TMP/agent.yaml"
-		   echo same >>"$TMP/hups" ;;
+		   echo "same $(date +%s.%N)" >>"$TMP/hups" ;;
 		esac
 		kill -HUP "$AGENT_PID"
+		[ $((hup_n % 3)) != 1 ] || cp "$TMP/agent.yaml" "$TMP/agent.applied"
 		next_hup=$((now + 90))
 	fi
 	if [ -z "$RS_DOWN" ] && [ "$now" -ge "$next_rs" ]; then
@@ -257,19 +267,22 @@ rsyslogd_stop
 # ---- the checks ----
 reports=$(grep -rlE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$OUT/san" "$TMP"/agent*.log "$TMP/release.log" 2>/dev/null || true)
 [ -z "$reports" ] || bad "sanitizer reports: $reports"
-python3 - "$TMP/samples.tsv" "$SOAK_SANITIZED" <<'PY' | tee -a "$OUT/summary.txt" || FAILED=1
+python3 - "$TMP/samples.tsv" "$SOAK_SANITIZED" "$TMP/fdsets" <<'PY' | tee -a "$OUT/summary.txt" || FAILED=1
 import sys
 sanitized = sys.argv[2] == '1'
 rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1])][1:]
+fdsets = [l.split() for l in open(sys.argv[3])]
 ok = True
 for life in sorted({r[1] for r in rows}):
     q = [r for r in rows if r[1] == life and r[2] == 'quiescent']
     t0 = int(q[0][0])
-    fds = [int(r[5]) for r in q]
-    print(f'# agent {life}: quiescent fds {fds}')
-    if len(set(fds[1:])) > 1:
-        ok = False
-        print(f'FAIL: agent {life}: quiescent fds differ: {fds[1:]}')
+    # Quiescent fd counts, by event set (each event has its maps).
+    for ev in sorted({f[2] for f in fdsets if f[0] == life}):
+        fds = [int(f[3]) for f in fdsets if f[0] == life and f[2] == ev]
+        print(f'# agent {life}: quiescent fds with event set {"A" if ev == "1" else "B"}: {fds}')
+        if len(set(fds)) > 1:
+            ok = False
+            print(f'FAIL: agent {life}: quiescent fds differ: {fds}')
     warm = [r for r in q if int(r[0]) - t0 >= 300]
     rss = [int(r[3]) // 1024 for r in q]
     print(f'# agent {life}: quiescent RSS MiB {rss}; HWM MiB {int(q[-1][4]) // 1024}')
@@ -293,11 +306,18 @@ for f in "$TMP"/fds.*.*; do
 done
 cp "$TMP"/fds.* "$OUT"/ 2>/dev/null || true
 churned=$(cat "$TMP"/churned.* | wc -l)
-python3 - "$TMP/csv" "$TMP"/churned.* <<'PY' | tee -a "$OUT/summary.txt" || FAILED=1
+python3 - "$TMP/csv" "$TMP/hups" "$TMP"/churned.* <<'PY' | tee -a "$OUT/summary.txt" || FAILED=1
 import csv, glob, os, re, sys
-want = set()
-for p in sys.argv[2:]:
-    want |= {int(l) for l in open(p)}
+want, life = set(), {}
+for p in sys.argv[3:]:
+    for l in open(p):
+        idx, born, gone = l.split()
+        want.add(int(idx))
+        life[int(idx)] = (float(born), float(gone))
+# A valid SIGHUP restarts counting (final rows, a new session): a cgroup
+# born and gone within the restart is never seen (docs/AGENT.md). Within
+# 10 s of one such SIGHUP: reported, not failed.
+reloads = [float(l.split()[1]) for l in open(sys.argv[2]) if l.startswith('valid ')]
 seen, files, rows = set(), 0, 0
 for p in glob.glob(os.path.join(sys.argv[1], '*')):
     files += 1
@@ -309,9 +329,12 @@ for p in glob.glob(os.path.join(sys.argv[1], '*')):
                 if m:
                     seen.add(int(m.group(1)))
 missing = sorted(want - seen)
-print(f'# {len(want)} cgroups churned; CSV: {files} files, {rows} rows; churned with rows: {len(want & seen)}')
-if missing:
-    print(f'FAIL: {len(missing)} churned cgroups without a row, e.g. {missing[:10]}')
+in_reload = [i for i in missing if any(t <= life[i][0] and life[i][1] <= t + 10 for t in reloads)]
+other = [i for i in missing if i not in in_reload]
+print(f'# {len(want)} cgroups churned; CSV: {files} files, {rows} rows; churned with rows: '
+      f'{len(want & seen)}; born and gone within a reload: {len(in_reload)} without a row')
+if other:
+    print(f'FAIL: {len(other)} churned cgroups without a row, e.g. {other[:10]}')
     sys.exit(1)
 PY
 codes=$(sort "$TMP/scrapes" | uniq -c | tr '\n' ' ')
@@ -327,7 +350,7 @@ while read -r what n; do
 	if [ "$what" = up ]; then prev=$n; fi
 done <"$TMP/rs-phases"
 [ -z "$prev" ] || [ "$(messages)" -gt "$prev" ] || bad "no message arrived after rsyslogd's last return"
-say "SIGHUPs: $(sort "$TMP/hups" | uniq -c | tr '\n' ' '); refused: $(cat "$TMP"/agent*.log | grep -c 'keeping the running configuration' || true)"
+say "SIGHUPs: $(awk '{ print $1 }' "$TMP/hups" | sort | uniq -c | tr '\n' ' '); refused: $(cat "$TMP"/agent*.log | grep -c 'keeping the running configuration' || true)"
 say "syslog drops reported: $(cat "$TMP"/agent*.log | grep -i 'drop' | tail -2 | tr '\n' '|')"
 say "$churned cgroups churned in ${SOAK_MINUTES} min ($((churned / SOAK_MINUTES)) a minute)"
 cp "$TMP"/*.log "$TMP"/*.tsv "$OUT"/ 2>/dev/null || true
