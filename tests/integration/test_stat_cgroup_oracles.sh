@@ -5,7 +5,10 @@
 # `perf stat -a -G` (same clock, steal included), over the same window.
 # Where the msr PMU has its tsc event, msr/tsc/ (the switch programs' PMU
 # branch) is counted too, by `-G` and by a `--for-each-cgroup` session
-# beside it: each within 1 % of perf -G's and of cpu-clock x the TSC rate.
+# beside it: each within 1 % of its own cpu-clock x the TSC rate, and
+# within 3 % of perf -G's (as cpu-clock: two tools attribute a CPU's time
+# at their own switch hooks; 1.26 % apart under two CPU hogs, cpu-clock
+# 1.0 % apart in the same run).
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 cg=$(mkcg burner)
@@ -56,8 +59,8 @@ if [ -n "${EACH_PID:-}" ]; then
 	each_ms=$(stat_csv_value "$TMP/each.csv" cpu-clock "$cg")
 	each_tsc=$(stat_csv_value "$TMP/each.csv" "$TSC" "$cg")
 	log "$TSC: cgperf -G $tsc, --for-each-cgroup $each_tsc (cpu-clock $each_ms ms), perf -G $perf_tsc"
-	assert_within_pct "cgperf -G $TSC vs perf stat -G" "$tsc" "$perf_tsc" 1
+	assert_within_pct "cgperf -G $TSC vs perf stat -G" "$tsc" "$perf_tsc" 3
 	assert_tsc "cgperf -G" "$tsc" "$cgperf_ms"
 	assert_tsc "cgperf --for-each-cgroup" "$each_tsc" "$each_ms"
-	assert_within_pct "--for-each-cgroup $TSC vs perf stat -G" "$each_tsc" "$perf_tsc" 1
+	assert_within_pct "--for-each-cgroup $TSC vs perf stat -G" "$each_tsc" "$perf_tsc" 3
 fi
