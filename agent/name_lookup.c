@@ -52,7 +52,7 @@ struct job_list {
  * there is the tenant's, often one home), else the host's runtime's (its
  * lookups share index files and directories). */
 struct storage_key {
-	char s[sizeof(((struct cg_identity *)0)->runtime) + 2 * CG_ID_MAX + 16];
+	char s[sizeof(((struct cg_identity *)0)->runtime) + 16]; /* "user UID", "host RUNTIME" */
 };
 
 struct worker {
@@ -60,7 +60,8 @@ struct worker {
 	pthread_t thread;
 	struct metadata_roots roots; /* copies, the worker's own */
 	struct job *current; /* under nl->lock */
-	struct timespec since; /* under nl->lock: when current began */
+	double since; /* when current began (now_s()); written by the worker,
+	               * read by others under nl->lock */
 	bool abandoned; /* under stuck_lock: frees itself, never touches nl */
 	struct storage_key key; /* of current, once abandoned */
 };
@@ -296,7 +297,6 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&nl->lock);
 	for (;;) {
 		struct storage_key key;
-		double started;
 		struct job *j;
 		bool skip;
 
@@ -310,7 +310,7 @@ static void *worker_main(void *arg)
 			nl->todo.tail = NULL;
 		j->next = NULL; /* the worker's alone now (freed alone if abandoned) */
 		w->current = j;
-		clock_gettime(CLOCK_MONOTONIC, &w->since);
+		w->since = now_s();
 		arm(nl->timer_fd, STUCK_S);
 		pthread_mutex_unlock(&nl->lock);
 
@@ -318,10 +318,9 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&stuck_lock);
 		skip = is_skipped(&key);
 		pthread_mutex_unlock(&stuck_lock);
-		started = now_s();
 		if (!skip)
 			cg_metadata_lookup(&roots, &j->ident, &j->meta);
-		if (!lookup_done(w, j, &key, skip ? 0 : now_s() - started)) {
+		if (!lookup_done(w, j, &key, skip ? 0 : now_s() - w->since)) {
 			metadata_cache_free(cache);
 			return NULL;
 		}
@@ -520,8 +519,7 @@ static void check_stuck(struct name_lookup *nl)
 	pthread_mutex_lock(&stuck_lock);
 	pthread_mutex_lock(&nl->lock);
 	w = nl->w;
-	if (w && w->current && now_s() - ((double)w->since.tv_sec + w->since.tv_nsec / 1e9) >=
-					STUCK_S) {
+	if (w && w->current && now_s() - w->since >= STUCK_S) {
 		answer_empty(nl, w->current);
 		abandon(nl, w);
 	}
