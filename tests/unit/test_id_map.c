@@ -136,8 +136,10 @@ static void test_reserve(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),	cmocka_unit_test(test_insert_find),
-		cmocka_unit_test(test_wrap),	cmocka_unit_test(test_churn),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_insert_find),
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_churn),
 		cmocka_unit_test(test_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
