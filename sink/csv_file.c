@@ -99,8 +99,10 @@ void csv_file_close(struct csv_sink *s, struct csv_cgroup *cg)
 
 void csv_files_drop_all(struct csv_sink *s, bool forget_files)
 {
-	for (size_t b = 0; b < CSV_BUCKETS; b++)
-		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = cg->next)
+	void *cg;
+
+	for (int prog = 0; prog < 2; prog++)
+		for (size_t pos = 0; id_map_next(&s->by_id[prog], &pos, NULL, &cg);)
 			if (forget_files)
 				csv_file_close(s, cg);
 			else

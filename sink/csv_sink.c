@@ -52,17 +52,9 @@ static long long monotonic_ns(void)
 
 /* ---- the cgroup table ---------------------------------------------------- */
 
-static struct csv_cgroup **bucket_of(struct csv_sink *s, uint64_t id)
-{
-	return &s->buckets[hash_u64(id) % CSV_BUCKETS];
-}
-
 static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id, bool prog)
 {
-	for (struct csv_cgroup *cg = *bucket_of(s, id); cg; cg = cg->next)
-		if (cg->id == id && cg->prog == prog)
-			return cg;
-	return NULL;
+	return id_map_find(&s->by_id[prog], id);
 }
 
 /* The agent writes a collection's rows in the order of the last one: the
@@ -127,7 +119,7 @@ static void order_note(struct csv_sink *s, struct csv_cgroup *cg)
 
 static struct csv_cgroup **stem_bucket(struct csv_sink *s, const char *stem, size_t len)
 {
-	return &s->stem_buckets[hash_bytes(stem, len) % CSV_BUCKETS];
+	return &s->stem_buckets[hash_bytes(stem, len) % CSV_STEM_BUCKETS];
 }
 
 /* A cgroup writing stem.csv (stem: len bytes, not NUL-terminated), or NULL. */
@@ -191,11 +183,7 @@ static void cgroup_unlink(struct csv_sink *s, struct csv_cgroup *cg)
 {
 	csv_file_close(s, cg);
 	order_drop(s, cg);
-	for (struct csv_cgroup **p = bucket_of(s, cg->id); *p; p = &(*p)->next)
-		if (*p == cg) {
-			*p = cg->next;
-			break;
-		}
+	id_map_remove(&s->by_id[cg->prog], cg->id);
 	for (struct csv_cgroup **p = stem_bucket(s, cg->stem, strlen(cg->stem)); *p;
 	     p = &(*p)->next_stem)
 		if (*p == cg) {
@@ -299,12 +287,15 @@ static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *ste
 	return 0;
 }
 
-static void entry_link(struct csv_sink *s, struct csv_cgroup *cg)
+static int entry_link(struct csv_sink *s, struct csv_cgroup *cg)
 {
-	cg->next = *bucket_of(s, cg->id);
-	*bucket_of(s, cg->id) = cg;
+	int r = id_map_insert(&s->by_id[cg->prog], cg->id, cg);
+
+	if (r < 0)
+		return r;
 	cg->next_stem = *stem_bucket(s, cg->stem, strlen(cg->stem));
 	*stem_bucket(s, cg->stem, strlen(cg->stem)) = cg;
+	return 0;
 }
 
 static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
@@ -319,11 +310,12 @@ static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct 
 	if (r < 0)
 		return r;
 	r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
+	if (r == 0)
+		r = entry_link(s, cg);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
 	}
-	entry_link(s, cg);
 	*ret = cg;
 	return 0;
 }
@@ -342,11 +334,12 @@ static int prog_new(struct csv_sink *s, const struct sink_prog_record *rec, stru
 	if (r < 0)
 		return r;
 	r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
+	if (r == 0)
+		r = entry_link(s, cg);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
 	}
-	entry_link(s, cg);
 	*ret = cg;
 	return 0;
 }
@@ -908,14 +901,14 @@ static void csv_sink_free(struct sink *base)
 		return;
 	run_batch(s);
 	csv_batch_free(s->batch);
-	for (size_t b = 0; b < CSV_BUCKETS; b++) {
-		struct csv_cgroup *next;
+	for (int prog = 0; prog < 2; prog++) {
+		void *cg;
 
-		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
-			next = cg->next;
+		for (size_t pos = 0; id_map_next(&s->by_id[prog], &pos, NULL, &cg);) {
 			csv_file_drop(s, cg);
 			cgroup_free(cg);
 		}
+		id_map_free(&s->by_id[prog]);
 	}
 	if (s->watch_fd >= 0)
 		close(s->watch_fd);
