@@ -3,6 +3,7 @@
  * memcpy and integer printing only: at 1000 cgroups x 4 events it is about
  * 2 MB per interval, built on the agent's loop, so it has to be cheap. */
 #include "sink/prom_format.h"
+#include "util/hash.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -225,15 +226,6 @@ static void put_series_name(struct prom_buf *b, const char *name, const char *su
 }
 
 /* ---- duplicate labels ---- */
-
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-	return h;
-}
 
 /* keep[i]: series i is the first with its labels. Returns the number left
  * out, or -ENOMEM. */

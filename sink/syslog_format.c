@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sink/syslog_format.h"
 #include "sink/csv_format.h"
+#include "util/hash.h"
 #include "util/text.h"
 #include <errno.h>
 #include <stdio.h>
@@ -141,12 +142,8 @@ static bool is_reserved(const char *name)
 /* FNV-1a, 32 bits, xor-folded to 24 (6 hex digits). */
 static uint32_t name_hash24(const char *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = hash_bytes32(s, strlen(s));
 
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		h ^= *p;
-		h *= 16777619u;
-	}
 	return (h >> 24) ^ (h & 0xffffff);
 }
 
