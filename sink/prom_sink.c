@@ -15,7 +15,7 @@
 
 struct entry {
 	uint64_t id;
-	struct prom_buf labels;
+	struct buf labels;
 	struct timespec created;
 	struct reading last[READINGS_MAX_EVENTS]; /* raw totals of the previous record */
 	uint64_t totals[READINGS_MAX_EVENTS]; /* scaled, since created */
@@ -35,7 +35,7 @@ struct prom_sink {
 	size_t nr, cap;
 	struct id_map by_id;
 	struct prom_series *series; /* scratch for publish, cap entries */
-	struct prom_buf text; /* textfile only: kept and reused */
+	struct buf text; /* textfile only: kept and reused */
 	struct prom_sink_stats stats;
 	struct log_ratelimit mem_rl, dup_rl, file_rl;
 };
@@ -51,7 +51,7 @@ static void entry_free(struct entry *e)
 {
 	if (!e)
 		return;
-	prom_buf_free(&e->labels);
+	buf_free(&e->labels);
 	free(e);
 }
 
@@ -176,8 +176,8 @@ static void expire(struct prom_sink *s)
 	for (size_t i = 0; i < s->nr; i++) {
 		struct entry *e = s->items[i];
 
-		if (e->removed &&
-		    (!e->removed_at.tv_sec || ms_since(&e->removed_at, &now) >= s->keep_removed_ms)) {
+		if (e->removed && (!e->removed_at.tv_sec ||
+				   ms_since(&e->removed_at, &now) >= s->keep_removed_ms)) {
 			id_map_remove(&s->by_id, e->id);
 			entry_free(e);
 		} else {
@@ -211,7 +211,7 @@ static size_t fill_series(struct prom_sink *s)
 }
 
 static int build(struct prom_sink *s, const struct prom_health *h, enum prom_format fmt,
-		 struct prom_buf *out)
+		 struct buf *out)
 {
 	struct prom_input in = {
 		.nr_events = s->nr_events,
@@ -238,7 +238,7 @@ static int build(struct prom_sink *s, const struct prom_health *h, enum prom_for
 	return 0;
 }
 
-static void write_textfile(struct prom_sink *s, const struct prom_buf *text)
+static void write_textfile(struct prom_sink *s, const struct buf *text)
 {
 	int r = textfile_write(s->textfile, text->data, text->len);
 
@@ -263,7 +263,7 @@ static void formats_needed(struct prom_sink *s, bool *ret_text, bool *ret_om)
 int prom_sink_publish(struct sink *base, const struct prom_health *h)
 {
 	struct prom_sink *s = to_prom(base);
-	struct prom_buf om = { 0 };
+	struct buf om = BUF_INIT;
 	bool want_text, want_om;
 	int r = 0;
 
@@ -277,8 +277,7 @@ int prom_sink_publish(struct sink *base, const struct prom_health *h)
 		prom_http_take_buffer(s->http, &s->text);
 	if (s->http && want_om)
 		prom_http_take_buffer(s->http, &om);
-	s->text.len = 0;
-	s->text.error = 0;
+	buf_reset(&s->text);
 	if (want_text)
 		r = build(s, h, PROM_FORMAT_TEXT, &s->text);
 	if (r == 0 && want_om)
@@ -292,8 +291,8 @@ int prom_sink_publish(struct sink *base, const struct prom_health *h)
 			r = prom_http_publish(s->http, &s->text, &om);
 	}
 	if (s->http)
-		prom_buf_free(&s->text);
-	prom_buf_free(&om);
+		buf_free(&s->text);
+	buf_free(&om);
 	return r;
 }
 
@@ -321,7 +320,7 @@ static void prom_free(struct sink *base)
 	free(s->series);
 	id_map_free(&s->by_id);
 	free(s->textfile);
-	prom_buf_free(&s->text);
+	buf_free(&s->text);
 	free(s);
 }
 
