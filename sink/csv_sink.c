@@ -80,7 +80,7 @@ static void prefetch_next(const struct csv_sink *s)
 		s->cursor + 1 < s->nr_order ? s->order[s->cursor + 1] : NULL;
 
 	if (next)
-		__builtin_prefetch(next->ident.data);
+		__builtin_prefetch(next->ident.buf.data);
 	if (after) /* the fields a row reads first: up to the identity cells */
 		prefetch_range(after, &after->ident + 1);
 }
@@ -462,11 +462,11 @@ static void add_identity(struct csv_sink *s, struct csv_cgroup *cg, const struct
 		csv_row_add_name(id, c->container_name, safe);
 		csv_row_add_name(id, c->pod, safe);
 		csv_row_add_name(id, c->pod_namespace, safe);
-		cg->ident_gen = id->error ? 0 : c->gen;
-		if (id->error && !row->error)
-			row->error = id->error;
+		cg->ident_gen = id->buf.error ? 0 : c->gen;
+		if (id->buf.error && !row->buf.error)
+			row->buf.error = id->buf.error;
 	}
-	csv_row_append(row, id->data, id->len);
+	csv_row_append(row, id->buf.data, id->buf.len);
 	row->nr_fields += CSV_IDENTITY_CELLS;
 }
 
@@ -658,14 +658,14 @@ static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cook
 	r = csv_file_look(s, cg, &need_header);
 	if (r < 0)
 		return r;
-	if (csv_file_frame(s, cg, need_header, s->row.data, s->row.len) < 0)
+	if (csv_file_frame(s, cg, need_header, s->row.buf.data, s->row.buf.len) < 0)
 		return -EAGAIN; /* the row by row path reports it */
-	idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
+	idx = csv_batch_add(s->batch, cg->fd, s->out.buf.data, s->out.buf.len);
 	if (idx == -ENOSPC) {
 		run_batch(s);
 		if (!s->batch || cg->fd < 0)
 			return -EAGAIN;
-		idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
+		idx = csv_batch_add(s->batch, cg->fd, s->out.buf.data, s->out.buf.len);
 	}
 	if (idx < 0)
 		return idx;
@@ -705,10 +705,10 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 			return -EAGAIN;
 		}
 		cg->started = true;
-		r = csv_file_append(s, cg, s->row.data, s->row.len);
+		r = csv_file_append(s, cg, s->row.buf.data, s->row.buf.len);
 		s->first_open_ns += monotonic_ns() - t0;
 	} else
-		r = csv_file_append(s, cg, s->row.data, s->row.len);
+		r = csv_file_append(s, cg, s->row.buf.data, s->row.buf.len);
 	if (r < 0)
 		return row_failed(s, cg, r);
 	commit(s, 1 + held_take(s, cg));
@@ -730,7 +730,7 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const struct sink_record *rec)
 {
 	int64_t f = (int64_t)s->cfg.flush_interval_ms, phase, period;
-	size_t bytes = cg->held.len + s->row.len;
+	size_t bytes = cg->held.buf.len + s->row.buf.len;
 
 	if (!s->base.may_hold || !rec->may_hold || rec->final || !cg->started || !cg->known ||
 	    cg->prog || !rec->interval_known || rec->interval_ms >= (uint64_t)f ||
@@ -751,11 +751,11 @@ static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const stru
  * (the row is then written at once, with them). */
 static int hold_row(struct csv_sink *s, struct csv_cgroup *cg)
 {
-	size_t len = cg->held.len;
+	size_t len = cg->held.buf.len;
 
-	if (csv_row_append(&cg->held, s->row.data, s->row.len) < 0) {
-		cg->held.len = len;
-		cg->held.error = 0;
+	if (csv_row_append(&cg->held, s->row.buf.data, s->row.buf.len) < 0) {
+		cg->held.buf.len = len;
+		cg->held.buf.error = 0;
 		return -ENOMEM;
 	}
 	cg->held_rows++;
