@@ -46,7 +46,6 @@ struct prom_http {
 	struct prometheus_config listen; /* the listen fields of the config it was made from */
 	dev_t sock_dev; /* the unix socket it created, removed by free */
 	ino_t sock_ino;
-	atomic_uint_fast64_t scrapes, gzipped, errors;
 	atomic_bool wanted[2]; /* a scrape negotiated this format */
 	/* Bodies of released snapshots, reused: a fresh 3 MB buffer costs a
 	 * page fault per 4 KiB, more than building the exposition into it. */
@@ -194,7 +193,6 @@ static enum MHD_Result reply_text(struct prom_http *h, struct MHD_Connection *c,
 
 	if (!resp)
 		return MHD_NO;
-	atomic_fetch_add(&h->errors, 1);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
@@ -260,11 +258,8 @@ static enum MHD_Result serve(struct prom_http *h, struct MHD_Connection *c, stru
 							       : PROM_CONTENT_TYPE_TEXT);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (z) {
+	if (z)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-		atomic_fetch_add(&h->gzipped, 1);
-	}
-	atomic_fetch_add(&h->scrapes, 1);
 	r = MHD_queue_response(c, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;
@@ -472,13 +467,4 @@ void prom_http_set_path(struct prom_http *h, const char *path)
 	pthread_mutex_lock(&h->lock);
 	snprintf(h->path, sizeof(h->path), "%s", path);
 	pthread_mutex_unlock(&h->lock);
-}
-
-void prom_http_get_stats(struct prom_http *h, struct prom_http_stats *ret)
-{
-	*ret = (struct prom_http_stats){
-		.scrapes = atomic_load(&h->scrapes),
-		.gzipped = atomic_load(&h->gzipped),
-		.errors = atomic_load(&h->errors),
-	};
 }

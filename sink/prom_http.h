@@ -42,13 +42,6 @@ void prom_http_take_buffer(struct prom_http *h, struct buf *ret);
  * 0 or -ENOMEM (the previous snapshot stays). */
 int prom_http_publish(struct prom_http *h, struct buf *text, struct buf *openmetrics);
 
-struct prom_http_stats {
-	uint64_t scrapes; /* 200 answers */
-	uint64_t gzipped; /* of which gzip-encoded */
-	uint64_t errors; /* 4xx/5xx answers */
-};
-void prom_http_get_stats(struct prom_http *h, struct prom_http_stats *ret);
-
 /* gzip (RFC 1952) of data into out (appended). 0 or -ENOMEM. Exposed for the
  * benchmark. */
 int prom_gzip(const char *data, size_t len, struct buf *out);
