@@ -100,7 +100,7 @@ struct cg_watch {
 
 	unsigned generation;
 	struct cg_watch_stats stats; /* counters; cgroups and unwatched computed on demand */
-	int last_watch_error; /* errno of the last failed inotify_add_watch but ENOSPC */
+	int last_watch_error; /* errno of the last watch not made but ENOSPC (inotify_add_watch, or ENOMEM indexing it) */
 	char child_path[PATH_MAX]; /* a child's path for its lookup: no malloc per child */
 
 	char events[EVENT_BUFFER_SIZE] __attribute__((aligned(__alignof__(struct inotify_event))));

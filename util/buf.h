@@ -12,7 +12,7 @@
 struct buf {
 	char *data;
 	size_t len, cap;
-	int error; /* the first failure (-ENOMEM), else 0 */
+	int error; /* the first failure (-ENOMEM; -EINVAL from a format vsnprintf refused), else 0 */
 };
 
 #define BUF_INIT ((struct buf){ 0 })

@@ -109,6 +109,11 @@ int id_map_remove(struct id_map *m, uint64_t id)
 	}
 	m->slots[hole] = (struct id_map_slot){ 0 };
 	m->nr--;
+	/* Under an eighth full: half the slots (a quarter full then, so no
+	 * insert grows it back at once). A burst of containers gone gives its
+	 * memory back; without the memory now, the map stays as it is. */
+	if (m->mask + 1 > ID_MAP_MIN_SLOTS && 8 * m->nr < m->mask + 1)
+		(void)resize(m, (m->mask + 1) / 2);
 	return 0;
 }
 

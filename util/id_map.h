@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* The tree's one map from a 64-bit id (cgroup id, BPF filter key, inotify
  * wd) to a pointer. Open addressing with linear probing, at most half full,
- * grown by doubling; a removal shifts the entries after it back, so no
- * tombstones: lookups of missing ids stay short however much churn.
+ * grown by doubling, halved under an eighth full; a removal shifts the
+ * entries after it back, so no tombstones: lookups of missing ids stay
+ * short however much churn.
  *
  * Iteration (id_map_next) is in slot order, which is no order at all: users
  * whose output follows an order keep their own array in that order and use
@@ -47,7 +48,8 @@ int id_map_insert(struct id_map *m, uint64_t id, void *value);
 /* Give the id there a new value (not NULL). -ENOENT: id is not there.
  * Never allocates. */
 int id_map_replace(struct id_map *m, uint64_t id, void *value);
-/* -ENOENT: id is not there. Never allocates, never fails otherwise. */
+/* -ENOENT: id is not there. Never fails otherwise; under an eighth full,
+ * the map halves its slots (if that memory cannot be had, it stays). */
 int id_map_remove(struct id_map *m, uint64_t id);
 /* Room for n entries in all, so that inserts up to then cannot fail. */
 int id_map_reserve(struct id_map *m, size_t n);

@@ -77,6 +77,68 @@ static void test_wrap(void **state)
 	id_map_free(&m);
 }
 
+/* An id with home slot h in a 16-slot map, not in used[0..n). */
+static uint64_t id_at(unsigned h, const uint64_t *used, int n)
+{
+	for (uint64_t id = 1;; id++) {
+		bool taken = false;
+
+		for (int i = 0; i < n; i++)
+			taken |= used[i] == id;
+		if (!taken && (hash_u64(id) & 15) == h)
+			return id;
+	}
+}
+
+/* Entries after a wrap that must stay: x (home 14, slot 14), y (home 15,
+ * slot 15), z (home 15, slot 0), w (home 0, slot 1). Removing x: none of
+ * them may move back into slot 14 (before its home: unreachable); removing
+ * y: z and w move back (to 15 and 0). A shift rule wrong across the wrap
+ * loses an entry here. */
+static void test_wrap_stays(void **state)
+{
+	struct id_map m = ID_MAP_INIT;
+	uint64_t ids[4];
+
+	ids[0] = id_at(14, ids, 0);
+	ids[1] = id_at(15, ids, 1);
+	ids[2] = id_at(15, ids, 2);
+	ids[3] = id_at(0, ids, 3);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(id_map_insert(&m, ids[i], &vals[i]), 0);
+	assert_int_equal(m.mask, 15);
+	assert_ptr_equal(m.slots[0].value, &vals[2]);
+	assert_ptr_equal(m.slots[1].value, &vals[3]);
+	assert_int_equal(id_map_remove(&m, ids[0]), 0);
+	assert_null(m.slots[14].value);
+	for (int i = 1; i < 4; i++)
+		assert_ptr_equal(id_map_find(&m, ids[i]), &vals[i]);
+	assert_int_equal(id_map_remove(&m, ids[1]), 0);
+	assert_ptr_equal(m.slots[15].value, &vals[2]);
+	assert_ptr_equal(m.slots[0].value, &vals[3]);
+	assert_null(m.slots[1].value);
+	assert_ptr_equal(id_map_find(&m, ids[2]), &vals[2]);
+	assert_ptr_equal(id_map_find(&m, ids[3]), &vals[3]);
+	id_map_free(&m);
+}
+
+/* A burst gone: the slots shrink with the entries, the rest still found. */
+static void test_shrink(void **state)
+{
+	struct id_map m = ID_MAP_INIT;
+	size_t grown;
+
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(id_map_insert(&m, (uint64_t)i, &vals[i]), 0);
+	grown = m.mask + 1;
+	for (int i = 10; i < 1000; i++)
+		assert_int_equal(id_map_remove(&m, (uint64_t)i), 0);
+	assert_true(m.mask + 1 <= grown / 16);
+	for (int i = 0; i < 1000; i++)
+		assert_ptr_equal(id_map_find(&m, (uint64_t)i), i < 10 ? &vals[i] : NULL);
+	id_map_free(&m);
+}
+
 /* Random inserts and removals against a plain array: every id is found
  * (or not) as the array says, the walk visits each entry once. */
 static void test_churn(void **state)
@@ -126,7 +188,7 @@ static void test_reserve(void **state)
 	for (int i = 0; i < 1000; i++)
 		assert_int_equal(id_map_insert(&m, (uint64_t)i << 32, &vals[i]), 0);
 	assert_ptr_equal(m.slots, slots);
-	assert_int_equal(id_map_reserve(&m, 10), 0); /* never shrinks */
+	assert_int_equal(id_map_reserve(&m, 10), 0); /* a reserve never shrinks */
 	assert_ptr_equal(m.slots, slots);
 	for (int i = 0; i < 1000; i++)
 		assert_ptr_equal(id_map_find(&m, (uint64_t)i << 32), &vals[i]);
@@ -138,6 +200,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_insert_find),
+		cmocka_unit_test(test_wrap_stays),
+		cmocka_unit_test(test_shrink),
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_churn),
 		cmocka_unit_test(test_reserve),
