@@ -1,37 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "agent/record.h"
-#include "util/hash.h"
 #include "util/prefetch.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the set: items plus an open-addressing index by id ---- */
-
-static int index_pos(const struct record_set *set, uint64_t id)
-{
-	size_t mask = (size_t)set->index_cap - 1;
-
-	for (size_t i = hash_u64(id) & mask;; i = (i + 1) & mask)
-		if (set->index[i] < 0 || set->items[set->index[i]]->id == id)
-			return (int)i;
-}
-
-static int index_rebuild(struct record_set *set, int cap)
-{
-	int *index = malloc(sizeof(*index) * cap);
-
-	if (!index)
-		return -ENOMEM;
-	free(set->index);
-	set->index = index;
-	set->index_cap = cap;
-	memset(index, 0xff, sizeof(*index) * cap);
-	for (int i = 0; i < set->nr; i++)
-		set->index[index_pos(set, set->items[i]->id)] = i;
-	return 0;
-}
+/* ---- the set: items in a collection's order, indexed by id ---- */
 
 static int make_room(struct record_set *set)
 {
@@ -44,9 +19,6 @@ static int make_room(struct record_set *set)
 		set->items = items;
 		set->cap = cap;
 	}
-	/* Load at most 1/2: probes stay short. */
-	if ((set->nr + 1) * 2 > set->index_cap)
-		return index_rebuild(set, set->index_cap ? set->index_cap * 2 : 128);
 	return 0;
 }
 
@@ -94,12 +66,12 @@ static struct cg_record *insert(struct record_set *set, uint64_t id, const char 
 	if (!r)
 		return NULL;
 	r->path = strdup(path);
-	if (!r->path) {
+	if (!r->path || id_map_insert(&set->by_id, id, r) < 0) {
+		free(r->path);
 		free(r);
 		return NULL;
 	}
 	r->id = id;
-	set->index[index_pos(set, id)] = set->nr;
 	set->items[set->nr++] = r;
 	return r;
 }
@@ -136,12 +108,7 @@ int record_refresh(struct cg_record *r, const char *path, const struct cg_identi
 
 struct cg_record *record_find(const struct record_set *set, uint64_t id)
 {
-	int pos;
-
-	if (!set->index_cap)
-		return NULL;
-	pos = set->index[index_pos(set, id)];
-	return pos < 0 ? NULL : set->items[pos];
+	return id_map_find(&set->by_id, id);
 }
 
 static void record_free(struct cg_record *r)
@@ -161,13 +128,12 @@ void record_remove(struct record_set *set, uint64_t id)
 
 	if (!r)
 		return;
+	id_map_remove(&set->by_id, id);
+	/* Linear: removals are rare next to collections. */
 	for (i = 0; set->items[i] != r; i++)
 		;
 	record_free(r);
 	set->items[i] = set->items[--set->nr];
-	/* Positions moved: rebuilding is O(n), and removals are rare next
-	 * to collections. */
-	index_rebuild(set, set->index_cap);
 }
 
 void record_clear(struct record_set *set)
@@ -175,7 +141,7 @@ void record_clear(struct record_set *set)
 	for (int i = 0; i < set->nr; i++)
 		record_free(set->items[i]);
 	free(set->items);
-	free(set->index);
+	id_map_free(&set->by_id);
 	*set = (struct record_set){ 0 };
 }
 

@@ -9,6 +9,7 @@
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"
 #include "sink/sink.h"
+#include "util/id_map.h"
 #include "util/readings.h"
 #include <stdbool.h>
 #include <stdint.h>
@@ -70,11 +71,13 @@ struct cg_record {
 	struct cg_metadata meta;
 };
 
+/* Zeroed is empty. */
 struct record_set {
+	/* The order of a collection's rows: insertion order, a removed
+	 * record's place taken by the last one. */
 	struct cg_record **items;
 	int nr, cap;
-	int *index; /* open addressing by id: positions in items, -1 empty */
-	int index_cap;
+	struct id_map by_id;
 };
 
 /* A new record (copies path, identity and names). NULL on ENOMEM. */

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	int nr = argc > 1 ? atoi(argv[1]) : 1000, rounds = argc > 2 ? atoi(argv[2]) : 50;
 	static const char *const names[NR_EVENTS] = { "cycles", "instructions", "cpu-clock",
 						      "context-switches" };
-	struct prom_buf *labels = calloc((size_t)nr, sizeof(*labels));
+	struct buf *labels = calloc((size_t)nr, sizeof(*labels));
 	struct prom_series *series = calloc((size_t)nr, sizeof(*series));
 	uint64_t *totals = calloc((size_t)nr * NR_EVENTS, sizeof(*totals));
 	double *ratio = calloc((size_t)nr * NR_EVENTS, sizeof(*ratio));
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 				 .version = "bench",
 				 .follower_mode = "tp" };
 	struct prometheus_config cfg = { .max_connections = 64 };
-	struct prom_buf text = { 0 }, om = { 0 }, gz = { 0 };
+	struct buf text = { 0 }, om = { 0 }, gz = { 0 };
 	struct prom_http *http;
 	char listen[64], err[256];
 	long got = 0, gotgz = 0;

@@ -79,19 +79,6 @@ enum follower_mode counter_mode(const struct counter *c)
 	return c->mode;
 }
 
-int counter_nr_events(const struct counter *c)
-{
-	return c->nr_events;
-}
-
-int counter_leaders_created(const struct counter *c)
-{
-	int n = 0;
-	for (int i = 0; i < c->nr_leaders; i++)
-		n += c->leaders[i].created;
-	return n;
-}
-
 /* Sessions that count cgroups take the cgroup hub unless told otherwise,
  * trampolines or not: one program per switch serves all of them and the
  * agent's session (fexit would run a program per event and session at every

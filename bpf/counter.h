@@ -72,9 +72,6 @@ enum follower_mode counter_mode(const struct counter *c);
 /* How it counts, for people: the follower mode, or the cgroup hub. */
 const char *counter_mode_name(const struct counter *c);
 enum accum_kind counter_accum_kind(const struct counter *c);
-int counter_nr_events(const struct counter *c);
-/* How many of this session's leaders it created (vs found shared). */
-int counter_leaders_created(const struct counter *c);
 
 /* Filter keys. GLOBAL has slot 0 from the start. CPU/PID/TGID: one key, one slot. */
 int counter_add_key(struct counter *c, uint64_t key, int *ret_slot);

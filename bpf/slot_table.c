@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/slot_table.h"
-#include "util/hash.h"
+#include "util/id_map.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +23,7 @@ struct slot_table {
 	int used;
 	int bound; /* 1 + the highest slot not FREE (0: none) */
 	struct slot_entry *slots;
-	/* Open-addressing hash key -> slot + 1 (0: empty), linear probing,
-	 * tombstones as -1. Capacity is a power of two, at least 2x max_slots. */
-	int *index;
-	unsigned index_mask;
-	unsigned tombstones;
+	struct id_map by_key; /* the USED slots' keys -> their entries */
 	slot_publish_fn publish;
 	slot_reset_fn reset;
 	void *ctx;
@@ -50,78 +46,28 @@ void slot_table_set_reset(struct slot_table *t, slot_reset_fn reset)
 	t->reset = reset;
 }
 
-static unsigned hash_key(uint64_t key)
-{
-	return (unsigned)hash_u64(key);
-}
-
 int slot_table_lookup(const struct slot_table *t, uint64_t key)
 {
-	for (unsigned i = hash_key(key) & t->index_mask;; i = (i + 1) & t->index_mask) {
-		int v = t->index[i];
-		if (v == 0)
-			return -ENOENT;
-		if (v > 0 && t->slots[v - 1].state == SLOT_USED && t->slots[v - 1].key == key)
-			return v - 1;
-	}
-}
+	const struct slot_entry *e = id_map_find(&t->by_key, key);
 
-static void index_insert(struct slot_table *t, uint64_t key, int slot)
-{
-	unsigned i = hash_key(key) & t->index_mask;
-
-	while (t->index[i] > 0)
-		i = (i + 1) & t->index_mask;
-	t->index[i] = slot + 1;
-}
-
-/* Tombstones keep probe chains intact but must not fill the table (a lookup
- * of a missing key stops only at an empty cell): rebuild when there are many. */
-static void index_rebuild(struct slot_table *t)
-{
-	memset(t->index, 0, (t->index_mask + 1) * sizeof(int));
-	t->tombstones = 0;
-	for (int s = 0; s < t->max_slots; s++)
-		if (t->slots[s].state == SLOT_USED)
-			index_insert(t, t->slots[s].key, s);
-}
-
-static void index_delete(struct slot_table *t, int slot)
-{
-	uint64_t key = t->slots[slot].key;
-
-	for (unsigned i = hash_key(key) & t->index_mask;; i = (i + 1) & t->index_mask) {
-		if (t->index[i] == 0)
-			return;
-		if (t->index[i] == slot + 1) {
-			t->index[i] = -1;
-			if (++t->tombstones > (t->index_mask + 1) / 4)
-				index_rebuild(t);
-			return;
-		}
-	}
+	return e ? (int)(e - t->slots) : -ENOENT;
 }
 
 int slot_table_new(int max_slots, slot_publish_fn publish, void *ctx, struct slot_table **ret)
 {
 	struct slot_table *t;
-	unsigned cap = 16;
 
 	if (max_slots <= 0)
 		return -EINVAL;
-	while (cap < 2u * (unsigned)max_slots)
-		cap <<= 1;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	t->slots = calloc(max_slots, sizeof(*t->slots));
-	t->index = calloc(cap, sizeof(int));
-	if (!t->slots || !t->index) {
+	if (!t->slots) {
 		slot_table_free(t);
 		return -ENOMEM;
 	}
 	t->max_slots = max_slots;
-	t->index_mask = cap - 1;
 	t->publish = publish;
 	t->ctx = ctx;
 	*ret = t;
@@ -133,7 +79,7 @@ void slot_table_free(struct slot_table *t)
 	if (!t)
 		return;
 	free(t->slots);
-	free(t->index);
+	id_map_free(&t->by_key);
 	free(t);
 }
 
@@ -198,9 +144,10 @@ static int add_in(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
 	set_state(t, slot, SLOT_USED);
 	if (nr_ancestors)
 		memcpy(t->slots[slot].ancestors, ancestors, nr_ancestors * sizeof(*ancestors));
-	index_insert(t, key, slot);
-
-	r = compute_slots(t, slot, &v);
+	/* The map grows with the keys counted, not with max_slots. */
+	r = id_map_insert(&t->by_key, key, &t->slots[slot]);
+	if (r == 0)
+		r = compute_slots(t, slot, &v);
 	if (r == 0) {
 		r = t->publish(t->ctx, key, &v);
 		published = r == 0;
@@ -209,7 +156,7 @@ static int add_in(struct slot_table *t, uint64_t key, const uint64_t *ancestors,
 		r = republish_descendants(t, key);
 	if (r < 0) {
 		set_state(t, slot, SLOT_FREE);
-		index_delete(t, slot);
+		id_map_remove(&t->by_key, key);
 		t->publish(t->ctx, key, NULL);
 		republish_descendants(t, key);
 		set_state(t, slot, before);
@@ -282,7 +229,7 @@ int slot_table_remove(struct slot_table *t, uint64_t key, int *ret_slot)
 	if (r < 0 && r != -ENOENT)
 		return r;
 	set_state(t, slot, SLOT_DRAINING);
-	index_delete(t, slot);
+	id_map_remove(&t->by_key, key);
 	t->used--;
 	r = republish_descendants(t, key);
 	if (r < 0)

@@ -21,7 +21,7 @@ void slot_table_free(struct slot_table *t);
  * monitored, only monitored ones matter). Re-publishes the monitored
  * descendants of key so they count into it too. -EEXIST if key is there,
  * -ENOSPC when all slots are taken, -E2BIG when key would have more than
- * CGPERF_MAX_NEST monitored levels. */
+ * CGPERF_MAX_NEST monitored levels, -ENOMEM. */
 int slot_table_add(struct slot_table *t, uint64_t key, const uint64_t *ancestors, int nr_ancestors,
 		   int *ret_slot);
 

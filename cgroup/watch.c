@@ -2,7 +2,8 @@
 /* Live view of the cgroup2 tree (cgroup/watch.h, docs/WATCH.md).
  *
  * Every cgroup we know is a node in a tree that mirrors the directories,
- * indexed three ways: by cgroup id, by path and by inotify watch descriptor.
+ * indexed three ways: by cgroup id and by inotify watch descriptor (id maps),
+ * and by path (a chained table here).
  * Events and rescans both end in one step, reconcile(): "this path now holds
  * the cgroup with this id". A cgroup is reported added when its id enters the
  * tree and removed when it leaves, which is what makes every report happen
@@ -21,6 +22,7 @@
 
 #include "cgroup/cgroup2.h"
 #include "util/hash.h"
+#include "util/id_map.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,16 +64,10 @@ struct node {
 	bool reported; /* added() was called: everything but the hierarchy root */
 	unsigned mark; /* generation of the last walk that saw it */
 	struct node *parent, *first_child, *prev_sibling, *next_sibling;
-	struct node *next_by_id, *next_by_path, *next_by_wd;
+	struct node *next_by_path;
 };
 
-enum index_kind {
-	INDEX_ID,
-	INDEX_PATH,
-	INDEX_WD
-};
-
-/* Intrusive chained hash table; the chain link lives in the node. */
+/* By path: intrusive chained hash table; the chain link lives in the node. */
 struct index {
 	struct node **buckets;
 	size_t n_buckets, n_entries;
@@ -96,14 +92,15 @@ struct cg_watch {
 	struct cg_watch_ops ops;
 	void *ctx;
 
-	struct index by_id, by_path, by_wd;
+	struct id_map by_id, by_wd;
+	struct index by_path;
 
 	struct removed_entry *removed; /* ring of the most recent removals */
 	size_t removed_cap, removed_next, removed_count;
 
 	unsigned generation;
 	struct cg_watch_stats stats; /* counters; cgroups and unwatched computed on demand */
-	int last_watch_error; /* errno of the last failed inotify_add_watch but ENOSPC */
+	int last_watch_error; /* errno of the last watch not made but ENOSPC (inotify_add_watch, or ENOMEM indexing it) */
 	char child_path[PATH_MAX]; /* a child's path for its lookup: no malloc per child */
 
 	char events[EVENT_BUFFER_SIZE] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -175,28 +172,9 @@ static int open_cgroup_dir(const struct cg_watch *w, const char *path)
  * Indexes
  * ------------------------------------------------------------------------- */
 
-static uint64_t node_hash(const struct node *n, enum index_kind k)
+static uint64_t path_hash(const char *path)
 {
-	switch (k) {
-	case INDEX_ID:
-		return hash_u64(n->id);
-	case INDEX_PATH:
-		return hash_bytes(n->path, strlen(n->path));
-	default:
-		return hash_u64((uint64_t)n->wd);
-	}
-}
-
-static struct node **chain_link(struct node *n, enum index_kind k)
-{
-	switch (k) {
-	case INDEX_ID:
-		return &n->next_by_id;
-	case INDEX_PATH:
-		return &n->next_by_path;
-	default:
-		return &n->next_by_wd;
-	}
+	return hash_bytes(path, strlen(path));
 }
 
 static int index_init(struct index *ix)
@@ -211,7 +189,7 @@ static int index_init(struct index *ix)
 
 /* Growing is only an optimisation: when memory is short the chains just get
  * longer, so adding never fails. */
-static void index_grow(struct index *ix, enum index_kind k)
+static void index_grow(struct index *ix)
 {
 	size_t n = ix->n_buckets * 2;
 	struct node **b = calloc(n, sizeof(*b));
@@ -220,10 +198,10 @@ static void index_grow(struct index *ix, enum index_kind k)
 		return;
 	for (size_t i = 0; i < ix->n_buckets; i++)
 		for (struct node *e = ix->buckets[i], *next; e; e = next) {
-			size_t j = node_hash(e, k) & (n - 1);
+			size_t j = path_hash(e->path) & (n - 1);
 
-			next = *chain_link(e, k);
-			*chain_link(e, k) = b[j];
+			next = e->next_by_path;
+			e->next_by_path = b[j];
 			b[j] = e;
 		}
 	free(ix->buckets);
@@ -231,26 +209,26 @@ static void index_grow(struct index *ix, enum index_kind k)
 	ix->n_buckets = n;
 }
 
-static void index_add(struct index *ix, enum index_kind k, struct node *n)
+static void index_add(struct index *ix, struct node *n)
 {
 	size_t i;
 
 	if (ix->n_entries >= ix->n_buckets)
-		index_grow(ix, k);
-	i = node_hash(n, k) & (ix->n_buckets - 1);
-	*chain_link(n, k) = ix->buckets[i];
+		index_grow(ix);
+	i = path_hash(n->path) & (ix->n_buckets - 1);
+	n->next_by_path = ix->buckets[i];
 	ix->buckets[i] = n;
 	ix->n_entries++;
 }
 
-static void index_del(struct index *ix, enum index_kind k, struct node *n)
+static void index_del(struct index *ix, struct node *n)
 {
-	struct node **p = &ix->buckets[node_hash(n, k) & (ix->n_buckets - 1)];
+	struct node **p = &ix->buckets[path_hash(n->path) & (ix->n_buckets - 1)];
 
-	for (; *p; p = chain_link(*p, k))
+	for (; *p; p = &(*p)->next_by_path)
 		if (*p == n) {
-			*p = *chain_link(n, k);
-			*chain_link(n, k) = NULL;
+			*p = n->next_by_path;
+			n->next_by_path = NULL;
 			ix->n_entries--;
 			return;
 		}
@@ -258,18 +236,13 @@ static void index_del(struct index *ix, enum index_kind k, struct node *n)
 
 static struct node *lookup_id(const struct cg_watch *w, uint64_t id)
 {
-	for (struct node *n = w->by_id.buckets[hash_u64(id) & (w->by_id.n_buckets - 1)]; n;
-	     n = n->next_by_id)
-		if (n->id == id)
-			return n;
-	return NULL;
+	return id_map_find(&w->by_id, id);
 }
 
 static struct node *lookup_path(const struct cg_watch *w, const char *path)
 {
-	for (struct node *n = w->by_path.buckets[hash_bytes(path, strlen(path)) &
-						 (w->by_path.n_buckets - 1)];
-	     n; n = n->next_by_path)
+	for (struct node *n = w->by_path.buckets[path_hash(path) & (w->by_path.n_buckets - 1)]; n;
+	     n = n->next_by_path)
 		if (strcmp(n->path, path) == 0)
 			return n;
 	return NULL;
@@ -277,11 +250,7 @@ static struct node *lookup_path(const struct cg_watch *w, const char *path)
 
 static struct node *lookup_wd(const struct cg_watch *w, int wd)
 {
-	for (struct node *n = w->by_wd.buckets[hash_u64((uint64_t)wd) & (w->by_wd.n_buckets - 1)];
-	     n; n = n->next_by_wd)
-		if (n->wd == wd)
-			return n;
-	return NULL;
+	return id_map_find(&w->by_wd, (uint64_t)wd);
 }
 
 /* ---------------------------------------------------------------------------
@@ -292,7 +261,7 @@ static void unwatch_node(struct cg_watch *w, struct node *n)
 {
 	if (n->wd < 0)
 		return;
-	index_del(&w->by_wd, INDEX_WD, n);
+	id_map_remove(&w->by_wd, (uint64_t)n->wd);
 	/* Fails with EINVAL where the kernel already dropped the watch (a
          * deleted directory on an ordinary filesystem); on cgroupfs this is
          * what frees it. */
@@ -306,7 +275,7 @@ static void forget_watch(struct cg_watch *w, struct node *n)
 {
 	if (n->wd < 0)
 		return;
-	index_del(&w->by_wd, INDEX_WD, n);
+	id_map_remove(&w->by_wd, (uint64_t)n->wd);
 	n->wd = -1;
 	w->stats.watches--;
 }
@@ -351,13 +320,17 @@ static void watch_node(struct cg_watch *w, struct node *n, int fd)
          * filesystem): the watch belongs to the name we just opened. */
 	holder = lookup_wd(w, wd);
 	if (holder) {
-		index_del(&w->by_wd, INDEX_WD, holder);
 		holder->wd = -1;
-		w->stats.watches--;
+		id_map_replace(&w->by_wd, (uint64_t)wd, n);
+	} else if (id_map_insert(&w->by_wd, (uint64_t)wd, n) == 0) {
+		w->stats.watches++;
+	} else {
+		/* Its events could not be told to the node: no use keeping it. */
+		(void)inotify_rm_watch(w->inotify_fd, wd);
+		note_watch_failure(w, ENOMEM);
+		return;
 	}
 	n->wd = wd;
-	index_add(&w->by_wd, INDEX_WD, n);
-	w->stats.watches++;
 }
 
 /* The parent of the top is watched for the top's own name only, so that the
@@ -406,8 +379,12 @@ static void remember_removed(struct cg_watch *w, uint64_t id, char *path)
 		w->removed_count++;
 }
 
-static void node_link(struct cg_watch *w, struct node *parent, struct node *n)
+static int node_link(struct cg_watch *w, struct node *parent, struct node *n)
 {
+	int r = id_map_insert(&w->by_id, n->id, n);
+
+	if (r < 0)
+		return r;
 	n->parent = parent;
 	if (parent) {
 		n->next_sibling = parent->first_child;
@@ -416,8 +393,8 @@ static void node_link(struct cg_watch *w, struct node *parent, struct node *n)
 		parent->first_child = n;
 	} else
 		w->top = n;
-	index_add(&w->by_id, INDEX_ID, n);
-	index_add(&w->by_path, INDEX_PATH, n);
+	index_add(&w->by_path, n);
+	return 0;
 }
 
 static void node_unlink(struct cg_watch *w, struct node *n)
@@ -430,8 +407,8 @@ static void node_unlink(struct cg_watch *w, struct node *n)
 		n->next_sibling->prev_sibling = n->prev_sibling;
 	if (w->top == n)
 		w->top = NULL;
-	index_del(&w->by_id, INDEX_ID, n);
-	index_del(&w->by_path, INDEX_PATH, n);
+	id_map_remove(&w->by_id, n->id);
+	index_del(&w->by_path, n);
 }
 
 /* Children first, so the caller hears about a cgroup's removal only after all
@@ -538,8 +515,11 @@ static int reconcile(struct cg_watch *w, struct node *parent, char **path, uint6
 		.mark = w->generation,
 		.no_below = w->ops.want_below && !w->ops.want_below(w->ctx, w, *path, id),
 	};
+	if (node_link(w, parent, n) < 0) {
+		free(n);
+		return -ENOMEM;
+	}
 	*path = NULL;
-	node_link(w, parent, n);
 
 	if (n->reported) {
 		if (w->ops.added)
@@ -1018,21 +998,22 @@ int cg_watch_refresh(struct cg_watch *w, uint64_t id)
 
 void cg_watch_free(struct cg_watch *w)
 {
+	void *v;
+
 	if (!w)
 		return;
 
 	/* Nodes only: no callbacks, and closing the inotify fd drops every
          * watch at once. */
-	if (w->by_id.buckets)
-		for (size_t i = 0; i < w->by_id.n_buckets; i++)
-			for (struct node *n = w->by_id.buckets[i], *next; n; n = next) {
-				next = n->next_by_id;
-				free(n->path);
-				free(n);
-			}
-	free(w->by_id.buckets);
+	for (size_t pos = 0; id_map_next(&w->by_id, &pos, NULL, &v);) {
+		struct node *n = v;
+
+		free(n->path);
+		free(n);
+	}
+	id_map_free(&w->by_id);
+	id_map_free(&w->by_wd);
 	free(w->by_path.buckets);
-	free(w->by_wd.buckets);
 
 	for (size_t i = 0; i < w->removed_cap; i++)
 		free(w->removed[i].path);
@@ -1096,11 +1077,7 @@ int cg_watch_new(const struct cg_watch_opts *o, const struct cg_watch_ops *ops, 
 		goto fail;
 	}
 
-	r = index_init(&w->by_id);
-	if (r >= 0)
-		r = index_init(&w->by_path);
-	if (r >= 0)
-		r = index_init(&w->by_wd);
+	r = index_init(&w->by_path);
 	if (r < 0)
 		goto fail;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "plot/plot_render.h"
 #include "plot/cairo_dl.h"
-#include "plot/plot_buf.h"
+#include "plot/plot_doc.h"
 #include "util/log.h"
 #include <errno.h>
 #include <math.h>
@@ -128,8 +128,8 @@ struct chart {
 	double top; /* y of the chart on the surface */
 	double ymax;
 	size_t *ranked, nr_ranked;
-	struct plot_buf *meta; /* SVG: the chart's data (docs/PLOT.md), else NULL */
-	struct plot_buf d; /* the points of the track being drawn */
+	struct buf *meta; /* SVG: the chart's data (docs/PLOT.md), else NULL */
+	struct buf d; /* the points of the track being drawn */
 	double last_x, last_y; /* its last vertex */
 };
 
@@ -231,8 +231,7 @@ static void vertex(struct chart *c, double x, double v, bool start)
 	c->last_x = x;
 	c->last_y = y;
 	if (c->meta)
-		plot_buf_printf(&c->d, "%s%s%.3f,%.3f", c->d.len ? " " : "", start ? "M" : "", x,
-				y);
+		buf_printf(&c->d, "%s%s%.3f,%.3f", c->d.len ? " " : "", start ? "M" : "", x, y);
 }
 
 /* One series: per pixel column its first value (joined to the column
@@ -243,7 +242,7 @@ static void draw_track(struct chart *c, const struct plot_track *t, unsigned rgb
 	bool start = true;
 
 	cairo_new_path(cr);
-	c->d.len = 0;
+	c->d.len = 0; /* this track's points (an error of the last stays) */
 	for (int i = 0; t->cols && i < c->m->columns; i++) {
 		const struct plot_column *col = &t->cols[i];
 		double x = PLOT_AREA_X + i + 0.5;
@@ -267,16 +266,16 @@ static void meta_series(struct chart *c, size_t rank, const struct plot_series *
 {
 	const struct plot_track *t = &s->tracks[c->metric];
 	char path[LOG_NAME_MAX];
-	struct plot_buf *b = c->meta;
+	struct buf *b = c->meta;
 
 	text_escape_control(s->path, path, sizeof(path));
-	plot_buf_printf(b, "<cgperf:series rank=\"%zu\" color=\"#%06x\" name=\"", rank,
-			plot_color(rank));
-	plot_buf_xml(b, s->name);
-	plot_buf_puts(b, "\" path=\"");
-	plot_buf_xml(b, path);
-	plot_buf_printf(b, "\" mean=\"%.6g\" peak=\"%.6g\" points=\"%s\"/>\n", plot_track_mean(t),
-			t->peak, c->d.len ? c->d.data : "");
+	buf_printf(b, "<cgperf:series rank=\"%zu\" color=\"#%06x\" name=\"", rank,
+		   plot_color(rank));
+	plot_xml(b, s->name);
+	buf_puts(b, "\" path=\"");
+	plot_xml(b, path);
+	buf_printf(b, "\" mean=\"%.6g\" peak=\"%.6g\" points=\"%s\"/>\n", plot_track_mean(t),
+		   t->peak, buf_cstr(&c->d));
 }
 
 static void draw_legend(const struct chart *c)
@@ -307,17 +306,17 @@ static void draw_legend(const struct chart *c)
 static void meta_chart(struct chart *c)
 {
 	const struct plot_metric *mt = &c->m->metrics[c->metric];
-	struct plot_buf *b = c->meta;
+	struct buf *b = c->meta;
 
-	plot_buf_puts(b, "<cgperf:chart metric=\"");
-	plot_buf_xml(b, mt->name);
-	plot_buf_puts(b, "\" label=\"");
-	plot_buf_xml(b, mt->label);
-	plot_buf_printf(b,
-			"\" top=\"%.0f\" area=\"%d %d %d %d\" ymax=\"%.6g\" start_ms=\"%lld\" "
-			"end_ms=\"%lld\" series=\"%zu\">\n",
-			c->top, PLOT_AREA_X, PLOT_AREA_Y, PLOT_AREA_W, PLOT_AREA_H, c->ymax,
-			(long long)c->m->start_ms, (long long)c->m->end_ms, c->nr_ranked);
+	buf_puts(b, "<cgperf:chart metric=\"");
+	plot_xml(b, mt->name);
+	buf_puts(b, "\" label=\"");
+	plot_xml(b, mt->label);
+	buf_printf(b,
+		   "\" top=\"%.0f\" area=\"%d %d %d %d\" ymax=\"%.6g\" start_ms=\"%lld\" "
+		   "end_ms=\"%lld\" series=\"%zu\">\n",
+		   c->top, PLOT_AREA_X, PLOT_AREA_Y, PLOT_AREA_W, PLOT_AREA_H, c->ymax,
+		   (long long)c->m->start_ms, (long long)c->m->end_ms, c->nr_ranked);
 }
 
 static void draw_chart(struct chart *c)
@@ -357,7 +356,7 @@ static void draw_chart(struct chart *c)
 			meta_series(c, i, s);
 	}
 	if (c->meta)
-		plot_buf_puts(c->meta, "</cgperf:chart>\n");
+		buf_puts(c->meta, "</cgperf:chart>\n");
 	draw_legend(c);
 }
 
@@ -377,10 +376,11 @@ static void check_font(cairo_t *cr)
 
 /* Draw metrics [first, first + n) stacked on cr; their data into meta. */
 static int draw_charts(cairo_t *cr, const struct plot_model *m, const struct plot_view *v,
-		       size_t first, size_t n, struct plot_buf *meta)
+		       size_t first, size_t n, struct buf *meta)
 {
 	size_t *ranked = malloc((m->nr_series ? m->nr_series : 1) * sizeof(*ranked));
 	struct chart c = { .cr = cr, .m = m, .v = v, .ranked = ranked, .meta = meta };
+	int r;
 
 	if (!ranked)
 		return -ENOMEM;
@@ -395,9 +395,10 @@ static int draw_charts(cairo_t *cr, const struct plot_model *m, const struct plo
 		draw_chart(&c);
 	}
 	free(ranked);
-	plot_buf_free(&c.d);
-	if (c.d.error)
-		return c.d.error;
+	r = c.d.error; /* read before the free, which forgets it */
+	buf_free(&c.d);
+	if (r < 0)
+		return r;
 	return cairo_status(cr) == CAIRO_STATUS_SUCCESS ? 0 : -EIO;
 }
 
@@ -436,15 +437,15 @@ static int render_png(const struct plot_model *m, const struct plot_view *v, con
 
 static cairo_status_t buf_write(void *closure, const unsigned char *data, unsigned int len)
 {
-	struct plot_buf *b = closure;
+	struct buf *b = closure;
 
-	plot_buf_add(b, (const char *)data, len);
+	buf_append(b, (const char *)data, len);
 	return b->error ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
 }
 
 /* cairo's SVG of metrics [first, first + n) into raw, their data into meta. */
 static int cairo_svg(const struct plot_model *m, const struct plot_view *v, size_t first, size_t n,
-		     struct plot_buf *raw, struct plot_buf *meta)
+		     struct buf *raw, struct buf *meta)
 {
 	int r = cairo_dl_load();
 	cairo_surface_t *sf;
@@ -470,7 +471,7 @@ static int cairo_svg(const struct plot_model *m, const struct plot_view *v, size
 /* Copy cairo's SVG, every id and reference to one given prefix + id, so
  * that several charts can live in one page (cairo names glyphs and clips
  * glyph0-1, clip1, ... in every document). */
-static void copy_prefixed(struct plot_buf *out, const char *p, const char *end, const char *prefix)
+static void copy_prefixed(struct buf *out, const char *p, const char *end, const char *prefix)
 {
 	static const char *const refs[] = { " id=\"", "href=\"#", "url(#" };
 	const char *next[sizeof(refs) / sizeof(refs[0])] = { 0 };
@@ -492,40 +493,39 @@ static void copy_prefixed(struct plot_buf *out, const char *p, const char *end, 
 			}
 		}
 		hit += k;
-		plot_buf_add(out, p, (size_t)(hit - p));
+		buf_append(out, p, (size_t)(hit - p));
 		if (hit < end)
-			plot_buf_puts(out, prefix);
+			buf_puts(out, prefix);
 		p = hit;
 	}
 }
 
 /* cairo's document with a title, the charts' data before its end, without
  * the XML declaration when inline; ids prefixed. */
-static int assemble_svg(const struct plot_buf *raw, const struct plot_buf *meta, const char *title,
-			const char *prefix, bool inline_svg, struct plot_buf *out)
+static int assemble_svg(struct buf *raw, const struct buf *meta, const char *title,
+			const char *prefix, bool inline_svg, struct buf *out)
 {
-	const char *svg = strstr(raw->data, "<svg"), *open_end, *close;
+	const char *doc = buf_cstr(raw), *svg = strstr(doc, "<svg"), *open_end, *close;
 
 	if (!svg || !(open_end = strchr(svg, '>')) || !(close = strstr(svg, "</svg>")))
 		return -EIO;
 	if (!inline_svg)
-		plot_buf_add(out, raw->data, (size_t)(svg - raw->data));
-	plot_buf_add(out, svg, (size_t)(open_end + 1 - svg));
-	plot_buf_puts(out, "\n<title>");
-	plot_buf_xml(out, title);
-	plot_buf_puts(out,
-		      "</title>\n<metadata>\n<cgperf:plot xmlns:cgperf=\"" PLOT_SVG_NS "\">\n");
-	plot_buf_add(out, meta->data, meta->len);
-	plot_buf_puts(out, "</cgperf:plot>\n</metadata>");
+		buf_append(out, doc, (size_t)(svg - doc));
+	buf_append(out, svg, (size_t)(open_end + 1 - svg));
+	buf_puts(out, "\n<title>");
+	plot_xml(out, title);
+	buf_puts(out, "</title>\n<metadata>\n<cgperf:plot xmlns:cgperf=\"" PLOT_SVG_NS "\">\n");
+	buf_append(out, meta->data, meta->len);
+	buf_puts(out, "</cgperf:plot>\n</metadata>");
 	copy_prefixed(out, open_end + 1, close, prefix);
-	plot_buf_puts(out, "</svg>\n");
+	buf_puts(out, "</svg>\n");
 	return out->error;
 }
 
 int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_t first, size_t n,
-		    const char *prefix, struct plot_buf *out)
+		    const char *prefix, struct buf *out)
 {
-	struct plot_buf raw = { 0 }, meta = { 0 };
+	struct buf raw = { 0 }, meta = { 0 };
 	char title[256];
 	int r;
 
@@ -534,14 +534,14 @@ int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_
 	r = cairo_svg(m, v, first, n, &raw, &meta);
 	if (r == 0)
 		r = assemble_svg(&raw, &meta, title, prefix, *prefix != '\0', out);
-	plot_buf_free(&raw);
-	plot_buf_free(&meta);
+	buf_free(&raw);
+	buf_free(&meta);
 	return r;
 }
 
 int plot_render_file(const struct plot_model *m, const struct plot_view *v, const char *path)
 {
-	struct plot_buf out = { 0 };
+	struct buf out = { 0 };
 	int r;
 
 	if (plot_output_kind(path) == PLOT_OUT_PNG)
@@ -550,7 +550,7 @@ int plot_render_file(const struct plot_model *m, const struct plot_view *v, cons
 		return -EINVAL;
 	r = plot_render_svg(m, v, 0, m->nr_metrics, "", &out);
 	if (r == 0)
-		r = plot_buf_write_file(&out, path);
-	plot_buf_free(&out);
+		r = plot_write_file(&out, path);
+	buf_free(&out);
 	return r;
 }

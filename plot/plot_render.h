@@ -37,7 +37,7 @@ enum plot_output plot_output_kind(const char *path);
 /* The namespace of the charts' data in an SVG (docs/PLOT.md). */
 #define PLOT_SVG_NS "urn:cgperf:plot:1"
 
-struct plot_buf;
+struct buf;
 /* Every metric of m, one chart each, into path (.png or .svg; -EINVAL for
  * another name). */
 int plot_render_file(const struct plot_model *m, const struct plot_view *v, const char *path);
@@ -45,7 +45,7 @@ int plot_render_file(const struct plot_model *m, const struct plot_view *v, cons
  * charts' data (<metadata>), appended to out. prefix "": a file of its own;
  * else inline (no XML declaration) with every id prefixed by it. */
 int plot_render_svg(const struct plot_model *m, const struct plot_view *v, size_t first, size_t n,
-		    const char *prefix, struct plot_buf *out);
+		    const char *prefix, struct buf *out);
 /* "12.3k", "1.5M", "0.25": v with three significant digits, SI suffixes. */
 void plot_format_value(double v, char *buf, size_t len);
 /* The time t_ms as local or UTC "2026-12-04 13:05:00" (+ " UTC"). */

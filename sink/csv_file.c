@@ -99,8 +99,10 @@ void csv_file_close(struct csv_sink *s, struct csv_cgroup *cg)
 
 void csv_files_drop_all(struct csv_sink *s, bool forget_files)
 {
-	for (size_t b = 0; b < CSV_BUCKETS; b++)
-		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = cg->next)
+	void *cg;
+
+	for (int prog = 0; prog < 2; prog++)
+		for (size_t pos = 0; id_map_next(&s->by_id[prog], &pos, NULL, &cg);)
 			if (forget_files)
 				csv_file_close(s, cg);
 			else
@@ -160,17 +162,17 @@ static int pread_all(int fd, void *buf, size_t len, off_t off)
 
 static int file_has_header(int fd, const struct csv_row *header, bool *ret)
 {
-	char *buf = malloc(header->len);
+	char *buf = malloc(header->buf.len);
 	int r;
 
 	if (!buf)
 		return -ENOMEM;
-	r = pread_all(fd, buf, header->len, 0);
+	r = pread_all(fd, buf, header->buf.len, 0);
 	if (r == -ENODATA) {
 		*ret = false;
 		r = 0;
 	} else if (r == 0)
-		*ret = memcmp(buf, header->data, header->len) == 0;
+		*ret = memcmp(buf, header->buf.data, header->buf.len) == 0;
 	free(buf);
 	return r;
 }
@@ -407,7 +409,7 @@ static int open_for_append(struct csv_sink *s, struct csv_cgroup *cg, struct sta
 static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
 {
 	const int flags = O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	size_t len = cg->header.len + (size_t)size;
+	size_t len = cg->header.buf.len + (size_t)size;
 	char *tmp = NULL, *buf = NULL;
 	struct stat st;
 	int fd = -1, r;
@@ -419,8 +421,8 @@ static int rewrite_with_header(struct csv_cgroup *cg, off_t size)
 		free(buf);
 		return -ENOMEM;
 	}
-	memcpy(buf, cg->header.data, cg->header.len);
-	r = pread_all(cg->fd, buf + cg->header.len, (size_t)size, 0);
+	memcpy(buf, cg->header.buf.data, cg->header.buf.len);
+	r = pread_all(cg->fd, buf + cg->header.buf.len, (size_t)size, 0);
 	if (r == 0) {
 		(void)unlink(tmp); /* left by a crash: the directory is ours alone */
 		fd = open(tmp, flags, FILE_MODE);
@@ -547,13 +549,13 @@ int csv_file_frame(struct csv_sink *s, struct csv_cgroup *cg, bool need_header, 
 {
 	csv_row_clear(&s->out);
 	if (need_header)
-		csv_row_append(&s->out, cg->header.data, cg->header.len);
+		csv_row_append(&s->out, cg->header.buf.data, cg->header.buf.len);
 	else
 		csv_row_append(&s->out, cg->repair, strlen(cg->repair));
 	if (cg->held_rows)
-		csv_row_append(&s->out, cg->held.data, cg->held.len);
+		csv_row_append(&s->out, cg->held.buf.data, cg->held.buf.len);
 	csv_row_append(&s->out, data, len);
-	return s->out.error;
+	return s->out.buf.error;
 }
 
 /* A row of len bytes went to fd: done of them, r the error if not all.
@@ -639,6 +641,6 @@ int csv_file_append(struct csv_sink *s, struct csv_cgroup *cg, const char *data,
 		put_fd(s, cg, fd, false);
 		return r;
 	}
-	done = csv_file_write_some(fd, s->out.data, s->out.len, &r);
-	return csv_file_appended(s, cg, fd, start, s->out.len, done, r);
+	done = csv_file_write_some(fd, s->out.buf.data, s->out.buf.len, &r);
+	return csv_file_appended(s, cg, fd, start, s->out.buf.len, done, r);
 }

@@ -19,49 +19,19 @@ void csv_row_free(struct csv_row *row)
 {
 	if (!row)
 		return;
-	free(row->data);
+	buf_free(&row->buf);
 	*row = CSV_ROW_INIT;
 }
 
 void csv_row_clear(struct csv_row *row)
 {
-	row->len = 0;
+	buf_reset(&row->buf);
 	row->nr_fields = 0;
-	row->error = 0;
-}
-
-static int row_reserve(struct csv_row *row, size_t more)
-{
-	size_t need, cap;
-	char *data;
-
-	if (row->error)
-		return row->error;
-	if (more > SIZE_MAX / 2 - row->len)
-		return row->error = -ENOMEM;
-	need = row->len + more;
-	if (need <= row->cap)
-		return 0;
-	cap = row->cap ? row->cap : 256;
-	while (cap < need)
-		cap *= 2;
-	data = realloc(row->data, cap);
-	if (!data)
-		return row->error = -ENOMEM;
-	row->data = data;
-	row->cap = cap;
-	return 0;
 }
 
 int csv_row_append(struct csv_row *row, const char *bytes, size_t len)
 {
-	int r = row_reserve(row, len);
-
-	if (r < 0 || len == 0)
-		return r;
-	memcpy(row->data + row->len, bytes, len);
-	row->len += len;
-	return 0;
+	return buf_append(&row->buf, bytes, len);
 }
 
 bool csv_needs_quotes(const char *s, size_t len, const char *sep)
@@ -80,7 +50,7 @@ bool csv_needs_quotes(const char *s, size_t len, const char *sep)
 static int add_separator(struct csv_row *row)
 {
 	if (row->nr_fields++ == 0)
-		return row->error;
+		return row->buf.error;
 	return csv_row_append(row, ",", 1);
 }
 
@@ -100,16 +70,16 @@ int csv_row_add_quoted(struct csv_row *row, const char *s, size_t len, const cha
 	if (!csv_needs_quotes(s, len, sep))
 		return csv_row_append(row, s, len);
 	/* Worst case every byte is a quote and doubles, plus the two around. */
-	r = row_reserve(row, 2 * len + 2);
+	r = buf_reserve(&row->buf, 2 * len + 2);
 	if (r < 0)
 		return r;
-	row->data[row->len++] = '"';
+	row->buf.data[row->buf.len++] = '"';
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '"')
-			row->data[row->len++] = '"';
-		row->data[row->len++] = s[i];
+			row->buf.data[row->buf.len++] = '"';
+		row->buf.data[row->buf.len++] = s[i];
 	}
-	row->data[row->len++] = '"';
+	row->buf.data[row->buf.len++] = '"';
 	return 0;
 }
 
@@ -165,7 +135,7 @@ int csv_row_add_name(struct csv_row *row, const char *s, bool safe)
 	len = strlen(s);
 	cell = malloc(len + 2);
 	if (!cell)
-		return row->error = row->error ? row->error : -ENOMEM;
+		return row->buf.error = row->buf.error ? row->buf.error : -ENOMEM;
 	cell[0] = '\'';
 	memcpy(cell + 1, s, len + 1);
 	r = csv_row_add_field(row, cell);
@@ -259,7 +229,7 @@ int csv_row_add_events(struct csv_row *row, int nr, const struct reading *delta)
 		csv_row_add_plain(row, cells.value);
 		csv_row_add_plain(row, cells.running_pct);
 	}
-	return row->error;
+	return row->buf.error;
 }
 
 /* "<event>,<event>_running_pct" per event. */
@@ -271,13 +241,13 @@ static int add_event_columns(struct csv_row *row, int nr_events, const char *con
 		char *pct = malloc(n);
 
 		if (!pct)
-			return row->error = row->error ? row->error : -ENOMEM;
+			return row->buf.error = row->buf.error ? row->buf.error : -ENOMEM;
 		snprintf(pct, n, "%s_running_pct", name);
 		csv_row_add_field(row, name);
 		csv_row_add_field(row, pct);
 		free(pct);
 	}
-	return row->error;
+	return row->buf.error;
 }
 
 int csv_format_header(struct csv_row *row, int nr_events, const char *const *event_names,

@@ -5,18 +5,18 @@
  * number is printed from integers, so the decimal point is always '.'. */
 #pragma once
 #include "events/derived.h"
+#include "util/buf.h"
 #include "util/readings.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
-/* A growing byte buffer holding one or more CSV lines. */
+/* One or more CSV lines: their bytes (the first failure sticks: later
+ * appends do nothing), and the fields on the line being built. */
 struct csv_row {
-	char *data;
-	size_t len, cap;
-	size_t nr_fields; /* fields on the line being built */
-	int error; /* first failure (-ENOMEM); later appends do nothing */
+	struct buf buf;
+	size_t nr_fields;
 };
 
 #define CSV_ROW_INIT ((struct csv_row){ 0 })

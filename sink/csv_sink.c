@@ -52,17 +52,9 @@ static long long monotonic_ns(void)
 
 /* ---- the cgroup table ---------------------------------------------------- */
 
-static struct csv_cgroup **bucket_of(struct csv_sink *s, uint64_t id)
-{
-	return &s->buckets[hash_u64(id) % CSV_BUCKETS];
-}
-
 static struct csv_cgroup *cgroup_find(struct csv_sink *s, uint64_t id, bool prog)
 {
-	for (struct csv_cgroup *cg = *bucket_of(s, id); cg; cg = cg->next)
-		if (cg->id == id && cg->prog == prog)
-			return cg;
-	return NULL;
+	return id_map_find(&s->by_id[prog], id);
 }
 
 /* The agent writes a collection's rows in the order of the last one: the
@@ -88,7 +80,7 @@ static void prefetch_next(const struct csv_sink *s)
 		s->cursor + 1 < s->nr_order ? s->order[s->cursor + 1] : NULL;
 
 	if (next)
-		__builtin_prefetch(next->ident.data);
+		__builtin_prefetch(next->ident.buf.data);
 	if (after) /* the fields a row reads first: up to the identity cells */
 		prefetch_range(after, &after->ident + 1);
 }
@@ -127,7 +119,7 @@ static void order_note(struct csv_sink *s, struct csv_cgroup *cg)
 
 static struct csv_cgroup **stem_bucket(struct csv_sink *s, const char *stem, size_t len)
 {
-	return &s->stem_buckets[hash_bytes(stem, len) % CSV_BUCKETS];
+	return &s->stem_buckets[hash_bytes(stem, len) % CSV_STEM_BUCKETS];
 }
 
 /* A cgroup writing stem.csv (stem: len bytes, not NUL-terminated), or NULL. */
@@ -191,11 +183,7 @@ static void cgroup_unlink(struct csv_sink *s, struct csv_cgroup *cg)
 {
 	csv_file_close(s, cg);
 	order_drop(s, cg);
-	for (struct csv_cgroup **p = bucket_of(s, cg->id); *p; p = &(*p)->next)
-		if (*p == cg) {
-			*p = cg->next;
-			break;
-		}
+	id_map_remove(&s->by_id[cg->prog], cg->id);
 	for (struct csv_cgroup **p = stem_bucket(s, cg->stem, strlen(cg->stem)); *p;
 	     p = &(*p)->next_stem)
 		if (*p == cg) {
@@ -299,12 +287,15 @@ static int entry_new(struct csv_sink *s, uint64_t id, bool prog, const char *ste
 	return 0;
 }
 
-static void entry_link(struct csv_sink *s, struct csv_cgroup *cg)
+static int entry_link(struct csv_sink *s, struct csv_cgroup *cg)
 {
-	cg->next = *bucket_of(s, cg->id);
-	*bucket_of(s, cg->id) = cg;
+	int r = id_map_insert(&s->by_id[cg->prog], cg->id, cg);
+
+	if (r < 0)
+		return r;
 	cg->next_stem = *stem_bucket(s, cg->stem, strlen(cg->stem));
 	*stem_bucket(s, cg->stem, strlen(cg->stem)) = cg;
+	return 0;
 }
 
 static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct csv_cgroup **ret)
@@ -319,11 +310,12 @@ static int cgroup_new(struct csv_sink *s, const struct sink_record *rec, struct 
 	if (r < 0)
 		return r;
 	r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
+	if (r == 0)
+		r = entry_link(s, cg);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
 	}
-	entry_link(s, cg);
 	*ret = cg;
 	return 0;
 }
@@ -342,11 +334,12 @@ static int prog_new(struct csv_sink *s, const struct sink_prog_record *rec, stru
 	if (r < 0)
 		return r;
 	r = cgroup_set_events(s, cg, rec->nr_events, rec->event_names);
+	if (r == 0)
+		r = entry_link(s, cg);
 	if (r < 0) {
 		cgroup_free(cg);
 		return r;
 	}
-	entry_link(s, cg);
 	*ret = cg;
 	return 0;
 }
@@ -469,11 +462,11 @@ static void add_identity(struct csv_sink *s, struct csv_cgroup *cg, const struct
 		csv_row_add_name(id, c->container_name, safe);
 		csv_row_add_name(id, c->pod, safe);
 		csv_row_add_name(id, c->pod_namespace, safe);
-		cg->ident_gen = id->error ? 0 : c->gen;
-		if (id->error && !row->error)
-			row->error = id->error;
+		cg->ident_gen = id->buf.error ? 0 : c->gen;
+		if (id->buf.error && !row->buf.error)
+			row->buf.error = id->buf.error;
 	}
-	csv_row_append(row, id->data, id->len);
+	csv_row_append(row, id->buf.data, id->buf.len);
 	row->nr_fields += CSV_IDENTITY_CELLS;
 }
 
@@ -665,14 +658,14 @@ static int queue_row(struct csv_sink *s, struct csv_cgroup *cg, const void *cook
 	r = csv_file_look(s, cg, &need_header);
 	if (r < 0)
 		return r;
-	if (csv_file_frame(s, cg, need_header, s->row.data, s->row.len) < 0)
+	if (csv_file_frame(s, cg, need_header, s->row.buf.data, s->row.buf.len) < 0)
 		return -EAGAIN; /* the row by row path reports it */
-	idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
+	idx = csv_batch_add(s->batch, cg->fd, s->out.buf.data, s->out.buf.len);
 	if (idx == -ENOSPC) {
 		run_batch(s);
 		if (!s->batch || cg->fd < 0)
 			return -EAGAIN;
-		idx = csv_batch_add(s->batch, cg->fd, s->out.data, s->out.len);
+		idx = csv_batch_add(s->batch, cg->fd, s->out.buf.data, s->out.buf.len);
 	}
 	if (idx < 0)
 		return idx;
@@ -712,10 +705,10 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 			return -EAGAIN;
 		}
 		cg->started = true;
-		r = csv_file_append(s, cg, s->row.data, s->row.len);
+		r = csv_file_append(s, cg, s->row.buf.data, s->row.buf.len);
 		s->first_open_ns += monotonic_ns() - t0;
 	} else
-		r = csv_file_append(s, cg, s->row.data, s->row.len);
+		r = csv_file_append(s, cg, s->row.buf.data, s->row.buf.len);
 	if (r < 0)
 		return row_failed(s, cg, r);
 	commit(s, 1 + held_take(s, cg));
@@ -737,7 +730,7 @@ static int write_built(struct csv_sink *s, struct csv_cgroup *cg, bool final, co
 static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const struct sink_record *rec)
 {
 	int64_t f = (int64_t)s->cfg.flush_interval_ms, phase, period;
-	size_t bytes = cg->held.len + s->row.len;
+	size_t bytes = cg->held.buf.len + s->row.buf.len;
 
 	if (!s->base.may_hold || !rec->may_hold || rec->final || !cg->started || !cg->known ||
 	    cg->prog || !rec->interval_known || rec->interval_ms >= (uint64_t)f ||
@@ -758,11 +751,11 @@ static bool hold_due(const struct csv_sink *s, struct csv_cgroup *cg, const stru
  * (the row is then written at once, with them). */
 static int hold_row(struct csv_sink *s, struct csv_cgroup *cg)
 {
-	size_t len = cg->held.len;
+	size_t len = cg->held.buf.len;
 
-	if (csv_row_append(&cg->held, s->row.data, s->row.len) < 0) {
-		cg->held.len = len;
-		cg->held.error = 0;
+	if (csv_row_append(&cg->held, s->row.buf.data, s->row.buf.len) < 0) {
+		cg->held.buf.len = len;
+		cg->held.buf.error = 0;
 		return -ENOMEM;
 	}
 	cg->held_rows++;
@@ -908,14 +901,14 @@ static void csv_sink_free(struct sink *base)
 		return;
 	run_batch(s);
 	csv_batch_free(s->batch);
-	for (size_t b = 0; b < CSV_BUCKETS; b++) {
-		struct csv_cgroup *next;
+	for (int prog = 0; prog < 2; prog++) {
+		void *cg;
 
-		for (struct csv_cgroup *cg = s->buckets[b]; cg; cg = next) {
-			next = cg->next;
+		for (size_t pos = 0; id_map_next(&s->by_id[prog], &pos, NULL, &cg);) {
 			csv_file_drop(s, cg);
 			cgroup_free(cg);
 		}
+		id_map_free(&s->by_id[prog]);
 	}
 	if (s->watch_fd >= 0)
 		close(s->watch_fd);

@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "sink/csv_format.h"
 #include "sink/csv_sink.h"
+#include "util/id_map.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +17,7 @@
 struct csv_batch;
 struct csv_retention;
 
-#define CSV_BUCKETS 1024
+#define CSV_STEM_BUCKETS 1024
 #define FILE_MODE 0640
 /* Descriptors kept open: at most this, and at most half of RLIMIT_NOFILE. */
 #define CSV_MAX_OPEN_FILES 65536
@@ -66,7 +67,6 @@ struct csv_cgroup {
 	/* What every row looks at first, together (a collection walks a
 	 * thousand cold entries: each cache line here is a miss per row). */
 	uint64_t id;
-	struct csv_cgroup *next; /* hash chain by id */
 	bool prog; /* a BPF program's file (id: the program's), not a cgroup's */
 	bool started; /* a row was written (or tried) in this run */
 	/* The file as we left it after our last write: when the path still
@@ -109,8 +109,10 @@ struct csv_cgroup {
 struct csv_sink {
 	struct sink base;
 	struct csv_config cfg;
-	struct csv_cgroup *buckets[CSV_BUCKETS];
-	struct csv_cgroup *stem_buckets[CSV_BUCKETS];
+	/* Entries by id, cgroups' ([0]) and BPF programs' ([1]) apart: the
+	 * ids are of two kinds. */
+	struct id_map by_id[2];
+	struct csv_cgroup *stem_buckets[CSV_STEM_BUCKETS];
 	/* The cgroups in the order of the last collection's rows (NULL: gone),
 	 * and the place of the next row in it: see cgroup_lookup(). */
 	struct csv_cgroup **order;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sink/file_name.h"
-#include "sink/csv_format.h"
+#include "util/buf.h"
 #include "util/sha256.h"
 #include <errno.h>
 #include <stdbool.h>
@@ -22,29 +22,29 @@ static bool is_hex(unsigned char c)
  * A leading '.' or '-' is escaped too: no hidden files, never "." or "..",
  * nothing a shell command would take for an option. With
  * slash_sep, '/' separates path components and becomes a plain '_'. */
-static void append_escaped(struct csv_row *b, const char *s, size_t len, bool slash_sep)
+static void append_escaped(struct buf *b, const char *s, size_t len, bool slash_sep)
 {
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = s[i];
 		char hex[4];
 
 		if (slash_sep && c == '/') {
-			csv_row_append(b, "_", 1);
+			buf_append(b, "_", 1);
 			continue;
 		}
 		if (is_plain(c) && !((c == '.' || c == '-') && b->len == 0)) {
-			csv_row_append(b, (const char *)&c, 1);
+			buf_append(b, (const char *)&c, 1);
 			continue;
 		}
 		snprintf(hex, sizeof(hex), "_%02X", c);
-		csv_row_append(b, hex, 3);
+		buf_append(b, hex, 3);
 	}
 }
 
-static void append_part(struct csv_row *b, const char *s)
+static void append_part(struct buf *b, const char *s)
 {
 	if (b->len)
-		csv_row_append(b, "_", 1);
+		buf_append(b, "_", 1);
 	append_escaped(b, s, strlen(s), false);
 }
 
@@ -127,12 +127,12 @@ static bool system_unit_name(const char *path, const char **ret, size_t *ret_len
 	return true;
 }
 
-static void append_path(struct csv_row *b, const char *path)
+static void append_path(struct buf *b, const char *path)
 {
 	while (*path == '/')
 		path++;
 	if (!*path) {
-		csv_row_append(b, "root", 4);
+		buf_append(b, "root", 4);
 		return;
 	}
 	append_escaped(b, path, strlen(path), true);
@@ -144,7 +144,7 @@ static void append_path(struct csv_row *b, const char *path)
  * start and in any scan order; a cryptographic hash, because paths are
  * tenant-chosen and a tenant must not be able to aim at another cgroup's
  * name. */
-static int finish(const struct csv_row *b, const char *path, char *buf, size_t len)
+static int finish(const struct buf *b, const char *path, char *buf, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
 	uint8_t digest[SHA256_DIGEST_LEN];
@@ -165,7 +165,7 @@ static int finish(const struct csv_row *b, const char *path, char *buf, size_t l
 
 int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len)
 {
-	struct csv_row b = CSV_ROW_INIT;
+	struct buf b = BUF_INIT;
 	const char *unit;
 	size_t unit_len;
 	char uid8[9];
@@ -187,7 +187,7 @@ int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len)
 				: !empty(cg->runtime) ? cg->runtime
 						      : "container");
 		if (b.len)
-			csv_row_append(&b, "_", 1);
+			buf_append(&b, "_", 1);
 		append_escaped(&b, cg->container_id, strnlen(cg->container_id, 12), false);
 	} else if (cg->kind && strcmp(cg->kind, "pod") == 0 && !empty(cg->pod) &&
 		   pod_uid8(cg->path, uid8)) {
@@ -204,13 +204,13 @@ int csv_file_stem(const struct sink_cgroup *cg, char *buf, size_t len)
 	r = b.error;
 	if (r >= 0)
 		r = finish(&b, cg->path, buf, len);
-	csv_row_free(&b);
+	buf_free(&b);
 	return r;
 }
 
 int csv_prog_file_stem(const struct sink_prog *p, char *buf, size_t len)
 {
-	struct csv_row b = CSV_ROW_INIT;
+	struct buf b = BUF_INIT;
 	char id[16];
 	int r;
 
@@ -228,6 +228,6 @@ int csv_prog_file_stem(const struct sink_prog *p, char *buf, size_t len)
 		memcpy(buf, b.data, b.len);
 		buf[b.len] = '\0';
 	}
-	csv_row_free(&b);
+	buf_free(&b);
 	return r;
 }

@@ -3,6 +3,7 @@
  * memcpy and integer printing only: at 1000 cgroups x 4 events it is about
  * 2 MB per interval, built on the agent's loop, so it has to be cheap. */
 #include "sink/prom_format.h"
+#include "util/hash.h"
 #include "util/text.h"
 
 #include <errno.h>
@@ -10,60 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void prom_buf_free(struct prom_buf *b)
-{
-	if (!b)
-		return;
-	free(b->data);
-	*b = (struct prom_buf){ 0 };
-}
-
-static int buf_reserve(struct prom_buf *b, size_t more)
-{
-	size_t cap;
-	char *p;
-
-	if (b->error)
-		return b->error;
-	if (b->len + more <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + more)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p)
-		return b->error = -ENOMEM;
-	b->data = p;
-	b->cap = cap;
-	return 0;
-}
-
-/* The hot path: prom_build() reserves the whole body up front, so the
- * capacity check almost never calls buf_reserve(). */
-static inline int append(struct prom_buf *b, const char *bytes, size_t len)
-{
-	if (__builtin_expect(b->len + len > b->cap || b->error, 0)) {
-		int r = buf_reserve(b, len);
-		if (r < 0)
-			return r;
-	}
-	if (len) /* an empty value on an empty buffer: no memcpy from NULL */
-		memcpy(b->data + b->len, bytes, len);
-	b->len += len;
-	return 0;
-}
-
-int prom_buf_append(struct prom_buf *b, const char *bytes, size_t len)
-{
-	return append(b, bytes, len);
-}
-
-static int put_str(struct prom_buf *b, const char *s)
-{
-	return append(b, s, strlen(s));
-}
-
-static int put_u64(struct prom_buf *b, uint64_t v)
+static int put_u64(struct buf *b, uint64_t v)
 {
 	char tmp[20];
 	int n = 0;
@@ -72,12 +20,12 @@ static int put_u64(struct prom_buf *b, uint64_t v)
 		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	return append(b, tmp + sizeof(tmp) - n, (size_t)n);
+	return buf_append(b, tmp + sizeof(tmp) - n, (size_t)n);
 }
 
 /* A non-negative fraction with up to `digits` decimals, trailing zeros cut:
  * "1", "0.5", "0.123456". */
-static int put_fixed(struct prom_buf *b, double v, int digits)
+static int put_fixed(struct buf *b, double v, int digits)
 {
 	uint64_t scale = 1, whole, frac;
 	char tmp[24];
@@ -104,11 +52,11 @@ static int put_fixed(struct prom_buf *b, double v, int digits)
 		tmp[i] = (char)('0' + frac % 10);
 		frac /= 10;
 	}
-	return append(b, tmp, (size_t)n + 1);
+	return buf_append(b, tmp, (size_t)n + 1);
 }
 
 /* Seconds since the epoch with milliseconds, for _created. */
-static int put_time(struct prom_buf *b, const struct timespec *t)
+static int put_time(struct buf *b, const struct timespec *t)
 {
 	char tmp[4] = { '.' };
 	long ms = t->tv_nsec / 1000000;
@@ -116,10 +64,10 @@ static int put_time(struct prom_buf *b, const struct timespec *t)
 	put_u64(b, t->tv_sec > 0 ? (uint64_t)t->tv_sec : 0);
 	for (int i = 3; i >= 1; i--, ms /= 10)
 		tmp[i] = (char)('0' + ms % 10);
-	return append(b, tmp, 4);
+	return buf_append(b, tmp, 4);
 }
 
-int prom_escape_label_value(struct prom_buf *b, const char *s)
+int prom_escape_label_value(struct buf *b, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -132,18 +80,18 @@ int prom_escape_label_value(struct prom_buf *b, const char *s)
 		       (*p < 0x80 || utf8_valid_len(p) > 1)) {
 			p += *p < 0x80 ? 1 : utf8_valid_len(p);
 		}
-		append(b, (const char *)run, (size_t)(p - run));
+		buf_append(b, (const char *)run, (size_t)(p - run));
 		if (!*p)
 			break;
 		if (*p == '\\' || *p == '"') {
 			const char esc[2] = { '\\', (char)*p };
-			append(b, esc, 2);
+			buf_append(b, esc, 2);
 			n = 1;
 		} else if (*p == '\n') {
-			append(b, "\\n", 2);
+			buf_append(b, "\\n", 2);
 			n = 1;
 		} else {
-			append(b, "\xef\xbf\xbd", 3); /* U+FFFD */
+			buf_append(b, "\xef\xbf\xbd", 3); /* U+FFFD */
 			n = 1;
 		}
 		p += n;
@@ -151,17 +99,17 @@ int prom_escape_label_value(struct prom_buf *b, const char *s)
 	return b->error;
 }
 
-static int put_label(struct prom_buf *b, const char *name, const char *value, bool comma)
+static int put_label(struct buf *b, const char *name, const char *value, bool comma)
 {
 	if (comma)
-		append(b, ",", 1);
-	put_str(b, name);
-	append(b, "=\"", 2);
+		buf_append(b, ",", 1);
+	buf_puts(b, name);
+	buf_append(b, "=\"", 2);
 	prom_escape_label_value(b, value ? value : "");
-	return append(b, "\"", 1);
+	return buf_append(b, "\"", 1);
 }
 
-int prom_cgroup_labels(struct prom_buf *b, const struct sink_cgroup *cg)
+int prom_cgroup_labels(struct buf *b, const struct sink_cgroup *cg)
 {
 	put_label(b, "cgroup", cg->path, false);
 	put_label(b, "kind", cg->kind, true);
@@ -193,47 +141,38 @@ static const struct family fam_ratio = {
 
 /* # HELP / # TYPE. In text 0.0.4 a counter's family is named with its
  * _total; in OpenMetrics without it (the samples add _total, _created). */
-static void put_family(struct prom_buf *b, const struct family *f, enum prom_format fmt)
+static void put_family(struct buf *b, const struct family *f, enum prom_format fmt)
 {
 	bool counter = !strcmp(f->type, "counter");
 	const char *suffix = counter && fmt == PROM_FORMAT_TEXT ? "_total" : "";
 
-	put_str(b, "# HELP ");
-	put_str(b, f->name);
-	put_str(b, suffix);
-	append(b, " ", 1);
-	put_str(b, f->help);
-	put_str(b, "\n# TYPE ");
-	put_str(b, f->name);
-	put_str(b, suffix);
-	append(b, " ", 1);
-	put_str(b, f->type);
-	append(b, "\n", 1);
+	buf_puts(b, "# HELP ");
+	buf_puts(b, f->name);
+	buf_puts(b, suffix);
+	buf_append(b, " ", 1);
+	buf_puts(b, f->help);
+	buf_puts(b, "\n# TYPE ");
+	buf_puts(b, f->name);
+	buf_puts(b, suffix);
+	buf_append(b, " ", 1);
+	buf_puts(b, f->type);
+	buf_append(b, "\n", 1);
 }
 
 /* name{event="E",<labels>} */
-static void put_series_name(struct prom_buf *b, const char *name, const char *suffix,
-			    const struct prom_buf *event, const struct prom_series *s)
+static void put_series_name(struct buf *b, const char *name, const char *suffix,
+			    const struct buf *event, const struct prom_series *s)
 {
-	put_str(b, name);
-	put_str(b, suffix);
-	append(b, "{event=\"", 8);
-	append(b, event->data, event->len);
-	append(b, "\",", 2);
-	append(b, s->labels, s->labels_len);
-	append(b, "} ", 2);
+	buf_puts(b, name);
+	buf_puts(b, suffix);
+	buf_append(b, "{event=\"", 8);
+	buf_append(b, event->data, event->len);
+	buf_append(b, "\",", 2);
+	buf_append(b, s->labels, s->labels_len);
+	buf_append(b, "} ", 2);
 }
 
 /* ---- duplicate labels ---- */
-
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
-	return h;
-}
 
 /* keep[i]: series i is the first with its labels. Returns the number left
  * out, or -ENOMEM. */
@@ -270,8 +209,8 @@ static long mark_unique(const struct prom_input *in, bool *keep)
 
 /* ---- the body ---- */
 
-static void put_events(struct prom_buf *b, const struct prom_input *in, const bool *keep,
-		       const struct prom_buf *ev, enum prom_format fmt)
+static void put_events(struct buf *b, const struct prom_input *in, const bool *keep,
+		       const struct buf *ev, enum prom_format fmt)
 {
 	put_family(b, &fam_events, fmt);
 	for (int e = 0; e < in->nr_events; e++) {
@@ -282,12 +221,12 @@ static void put_events(struct prom_buf *b, const struct prom_input *in, const bo
 				continue;
 			put_series_name(b, fam_events.name, "_total", &ev[e], s);
 			put_u64(b, s->totals[e]);
-			append(b, "\n", 1);
+			buf_append(b, "\n", 1);
 			if (fmt != PROM_FORMAT_OPENMETRICS)
 				continue;
 			put_series_name(b, fam_events.name, "_created", &ev[e], s);
 			put_time(b, &s->created);
-			append(b, "\n", 1);
+			buf_append(b, "\n", 1);
 		}
 	}
 	put_family(b, &fam_ratio, fmt);
@@ -299,48 +238,47 @@ static void put_events(struct prom_buf *b, const struct prom_input *in, const bo
 				continue;
 			put_series_name(b, fam_ratio.name, "", &ev[e], s);
 			put_fixed(b, s->running_ratio[e], 6);
-			append(b, "\n", 1);
+			buf_append(b, "\n", 1);
 		}
 	}
 }
 
-static void put_gauge(struct prom_buf *b, enum prom_format fmt, const char *name, const char *help,
+static void put_gauge(struct buf *b, enum prom_format fmt, const char *name, const char *help,
 		      double v)
 {
 	const struct family f = { name, "gauge", help };
 
 	put_family(b, &f, fmt);
-	put_str(b, name);
-	append(b, " ", 1);
+	buf_puts(b, name);
+	buf_append(b, " ", 1);
 	put_fixed(b, v, 6);
-	append(b, "\n", 1);
+	buf_append(b, "\n", 1);
 }
 
 /* A counter's family and sample name up to its value (name is without
  * _total), and after the value its end (OpenMetrics: its _created line). */
-static void counter_begin(struct prom_buf *b, enum prom_format fmt, const char *name,
-			  const char *help)
+static void counter_begin(struct buf *b, enum prom_format fmt, const char *name, const char *help)
 {
 	const struct family f = { name, "counter", help };
 
 	put_family(b, &f, fmt);
-	put_str(b, name);
-	put_str(b, "_total ");
+	buf_puts(b, name);
+	buf_puts(b, "_total ");
 }
 
-static void counter_end(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
+static void counter_end(struct buf *b, enum prom_format fmt, const struct prom_health *h,
 			const char *name)
 {
-	append(b, "\n", 1);
+	buf_append(b, "\n", 1);
 	if (fmt == PROM_FORMAT_OPENMETRICS) {
-		put_str(b, name);
-		put_str(b, "_created ");
+		buf_puts(b, name);
+		buf_puts(b, "_created ");
 		put_time(b, &h->since);
-		append(b, "\n", 1);
+		buf_append(b, "\n", 1);
 	}
 }
 
-static void put_counter(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
+static void put_counter(struct buf *b, enum prom_format fmt, const struct prom_health *h,
 			const char *name, const char *help, uint64_t v)
 {
 	counter_begin(b, fmt, name, help);
@@ -349,7 +287,7 @@ static void put_counter(struct prom_buf *b, enum prom_format fmt, const struct p
 }
 
 /* A counter of seconds. */
-static void put_counter_s(struct prom_buf *b, enum prom_format fmt, const struct prom_health *h,
+static void put_counter_s(struct buf *b, enum prom_format fmt, const struct prom_health *h,
 			  const char *name, const char *help, double v)
 {
 	counter_begin(b, fmt, name, help);
@@ -358,7 +296,7 @@ static void put_counter_s(struct prom_buf *b, enum prom_format fmt, const struct
 }
 
 /* docs/ARCHITECTURE.md, "Switches the tracepoint does not show". */
-static void put_unseen(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
+static void put_unseen(struct buf *b, const struct prom_health *h, enum prom_format fmt)
 {
 	if (!h->have_unseen)
 		return;
@@ -372,7 +310,7 @@ static void put_unseen(struct prom_buf *b, const struct prom_health *h, enum pro
 }
 
 /* docs/ARCHITECTURE.md, "Syncs leave idle CPUs alone". */
-static void put_syncs(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
+static void put_syncs(struct buf *b, const struct prom_health *h, enum prom_format fmt)
 {
 	put_counter(b, fmt, h, "cgperf_cpu_syncs",
 		    "CPUs the follower's sync program was run on, before reads of the counters and "
@@ -384,7 +322,7 @@ static void put_syncs(struct prom_buf *b, const struct prom_health *h, enum prom
 		    h->cpu_syncs_skipped);
 }
 
-static void put_health(struct prom_buf *b, const struct prom_health *h, enum prom_format fmt)
+static void put_health(struct buf *b, const struct prom_health *h, enum prom_format fmt)
 {
 	static const struct family build = {
 		"cgperf_build_info", "gauge", "cgperf's version and follower mechanism (always 1)."
@@ -425,17 +363,17 @@ static void put_health(struct prom_buf *b, const struct prom_health *h, enum pro
 	put_unseen(b, h, fmt);
 	put_syncs(b, h, fmt);
 	put_family(b, &build, fmt);
-	put_str(b, "cgperf_build_info{version=\"");
+	buf_puts(b, "cgperf_build_info{version=\"");
 	prom_escape_label_value(b, h->version ? h->version : "");
-	put_str(b, "\",follower_mode=\"");
+	buf_puts(b, "\",follower_mode=\"");
 	prom_escape_label_value(b, h->follower_mode ? h->follower_mode : "");
-	put_str(b, "\"} 1\n");
+	buf_puts(b, "\"} 1\n");
 }
 
-int prom_build(const struct prom_input *in, enum prom_format fmt, struct prom_buf *b,
+int prom_build(const struct prom_input *in, enum prom_format fmt, struct buf *b,
 	       size_t *ret_dropped)
 {
-	struct prom_buf ev[READINGS_MAX_EVENTS] = { 0 };
+	struct buf ev[READINGS_MAX_EVENTS] = { 0 };
 	bool *keep = calloc(in->nr_series ? in->nr_series : 1, sizeof(*keep));
 	long dropped = keep ? mark_unique(in, keep) : -ENOMEM;
 	int r = 0;
@@ -455,13 +393,13 @@ int prom_build(const struct prom_input *in, enum prom_format fmt, struct prom_bu
 	if (in->health)
 		put_health(b, in->health, fmt);
 	if (fmt == PROM_FORMAT_OPENMETRICS)
-		put_str(b, "# EOF\n");
+		buf_puts(b, "# EOF\n");
 	r = b->error;
 	if (r == 0 && ret_dropped)
 		*ret_dropped = (size_t)dropped;
 out:
 	for (int e = 0; e < READINGS_MAX_EVENTS; e++)
-		prom_buf_free(&ev[e]);
+		buf_free(&ev[e]);
 	free(keep);
 	return r;
 }

@@ -5,30 +5,20 @@
  * and formats: docs/PROMETHEUS.md. */
 #pragma once
 #include "sink/sink.h"
+#include "util/buf.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
-/* A growing byte buffer. After a failed append `error` is set (-ENOMEM) and
- * later appends do nothing, so callers check once at the end. */
-struct prom_buf {
-	char *data;
-	size_t len, cap;
-	int error;
-};
-
-void prom_buf_free(struct prom_buf *b); /* NULL and never-used buffers are fine */
-int prom_buf_append(struct prom_buf *b, const char *bytes, size_t len);
-
 /* Append s as the inside of a label value: '\\', '"' and newline escaped,
  * bytes that are not UTF-8 replaced by U+FFFD (both formats require UTF-8). */
-int prom_escape_label_value(struct prom_buf *b, const char *s);
+int prom_escape_label_value(struct buf *b, const char *s);
 
 /* The label pairs of a cgroup, minus `event`, escaped, ready to be pasted
  * after `{event="…",`: cgroup="…",kind="…",runtime="…",container_id="…",
  * container_name="…",pod="…",namespace="…". Computed once per cgroup. */
-int prom_cgroup_labels(struct prom_buf *b, const struct sink_cgroup *cg);
+int prom_cgroup_labels(struct buf *b, const struct sink_cgroup *cg);
 
 enum prom_format {
 	PROM_FORMAT_TEXT,
@@ -83,5 +73,5 @@ struct prom_input {
  * are not UTF-8 escape to the same value) are left out, since a scrape with
  * a duplicate series is rejected as a whole; their number goes to
  * *ret_dropped. Returns 0 or -ENOMEM. */
-int prom_build(const struct prom_input *in, enum prom_format fmt, struct prom_buf *b,
+int prom_build(const struct prom_input *in, enum prom_format fmt, struct buf *b,
 	       size_t *ret_dropped);

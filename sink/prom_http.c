@@ -29,7 +29,7 @@ struct body {
 	size_t len, cap;
 	pthread_mutex_t gz_lock;
 	bool gz_done; /* compressed (or tried: gz.error set) */
-	struct prom_buf gz;
+	struct buf gz;
 };
 
 struct snapshot {
@@ -46,11 +46,10 @@ struct prom_http {
 	struct prometheus_config listen; /* the listen fields of the config it was made from */
 	dev_t sock_dev; /* the unix socket it created, removed by free */
 	ino_t sock_ino;
-	atomic_uint_fast64_t scrapes, gzipped, errors;
 	atomic_bool wanted[2]; /* a scrape negotiated this format */
 	/* Bodies of released snapshots, reused: a fresh 3 MB buffer costs a
 	 * page fault per 4 KiB, more than building the exposition into it. */
-	struct prom_buf pool[4];
+	struct buf pool[4];
 	int nr_pool; /* under lock */
 };
 
@@ -62,16 +61,16 @@ static void recycle(struct prom_http *h, char *data, size_t cap)
 		return;
 	pthread_mutex_lock(&h->lock);
 	if (h->nr_pool < (int)(sizeof(h->pool) / sizeof(h->pool[0]))) {
-		h->pool[h->nr_pool++] = (struct prom_buf){ .data = data, .cap = cap };
+		h->pool[h->nr_pool++] = (struct buf){ .data = data, .cap = cap };
 		data = NULL;
 	}
 	pthread_mutex_unlock(&h->lock);
 	free(data);
 }
 
-void prom_http_take_buffer(struct prom_http *h, struct prom_buf *ret)
+void prom_http_take_buffer(struct prom_http *h, struct buf *ret)
 {
-	*ret = (struct prom_buf){ 0 };
+	*ret = BUF_INIT;
 	pthread_mutex_lock(&h->lock);
 	if (h->nr_pool > 0)
 		*ret = h->pool[--h->nr_pool];
@@ -91,30 +90,30 @@ static void snapshot_unref(void *cls)
 		return;
 	for (int i = 0; i < 2; i++) {
 		recycle(s->owner, s->body[i].data, s->body[i].cap);
-		prom_buf_free(&s->body[i].gz);
+		buf_free(&s->body[i].gz);
 		pthread_mutex_destroy(&s->body[i].gz_lock);
 	}
 	free(s);
 }
 
-static void take_body(struct body *b, struct prom_buf *from)
+static void take_body(struct body *b, struct buf *from)
 {
 	b->data = from->len ? from->data : NULL;
 	b->len = from->len;
 	b->cap = from->cap;
 	if (!b->data)
 		free(from->data);
-	*from = (struct prom_buf){ 0 };
+	*from = BUF_INIT;
 	pthread_mutex_init(&b->gz_lock, NULL);
 }
 
-int prom_http_publish(struct prom_http *h, struct prom_buf *text, struct prom_buf *openmetrics)
+int prom_http_publish(struct prom_http *h, struct buf *text, struct buf *openmetrics)
 {
 	struct snapshot *s = calloc(1, sizeof(*s)), *old;
 
 	if (!s) {
-		prom_buf_free(text);
-		prom_buf_free(openmetrics);
+		buf_free(text);
+		buf_free(openmetrics);
 		return -ENOMEM;
 	}
 	atomic_init(&s->refs, 1);
@@ -141,7 +140,7 @@ static struct snapshot *snapshot_get(struct prom_http *h)
 	return s;
 }
 
-int prom_gzip(const char *data, size_t len, struct prom_buf *out)
+int prom_gzip(const char *data, size_t len, struct buf *out)
 {
 	z_stream z = { 0 };
 	size_t bound;
@@ -152,14 +151,7 @@ int prom_gzip(const char *data, size_t len, struct prom_buf *out)
 	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return out->error = -ENOMEM;
 	bound = deflateBound(&z, len);
-	r = out->error;
-	if (r == 0 && out->len + bound > out->cap) {
-		char *p = realloc(out->data, out->len + bound);
-		if (!p)
-			r = out->error = -ENOMEM;
-		else
-			out->data = p, out->cap = out->len + bound;
-	}
+	r = buf_reserve(out, bound);
 	if (r == 0) {
 		z.next_in = (Bytef *)data;
 		z.avail_in = (uInt)len;
@@ -176,9 +168,9 @@ int prom_gzip(const char *data, size_t len, struct prom_buf *out)
 
 /* The gzip body, compressed by the first scrape that wants it; NULL when
  * compression failed (then the plain body is sent). */
-static const struct prom_buf *gzip_body(struct body *b)
+static const struct buf *gzip_body(struct body *b)
 {
-	const struct prom_buf *gz;
+	const struct buf *gz;
 
 	pthread_mutex_lock(&b->gz_lock);
 	if (!b->gz_done) {
@@ -201,7 +193,6 @@ static enum MHD_Result reply_text(struct prom_http *h, struct MHD_Connection *c,
 
 	if (!resp)
 		return MHD_NO;
-	atomic_fetch_add(&h->errors, 1);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
@@ -241,7 +232,7 @@ static enum MHD_Result serve(struct prom_http *h, struct MHD_Connection *c, stru
 	bool gz = http_accepts_gzip(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
 	struct body *b;
-	const struct prom_buf *z;
+	const struct buf *z;
 
 	/* The agent builds the formats scrapers asked for; the first request
 	 * for another one gets the one there is (both are valid answers to
@@ -267,11 +258,8 @@ static enum MHD_Result serve(struct prom_http *h, struct MHD_Connection *c, stru
 							       : PROM_CONTENT_TYPE_TEXT);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept, Accept-Encoding");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	if (z) {
+	if (z)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-		atomic_fetch_add(&h->gzipped, 1);
-	}
-	atomic_fetch_add(&h->scrapes, 1);
 	r = MHD_queue_response(c, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return r;
@@ -464,7 +452,7 @@ void prom_http_free(struct prom_http *h)
 		unlink(h->listen.socket_path);
 	snapshot_unref(h->snap);
 	for (int i = 0; i < h->nr_pool; i++)
-		prom_buf_free(&h->pool[i]);
+		buf_free(&h->pool[i]);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
@@ -479,13 +467,4 @@ void prom_http_set_path(struct prom_http *h, const char *path)
 	pthread_mutex_lock(&h->lock);
 	snprintf(h->path, sizeof(h->path), "%s", path);
 	pthread_mutex_unlock(&h->lock);
-}
-
-void prom_http_get_stats(struct prom_http *h, struct prom_http_stats *ret)
-{
-	*ret = (struct prom_http_stats){
-		.scrapes = atomic_load(&h->scrapes),
-		.gzipped = atomic_load(&h->gzipped),
-		.errors = atomic_load(&h->errors),
-	};
 }

@@ -34,21 +34,14 @@ void prom_http_set_path(struct prom_http *h, const char *path);
 bool prom_http_wants(struct prom_http *h, enum prom_format fmt);
 /* An empty buffer to build a body into: memory of a released snapshot when
  * there is one (already mapped), else a new one. */
-void prom_http_take_buffer(struct prom_http *h, struct prom_buf *ret);
+void prom_http_take_buffer(struct prom_http *h, struct buf *ret);
 
 /* Replace what scrapes get by the two bodies (text 0.0.4 and OpenMetrics;
  * an empty one: not built, scrapes asking for it get the other); takes
  * their memory (the buffers are emptied) whether it succeeds or not.
  * 0 or -ENOMEM (the previous snapshot stays). */
-int prom_http_publish(struct prom_http *h, struct prom_buf *text, struct prom_buf *openmetrics);
-
-struct prom_http_stats {
-	uint64_t scrapes; /* 200 answers */
-	uint64_t gzipped; /* of which gzip-encoded */
-	uint64_t errors; /* 4xx/5xx answers */
-};
-void prom_http_get_stats(struct prom_http *h, struct prom_http_stats *ret);
+int prom_http_publish(struct prom_http *h, struct buf *text, struct buf *openmetrics);
 
 /* gzip (RFC 1952) of data into out (appended). 0 or -ENOMEM. Exposed for the
  * benchmark. */
-int prom_gzip(const char *data, size_t len, struct prom_buf *out);
+int prom_gzip(const char *data, size_t len, struct buf *out);

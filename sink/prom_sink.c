@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The Prometheus sink: per-cgroup state in a table indexed by cgroup id
- * (open addressing; rebuilt when entries are dropped, which happens only
- * when removed cgroups expire), exposition built in prom_sink_publish(). */
+/* The Prometheus sink: per-cgroup state in an array (the exposition's order:
+ * insertion order) indexed by cgroup id, exposition built in
+ * prom_sink_publish(). */
 #include "sink/prom_sink.h"
 #include "sink/textfile.h"
+#include "util/id_map.h"
 #include "util/log.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 
 struct entry {
 	uint64_t id;
-	struct prom_buf labels;
+	struct buf labels;
 	struct timespec created;
 	struct reading last[READINGS_MAX_EVENTS]; /* raw totals of the previous record */
 	uint64_t totals[READINGS_MAX_EVENTS]; /* scaled, since created */
@@ -32,10 +33,9 @@ struct prom_sink {
 	const char *event_names[READINGS_MAX_EVENTS]; /* the agent's, valid while it runs */
 	struct entry **items;
 	size_t nr, cap;
-	size_t *index; /* item position + 1, 0 = empty; index_size slots */
-	size_t index_size;
+	struct id_map by_id;
 	struct prom_series *series; /* scratch for publish, cap entries */
-	struct prom_buf text; /* textfile only: kept and reused */
+	struct buf text; /* textfile only: kept and reused */
 	struct prom_sink_stats stats;
 	struct log_ratelimit mem_rl, dup_rl, file_rl;
 };
@@ -47,52 +47,11 @@ static struct prom_sink *to_prom(const struct sink *s)
 	return s && s->ops == &prom_ops ? (struct prom_sink *)s : NULL;
 }
 
-/* ---- the id index ---- */
-
-static size_t slot_of(const struct prom_sink *s, uint64_t id)
-{
-	uint64_t h = id * 0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h >> 32) & (s->index_size - 1);
-}
-
-static int index_rebuild(struct prom_sink *s, size_t min_items)
-{
-	size_t size = 64;
-	size_t *idx;
-
-	while (size < min_items * 2)
-		size *= 2;
-	idx = calloc(size, sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	free(s->index);
-	s->index = idx;
-	s->index_size = size;
-	for (size_t i = 0; i < s->nr; i++) {
-		size_t h = slot_of(s, s->items[i]->id);
-		while (s->index[h])
-			h = (h + 1) & (size - 1);
-		s->index[h] = i + 1;
-	}
-	return 0;
-}
-
-static struct entry *find(const struct prom_sink *s, uint64_t id)
-{
-	if (!s->index)
-		return NULL;
-	for (size_t h = slot_of(s, id); s->index[h]; h = (h + 1) & (s->index_size - 1))
-		if (s->items[s->index[h] - 1]->id == id)
-			return s->items[s->index[h] - 1];
-	return NULL;
-}
-
 static void entry_free(struct entry *e)
 {
 	if (!e)
 		return;
-	prom_buf_free(&e->labels);
+	buf_free(&e->labels);
 	free(e);
 }
 
@@ -113,8 +72,6 @@ static struct entry *add(struct prom_sink *s, const struct sink_record *r)
 		s->series = series;
 		s->cap = cap;
 	}
-	if ((s->nr + 1) * 2 > s->index_size && index_rebuild(s, s->nr + 1) < 0)
-		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -128,13 +85,11 @@ static struct entry *add(struct prom_sink *s, const struct sink_record *r)
 	e->created = r->created;
 	for (int i = 0; i < READINGS_MAX_EVENTS; i++)
 		e->ratio[i] = -1;
-	s->items[s->nr++] = e;
-	{
-		size_t h = slot_of(s, e->id);
-		while (s->index[h])
-			h = (h + 1) & (s->index_size - 1);
-		s->index[h] = s->nr;
+	if (id_map_insert(&s->by_id, e->id, e) < 0) {
+		entry_free(e);
+		return NULL;
 	}
+	s->items[s->nr++] = e;
 	return e;
 }
 
@@ -175,7 +130,7 @@ static void retire_same_labels(struct prom_sink *s, const struct entry *live)
 static int prom_write(struct sink *base, const struct sink_record *r)
 {
 	struct prom_sink *s = to_prom(base);
-	struct entry *e = find(s, r->cgroup->id);
+	struct entry *e = id_map_find(&s->by_id, r->cgroup->id);
 	bool first = !e;
 	int n;
 
@@ -215,26 +170,21 @@ static uint64_t ms_since(const struct timespec *t, const struct timespec *now)
 static void expire(struct prom_sink *s)
 {
 	struct timespec now;
-	size_t kept = 0, before = s->nr;
+	size_t kept = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (size_t i = 0; i < s->nr; i++) {
 		struct entry *e = s->items[i];
 
-		if (e->removed &&
-		    (!e->removed_at.tv_sec || ms_since(&e->removed_at, &now) >= s->keep_removed_ms))
+		if (e->removed && (!e->removed_at.tv_sec ||
+				   ms_since(&e->removed_at, &now) >= s->keep_removed_ms)) {
+			id_map_remove(&s->by_id, e->id);
 			entry_free(e);
-		else
+		} else {
 			s->items[kept++] = e;
+		}
 	}
 	s->nr = kept;
-	if (kept != before && index_rebuild(s, kept) < 0) {
-		/* Without an index every record would add a new entry: drop all,
-		 * the next records start them again (counters reset, _created says so). */
-		for (size_t i = 0; i < s->nr; i++)
-			entry_free(s->items[i]);
-		s->nr = 0;
-	}
 }
 
 static void series_of(const struct entry *e, struct prom_series *ret)
@@ -261,7 +211,7 @@ static size_t fill_series(struct prom_sink *s)
 }
 
 static int build(struct prom_sink *s, const struct prom_health *h, enum prom_format fmt,
-		 struct prom_buf *out)
+		 struct buf *out)
 {
 	struct prom_input in = {
 		.nr_events = s->nr_events,
@@ -288,7 +238,7 @@ static int build(struct prom_sink *s, const struct prom_health *h, enum prom_for
 	return 0;
 }
 
-static void write_textfile(struct prom_sink *s, const struct prom_buf *text)
+static void write_textfile(struct prom_sink *s, const struct buf *text)
 {
 	int r = textfile_write(s->textfile, text->data, text->len);
 
@@ -313,7 +263,7 @@ static void formats_needed(struct prom_sink *s, bool *ret_text, bool *ret_om)
 int prom_sink_publish(struct sink *base, const struct prom_health *h)
 {
 	struct prom_sink *s = to_prom(base);
-	struct prom_buf om = { 0 };
+	struct buf om = BUF_INIT;
 	bool want_text, want_om;
 	int r = 0;
 
@@ -327,8 +277,7 @@ int prom_sink_publish(struct sink *base, const struct prom_health *h)
 		prom_http_take_buffer(s->http, &s->text);
 	if (s->http && want_om)
 		prom_http_take_buffer(s->http, &om);
-	s->text.len = 0;
-	s->text.error = 0;
+	buf_reset(&s->text);
 	if (want_text)
 		r = build(s, h, PROM_FORMAT_TEXT, &s->text);
 	if (r == 0 && want_om)
@@ -342,8 +291,8 @@ int prom_sink_publish(struct sink *base, const struct prom_health *h)
 			r = prom_http_publish(s->http, &s->text, &om);
 	}
 	if (s->http)
-		prom_buf_free(&s->text);
-	prom_buf_free(&om);
+		buf_free(&s->text);
+	buf_free(&om);
 	return r;
 }
 
@@ -369,9 +318,9 @@ static void prom_free(struct sink *base)
 		entry_free(s->items[i]);
 	free(s->items);
 	free(s->series);
-	free(s->index);
+	id_map_free(&s->by_id);
 	free(s->textfile);
-	prom_buf_free(&s->text);
+	buf_free(&s->text);
 	free(s);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "sink/syslog_format.h"
 #include "sink/csv_format.h"
+#include "util/hash.h"
 #include "util/text.h"
 #include <errno.h>
 #include <stdio.h>
@@ -47,62 +48,7 @@ const char *const syslog_reserved_names[] = {
 	NULL,
 };
 
-void syslog_buf_free(struct syslog_buf *b)
-{
-	if (!b)
-		return;
-	free(b->data);
-	*b = SYSLOG_BUF_INIT;
-}
-
-static int buf_reserve(struct syslog_buf *b, size_t more)
-{
-	size_t cap;
-	char *data;
-
-	if (b->error)
-		return b->error;
-	if (more > SIZE_MAX / 4 - b->len)
-		return b->error = -ENOMEM;
-	if (b->len + more <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 512;
-	while (cap < b->len + more)
-		cap *= 2;
-	data = realloc(b->data, cap);
-	if (!data)
-		return b->error = -ENOMEM;
-	b->data = data;
-	b->cap = cap;
-	return 0;
-}
-
-int syslog_buf_append(struct syslog_buf *b, const char *bytes, size_t len)
-{
-	int r = buf_reserve(b, len);
-
-	if (r < 0 || len == 0)
-		return r;
-	memcpy(b->data + b->len, bytes, len);
-	b->len += len;
-	return 0;
-}
-
-static int buf_append_str(struct syslog_buf *b, const char *s)
-{
-	return syslog_buf_append(b, s, strlen(s));
-}
-
-const char *syslog_buf_cstr(struct syslog_buf *b)
-{
-	/* Keep room for the NUL without counting it. */
-	if (buf_reserve(b, 1) < 0)
-		return NULL;
-	b->data[b->len] = '\0';
-	return b->data;
-}
-
-int syslog_escape_value(struct syslog_buf *out, const char *s)
+int syslog_escape_value(struct buf *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 
@@ -113,13 +59,13 @@ int syslog_escape_value(struct syslog_buf *out, const char *s)
 			/* RFC 5424 PARAM-VALUE is UTF-8; control characters would
 			 * be rewritten by receivers (rsyslog's #012) or split
 			 * line-based outputs. One replacement per byte. */
-			syslog_buf_append(out, replacement_char, 3);
+			buf_append(out, replacement_char, 3);
 			p++;
 			continue;
 		}
 		if (*p == '"' || *p == '\\' || *p == ']')
-			syslog_buf_append(out, "\\", 1);
-		syslog_buf_append(out, (const char *)p, n);
+			buf_append(out, "\\", 1);
+		buf_append(out, (const char *)p, n);
 		p += n;
 	}
 	return out->error;
@@ -141,12 +87,8 @@ static bool is_reserved(const char *name)
 /* FNV-1a, 32 bits, xor-folded to 24 (6 hex digits). */
 static uint32_t name_hash24(const char *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = hash_bytes32(s, strlen(s));
 
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		h ^= *p;
-		h *= 16777619u;
-	}
 	return (h >> 24) ^ (h & 0xffffff);
 }
 
@@ -186,39 +128,39 @@ int syslog_param_name(const char *name, const char *suffix, char *ret)
 
 /* Write a header token: printable US-ASCII (minus `forbidden`), at most max
  * characters, "-" when empty. */
-static void append_token(struct syslog_buf *b, const char *s, size_t max, const char *forbidden)
+static void append_token(struct buf *b, const char *s, size_t max, const char *forbidden)
 {
 	size_t n = 0;
 
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && n < max;
 	     p++, n++) {
 		char c = (*p >= 33 && *p <= 126 && !strchr(forbidden, *p)) ? (char)*p : '_';
-		syslog_buf_append(b, &c, 1);
+		buf_append(b, &c, 1);
 	}
 	if (n == 0)
-		syslog_buf_append(b, "-", 1);
+		buf_append(b, "-", 1);
 }
 
-static int append_header_5424(struct syslog_buf *b, const struct syslog_header *h)
+static int append_header_5424(struct buf *b, const struct syslog_header *h)
 {
 	char num[48], ts[CSV_TIMESTAMP_MAX];
 
 	snprintf(num, sizeof(num), "<%d>1 ", h->facility * 8 + h->severity);
-	buf_append_str(b, num);
+	buf_puts(b, num);
 	/* NILVALUE rather than no message when the clock is unrepresentable. */
-	buf_append_str(b, csv_format_timestamp(&h->time, ts, sizeof(ts)) == 0 ? ts : "-");
-	syslog_buf_append(b, " ", 1);
+	buf_puts(b, csv_format_timestamp(&h->time, ts, sizeof(ts)) == 0 ? ts : "-");
+	buf_append(b, " ", 1);
 	append_token(b, h->hostname, HOSTNAME_MAX, "");
-	syslog_buf_append(b, " ", 1);
+	buf_append(b, " ", 1);
 	append_token(b, h->app_name, APP_NAME_MAX, "");
 	snprintf(num, sizeof(num), " %lu ", h->procid);
-	buf_append_str(b, num);
+	buf_puts(b, num);
 	append_token(b, h->msgid, MSGID_MAX, "");
 	snprintf(num, sizeof(num), " [cgperf@%u", (unsigned)h->enterprise_id);
-	return buf_append_str(b, num);
+	return buf_puts(b, num);
 }
 
-static int append_header_3164(struct syslog_buf *b, const struct syslog_header *h)
+static int append_header_3164(struct buf *b, const struct syslog_header *h)
 {
 	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
 					    "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
@@ -230,25 +172,25 @@ static int append_header_3164(struct syslog_buf *b, const struct syslog_header *
 		return -ERANGE;
 	snprintf(line, sizeof(line), "<%d>%s %2d %02d:%02d:%02d ", h->facility * 8 + h->severity,
 		 months[tm.tm_mon], tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-	buf_append_str(b, line);
+	buf_puts(b, line);
 	if (h->hostname) {
 		append_token(b, h->hostname, HOSTNAME_MAX, "");
-		syslog_buf_append(b, " ", 1);
+		buf_append(b, " ", 1);
 	}
 	/* A TAG ends at '[' or ':' for every parser: keep those out of it. */
 	append_token(b, h->app_name, APP_NAME_MAX, ":[]");
 	snprintf(line, sizeof(line), "[%lu]:", h->procid);
-	return buf_append_str(b, line);
+	return buf_puts(b, line);
 }
 
-static int append_header(struct syslog_buf *b, const struct syslog_header *h)
+static int append_header(struct buf *b, const struct syslog_header *h)
 {
 	return h->format == SYSLOG_RFC5424 ? append_header_5424(b, h) : append_header_3164(b, h);
 }
 
 /* An escaped value and how much of it is used. */
 struct escaped {
-	struct syslog_buf buf;
+	struct buf buf;
 	size_t len;
 	bool truncated;
 };
@@ -258,13 +200,13 @@ static size_t param_cost(const char *name, size_t value_len)
 	return strlen(name) + value_len + 4; /* ' ' name '=' '"' value '"' */
 }
 
-static void append_param(struct syslog_buf *b, const char *name, const char *value, size_t len)
+static void append_param(struct buf *b, const char *name, const char *value, size_t len)
 {
-	syslog_buf_append(b, " ", 1);
-	buf_append_str(b, name);
-	syslog_buf_append(b, "=\"", 2);
-	syslog_buf_append(b, value, len);
-	syslog_buf_append(b, "\"", 1);
+	buf_append(b, " ", 1);
+	buf_puts(b, name);
+	buf_append(b, "=\"", 2);
+	buf_append(b, value, len);
+	buf_append(b, "\"", 1);
 }
 
 /* Largest cut <= target that splits neither a backslash escape nor a UTF-8
@@ -289,7 +231,7 @@ struct layout {
 	const struct syslog_header *h;
 	const struct syslog_content *c;
 	struct escaped *ids, *counters;
-	struct syslog_buf truncated; /* "name,name" of the cut ids */
+	struct buf truncated; /* "name,name" of the cut ids */
 	size_t header_len; /* through the SD-ID or "TAG[PID]:" */
 	size_t trailer_len; /* "]" or nothing */
 	size_t nr_groups;
@@ -329,8 +271,8 @@ static void note_truncated(struct layout *l)
 		if (!l->ids[i].truncated)
 			continue;
 		if (l->truncated.len)
-			syslog_buf_append(&l->truncated, ",", 1);
-		buf_append_str(&l->truncated, l->c->ids[i].name);
+			buf_append(&l->truncated, ",", 1);
+		buf_puts(&l->truncated, l->c->ids[i].name);
 	}
 }
 
@@ -370,8 +312,8 @@ static int fit_ids(struct layout *l, size_t max_len)
 	}
 }
 
-static int render(const struct layout *l, struct syslog_buf *b, size_t first_group,
-		  size_t end_group, size_t part, size_t nr_parts)
+static int render(const struct layout *l, struct buf *b, size_t first_group, size_t end_group,
+		  size_t part, size_t nr_parts)
 {
 	int r;
 
@@ -393,7 +335,7 @@ static int render(const struct layout *l, struct syslog_buf *b, size_t first_gro
 		append_param(b, l->c->counters[i].name, l->counters[i].buf.data,
 			     l->counters[i].len);
 	if (l->h->format == SYSLOG_RFC5424)
-		syslog_buf_append(b, "]", 1);
+		buf_append(b, "]", 1);
 	return b->error;
 }
 
@@ -404,13 +346,14 @@ static int escape_all(const struct syslog_param *params, size_t n, struct escape
 	if (!e)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if (syslog_escape_value(&e[i].buf, params[i].value) < 0 ||
-		    !syslog_buf_cstr(&e[i].buf)) {
+		/* NUL-terminated: cutting a value reads UTF-8 sequences. */
+		if (syslog_escape_value(&e[i].buf, params[i].value) < 0) {
 			for (size_t j = 0; j <= i; j++)
-				syslog_buf_free(&e[j].buf);
+				buf_free(&e[j].buf);
 			free(e);
 			return -ENOMEM;
 		}
+		buf_cstr(&e[i].buf);
 		e[i].len = e[i].buf.len;
 	}
 	*ret = e;
@@ -422,15 +365,15 @@ static void free_escaped(struct escaped *e, size_t n)
 	if (!e)
 		return;
 	for (size_t i = 0; i < n; i++)
-		syslog_buf_free(&e[i].buf);
+		buf_free(&e[i].buf);
 	free(e);
 }
 
 int syslog_format_record(const struct syslog_header *h, const struct syslog_content *c,
 			 size_t max_len, syslog_emit_fn emit, void *userdata)
 {
-	struct layout l = { .h = h, .c = c, .truncated = SYSLOG_BUF_INIT };
-	struct syslog_buf msg = SYSLOG_BUF_INIT;
+	struct layout l = { .h = h, .c = c, .truncated = BUF_INIT };
+	struct buf msg = BUF_INIT;
 	size_t all_groups = 0, nr_parts = 0, first, total;
 	int r;
 
@@ -511,7 +454,7 @@ int syslog_format_record(const struct syslog_header *h, const struct syslog_cont
 finish:
 	free_escaped(l.ids, c ? c->nr_ids : 0);
 	free_escaped(l.counters, c ? c->nr_counters : 0);
-	syslog_buf_free(&l.truncated);
-	syslog_buf_free(&msg);
+	buf_free(&l.truncated);
+	buf_free(&msg);
 	return r;
 }

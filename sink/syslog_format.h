@@ -7,6 +7,7 @@
  * See docs/SYSLOG.md for the exact rules. */
 #pragma once
 #include "config/config.h"
+#include "util/buf.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,22 +17,10 @@
 #define SYSLOG_SD_NAME_MAX 32
 #define SYSLOG_SEVERITY_INFO 6
 
-/* A growing byte buffer (not NUL-terminated unless syslog_buf_cstr() is used). */
-struct syslog_buf {
-	char *data;
-	size_t len, cap;
-	int error; /* first failure (-ENOMEM); later appends do nothing */
-};
-#define SYSLOG_BUF_INIT ((struct syslog_buf){ 0 })
-void syslog_buf_free(struct syslog_buf *b); /* NULL and never-used buffers are fine */
-int syslog_buf_append(struct syslog_buf *b, const char *bytes, size_t len);
-/* NUL-terminate (not counted in len) and return data, or NULL after an error. */
-const char *syslog_buf_cstr(struct syslog_buf *b);
-
 /* Append s as the inside of an RFC 5424 PARAM-VALUE: '"', '\' and ']' get a
  * backslash; bytes that are not valid UTF-8 and control characters (C0 and
  * DEL) become U+FFFD. NULL is "". Returns 0 or the buffer's error. */
-int syslog_escape_value(struct syslog_buf *out, const char *s);
+int syslog_escape_value(struct buf *out, const char *s);
 
 /* The SD-NAME for `name` followed by `suffix` (e.g. "_running_pct", or ""):
  * unchanged when that is valid, at most 32 characters and not one of

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "util/cpus.h"
+#include "util/hash.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -97,7 +98,7 @@ int cpus_online_open(void)
 int cpus_online_signature_fd(int fd, uint32_t *ret)
 {
 	char buf[4096];
-	uint32_t h = 2166136261u; /* FNV-1a */
+	uint32_t h;
 	ssize_t n;
 
 	if (fd < 0)
@@ -107,10 +108,7 @@ int cpus_online_signature_fd(int fd, uint32_t *ret)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	for (ssize_t i = 0; i < n; i++) {
-		h ^= (unsigned char)buf[i];
-		h *= 16777619u;
-	}
+	h = hash_bytes32(buf, (size_t)n);
 	*ret = h ? h : 1;
 	return 0;
 }

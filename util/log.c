@@ -9,11 +9,6 @@ void log_set_level(enum log_level max)
 	max_level = max;
 }
 
-enum log_level log_get_level(void)
-{
-	return max_level;
-}
-
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *const prefix[] = { "error: ", "warning: ", "", "debug: " };

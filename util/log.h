@@ -23,7 +23,6 @@ enum log_level {
 };
 
 void log_set_level(enum log_level max);
-enum log_level log_get_level(void);
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)

@@ -27,7 +27,7 @@ static void write_field(FILE *out, const char *s, const char *sep)
 		return;
 	}
 	if (csv_row_add_quoted(&field, s, len, sep) == 0)
-		fwrite(field.data, 1, field.len, out);
+		fwrite(field.buf.data, 1, field.buf.len, out);
 	csv_row_free(&field);
 }
 

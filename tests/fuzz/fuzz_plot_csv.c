@@ -98,8 +98,8 @@ static void round_trip(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < 8; i++)
 		csv_row_add_field(&row, part[i]);
 	csv_row_end(&row);
-	if (row.error == 0) {
-		csv_reader_init(&r, row.data, row.len);
+	if (row.buf.error == 0) {
+		csv_reader_init(&r, row.buf.data, row.buf.len);
 		fuzz_check(csv_reader_next(&r) == 1 && r.nr_fields == 8, H,
 			   "a written row reads back as one record");
 		for (size_t i = 0; i < 8; i++) {

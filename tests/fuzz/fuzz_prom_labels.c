@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *part[7];
 	char *buf = fuzz_split(data, size, part, 7), *value = malloc(3 * size + 1);
-	struct prom_buf b = { 0 };
+	struct buf b = { 0 };
 	struct sink_cgroup cg;
 	size_t pos = 0;
 
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_check(pos == b.len, H, "nothing after the last label");
 out:
-	prom_buf_free(&b);
+	buf_free(&b);
 	free(value);
 	free(buf);
 	return 0;

@@ -10,7 +10,7 @@
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 watches() { cat /proc/"$1"/fdinfo/* 2>/dev/null | grep -c '^inotify wd:' || true; }
-agent_yaml() { # FILE INCLUDE [EXTRA CGROUPS KEYS...]
+watches_yaml() { # FILE INCLUDE [EXTRA CGROUPS KEYS...]
 	local f=$1 inc=$2; shift 2
 	{
 		echo "interval: 1s"
@@ -28,7 +28,7 @@ agent_yaml() { # FILE INCLUDE [EXTRA CGROUPS KEYS...]
 # ---- C: watches only where the selection can match ----
 mkcg match >/dev/null
 mkcg tenants >/dev/null
-agent_yaml "$TMP/c.yaml" "$TEST_CG_REL/match/**"
+watches_yaml "$TMP/c.yaml" "$TEST_CG_REL/match/**"
 start_agent c "$TMP/c.yaml"
 w0=$(watches "$AGENT_PID")
 (cd "$TEST_CG/tenants" && seq -f 'u%g' 1 300 | xargs mkdir &&
@@ -42,7 +42,7 @@ kill -TERM "$AGENT_PID"
 wait "$AGENT_PID" || fail "agent C failed"
 log "ok: 3300 unmatched cgroups: $w0 -> $w1 inotify watches; a match is still counted at once"
 
-agent_yaml "$TMP/d.yaml" "$TEST_CG_REL/**" "max_watches: 50"
+watches_yaml "$TMP/d.yaml" "$TEST_CG_REL/**" "max_watches: 50"
 start_agent d "$TMP/d.yaml" --duration 2
 w=$(watches "$AGENT_PID")
 # The CSV output holds one watch of its own, on its directory (rotation).
@@ -60,7 +60,7 @@ log "ok: $w watches with max_watches 50, reported: $(grep summary "$TMP/d.log" |
 # event the agent receives: only the rescan (rescan_interval: 1s) finds it,
 # and its removal too. Its rows add up to its cpu.stat.
 mkcg hole >/dev/null
-agent_yaml "$TMP/e.yaml" "$TEST_CG_REL/**" "max_watches: 2" "rescan_interval: 1s"
+watches_yaml "$TMP/e.yaml" "$TEST_CG_REL/**" "max_watches: 2" "rescan_interval: 1s"
 start_agent e "$TMP/e.yaml"
 grep -q "cgroup directories have no inotify watch: the cap of 2 watches is reached" "$TMP/e.log" ||
 	fail "'hole' should lack a watch: $(grep -i watch "$TMP/e.log")"

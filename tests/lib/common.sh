@@ -338,8 +338,20 @@ wait_counted() {
 # file's name: each config counts in a session of its own, none adopts
 # another's. $CSV_FLUSH, when set, is outputs.csv.flush_interval (0: rows in
 # the file at once, for tests that count collections by rows).
+# agent_yaml FILE: every cgroup of this test ($TEST_CG_REL/**) every second,
+# cpu-clock and context-switches or $AGENT_EVENTS, in the default instance
+# and root, with the `outputs:` mapping's body read from stdin (the
+# Prometheus tests).
 agent_yaml() {
-	local file=$1 csv_dir=$2 target=${3:-} app=${4:-cgperf} queue=${5:-1000}
+	local file=$1 csv_dir=${2:-} target=${3:-} app=${4:-cgperf} queue=${5:-1000}
+	if [ $# -eq 1 ]; then
+		{
+			printf 'interval: 1s\nevents: [%s]\ncgroups:\n' "${AGENT_EVENTS:-cpu-clock, context-switches}"
+			printf '  include: ["%s/**"]\noutputs:\n' "$TEST_CG_REL"
+			cat
+		} >"$file"
+		return
+	fi
 	{
 		printf 'instance: %s\ninterval: 1s\nevents: [cpu-clock, context-switches]\n' "$(basename "$file" .yaml)"
 		printf 'cgroups:\n  root: "%s"\n  include: ["%s/system.slice/*"]\noutputs:\n' "$TEST_CG_REL" "$TEST_CG_REL"

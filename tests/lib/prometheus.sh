@@ -58,14 +58,3 @@ if found is None:
     sys.exit("no sample %s{event=%r,cgroup=%r}" % (name, event, cg))
 print(found)' "$3" "$4" "$5"
 }
-
-# agent_yaml FILE: an agent config counting every cgroup of this test every
-# second (cpu-clock, context-switches, or $AGENT_EVENTS), with the
-# `outputs:` mapping's body read from stdin.
-agent_yaml() {
-	{
-		printf 'interval: 1s\nevents: [%s]\ncgroups:\n' "${AGENT_EVENTS:-cpu-clock, context-switches}"
-		printf '  include: ["%s/**"]\noutputs:\n' "$TEST_CG_REL"
-		cat
-	} >"$1"
-}

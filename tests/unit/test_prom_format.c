@@ -24,12 +24,12 @@
 
 static char *escaped(const char *s)
 {
-	struct prom_buf b = { 0 };
+	struct buf b = { 0 };
 	char *out;
 
 	assert_int_equal(prom_escape_label_value(&b, s), 0);
 	out = strndup(b.data ? b.data : "", b.len);
-	prom_buf_free(&b);
+	buf_free(&b);
 	return out;
 }
 
@@ -62,7 +62,7 @@ static void test_escape(void **state)
 static const char *const names[] = { "cpu-clock", "cycles" };
 
 struct fixture {
-	struct prom_buf labels[3];
+	struct buf labels[3];
 	uint64_t totals[3][2];
 	double ratio[3][2];
 	struct prom_series series[3];
@@ -104,18 +104,18 @@ static void fixture_init(struct fixture *f)
 static void fixture_free(struct fixture *f)
 {
 	for (int i = 0; i < 3; i++)
-		prom_buf_free(&f->labels[i]);
+		buf_free(&f->labels[i]);
 }
 
 static char *build(struct fixture *f, size_t n, enum prom_format fmt, size_t *ret_dropped)
 {
 	struct prom_input in = { 2, names, f->series, n, &f->health };
-	struct prom_buf b = { 0 };
+	struct buf b = { 0 };
 	char *out;
 
 	assert_int_equal(prom_build(&in, fmt, &b, ret_dropped), 0);
 	out = strndup(b.data, b.len);
-	prom_buf_free(&b);
+	buf_free(&b);
 	return out;
 }
 

@@ -171,12 +171,12 @@ static void test_header_tokens(void **state)
 
 static char *escaped(const char *in)
 {
-	struct syslog_buf b = SYSLOG_BUF_INIT;
+	struct buf b = BUF_INIT;
 	char *out;
 
 	assert_int_equal(syslog_escape_value(&b, in), 0);
-	out = strdup(syslog_buf_cstr(&b));
-	syslog_buf_free(&b);
+	out = strdup(buf_cstr(&b));
+	buf_free(&b);
 	return out;
 }
 
