@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* forker CHILDREN SECONDS [DELAY]: sleep DELAY seconds (time for a counter to
- * attach with -p), then fork CHILDREN processes, each burning SECONDS of CPU
+/* forker CHILDREN SECONDS: fork CHILDREN processes, each burning SECONDS of CPU
  * time (the parent burns nothing), wait for all, exit 0. Used to check that
  * counting a process includes the children it forks. With FORKER_CPU_OUT=FILE
  * set, it writes there the CPU time, in ms, that it and its children used:
@@ -36,8 +35,6 @@ int main(int argc, char **argv)
 	}
 	int n = atoi(argv[1]);
 	double seconds = atof(argv[2]);
-	if (argc > 3)
-		usleep((useconds_t)(atof(argv[3]) * 1e6));
 	for (int i = 0; i < n; i++) {
 		pid_t pid = fork();
 		if (pid < 0) {

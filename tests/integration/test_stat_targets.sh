@@ -18,14 +18,17 @@ assert_cpu_clock "docker-bbb.scope" "$(stat_csv_value "$TMP/each.csv" cpu-clock 
 rc=0; "$CGPERF" stat --duration 0.1 --for-each-cgroup "$TEST_CG_REL/nothing-*" 2>"$TMP/err" >/dev/null || rc=$?
 [ "$rc" = 1 ] && grep -q "no cgroup matches" "$TMP/err" || fail "unmatched pattern: exit $rc, $(cat "$TMP/err")"
 
-# -t: three threads wait 1 s then burn 0.4 s each; count only one of them.
+# -t: three threads wait for a line on a FIFO (sent once cgperf counts, however
+# long its attach took) then burn 0.4 s each; count only one of them.
 mkcg t >/dev/null
+mkfifo "$TMP/t.go"
 steal_begin t
-run_in_cg t taskset -c "$BURN_CPU" "$BURN" 0.4 3 1; bpid=$LAST_PID
-sleep 0.2
+run_in_cg t taskset -c "$BURN_CPU" "$BURN" 0.4 3 "$TMP/t.go"; bpid=$LAST_PID
+wait_at_fifo "$bpid"  # its threads are made before it opens the FIFO
 tid=$(ls "/proc/$bpid/task" | sort -n | tail -1)
 [ "$tid" != "$bpid" ] || fail "burner has no extra threads"
 start_cgperf tid -e cpu-clock,task-clock -t "$tid"
+echo go >"$TMP/t.go"
 wait "$bpid"
 steal_end t "$BURN_CPU"
 kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "-t run failed"

@@ -24,12 +24,16 @@ cmd_ms=$(stat_csv_value "$TMP/cmd.csv" cpu-clock)
 assert_cpu_clock "-- CMD counts forked children" "$cmd_ms" "$(cat "$TMP/cmd.cpu")" 3 cmd
 [ -z "$tsc_ev" ] || assert_tsc "-- CMD" "$(stat_csv_value "$TMP/cmd.csv" "$TSC")" "$cmd_ms"
 
-# -p: attach to a running forker before it forks (it waits 1 s first).
+# -p: attach to a process before it forks: a shell waiting at a FIFO that,
+# once cgperf counts (however long its attach took), execs the forker (same
+# pid).
+mkfifo "$TMP/p.go"
 steal_begin p
-run_in_cg w "$FORKER" 2 0.5 1; fpid=$LAST_PID
-poll 3000 0.01 settled "$fpid" 1 || fail "the forker did not settle asleep"
+run_in_cg w sh -c 'read -r _ <"$1"; shift; exec "$@"' sh "$TMP/p.go" "$FORKER" 2 0.5; fpid=$LAST_PID
+wait_at_fifo "$fpid"
 before=$(usage_usec w)
 start_cgperf pid -e "cpu-clock$tsc_ev" -p "$fpid"
+echo go >"$TMP/p.go"
 wait "$fpid"
 after=$(usage_usec w)
 steal_end p
@@ -39,7 +43,7 @@ assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 p
 [ -z "$tsc_ev" ] || assert_tsc "-p" "$(stat_csv_value "$TMP/pid.csv" "$TSC")" "$pid_ms"
 
-# burn_p NAME WHAT CPUS target|child BURN-ARGS...: a burner on CPUS in w,
+# burn_p NAME WHAT CPUS target|child BURN-ARGS...: a burner on CPUS in w (a target: SECONDS THREADS),
 # counted with -p from start to end: the target itself, or the child of a
 # shell that is the target (forked once counting runs: the followers keep
 # children's thread counts, targets are forgotten when freed). The count is
@@ -47,11 +51,12 @@ assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 burn_p() {
 	local name=$1 what=$2 cpus=$3 how=$4 tpid before after
 	shift 4
+	# Both wait in open(2) of a FIFO (the burner's threads made): they run
+	# nothing until cgperf counts, however long its attach took.
+	mkfifo "$TMP/$name.go"
 	if [ "$how" = target ]; then
-		run_in_cg w taskset -c "$cpus" "$BURN" "$@"
+		run_in_cg w taskset -c "$cpus" "$BURN" "$1" "$2" "$TMP/$name.go"
 	else
-		# The shell waits in open(2) of a FIFO: it runs nothing until then.
-		mkfifo "$TMP/$name.go"
 		run_in_cg w taskset -c "$cpus" sh -c 'read -r _ <"$1"; shift; "$@"; true' \
 			sh "$TMP/$name.go" "$BURN" "$@"
 	fi
@@ -64,7 +69,7 @@ burn_p() {
 	steal_begin "$name"
 	before=$(usage_usec w)
 	start_cgperf "$name" -e cpu-clock -p "$tpid"
-	[ "$how" = target ] || echo go >"$TMP/$name.go"
+	echo go >"$TMP/$name.go"
 	wait "$tpid"
 	after=$(usage_usec w)
 	# Steal on that CPU, or on all for a range.
@@ -74,8 +79,8 @@ burn_p() {
 		"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 "$name"
 }
 # -p on a multi-threaded process counts every thread (TGID filter): three
-# threads wait 1 s, then burn 0.3 s each.
-burn_p threads "-p counts every thread of a process" "$BURN_CPU" target 0.3 3 1
+# threads wait for the FIFO, then burn 0.3 s each.
+burn_p threads "-p counts every thread of a process" "$BURN_CPU" target 0.3 3
 # A child whose main thread ends first (pthread_exit 0.2 s in, while two
 # threads burn 0.3 s each): counted until its last thread is gone, not only
 # until its leader is.
