@@ -13,6 +13,7 @@ void agent_publish_metrics(struct agent *a, double collection_s)
 	struct csv_sink_stats cs;
 	struct syslog_sink_stats ss;
 	char reason[256];
+	struct unseen_stats unseen;
 
 	/* Nothing to count without the output (the count walks every record). */
 	if (!a->prom)
@@ -36,7 +37,12 @@ void agent_publish_metrics(struct agent *a, double collection_s)
 		h.syslog_sent = ss.sent;
 		h.syslog_dropped = ss.dropped;
 	}
-	h.have_unseen = counter_unseen_switches(a->counter, &h.unseen_switches, &h.unseen_ns) == 0;
+	if (counter_unseen_switches(a->counter, &unseen) == 0) {
+		h.have_unseen = true;
+		h.unseen_switches = unseen.switches;
+		h.unseen_ns = unseen.ns;
+		h.unseen_faults = unseen.faults;
+	}
 	counter_sync_stats(a->counter, &h.cpu_syncs, &h.cpu_syncs_skipped);
 	h.watch_limit_reached = a->watch && cg_watch_limit_reason(a->watch, reason, sizeof(reason));
 	prom_sink_publish(a->prom, &h);

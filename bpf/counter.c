@@ -154,6 +154,8 @@ static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counte
 	skel->rodata->software_mask = m.software;
 	skel->rodata->clock_mask = m.clock;
 	skel->rodata->switch_mask = m.switches;
+	skel->rodata->minflt_mask = m.minflt;
+	skel->rodata->majflt_mask = m.majflt;
 	skel->rodata->idle_skips_reads = m.idle_skips_reads;
 }
 
@@ -1072,14 +1074,16 @@ void counter_sync_stats(const struct counter *c, uint64_t *ret_synced, uint64_t 
 	*ret_skipped = c->cpu_skips;
 }
 
-int counter_unseen_switches(const struct counter *c, uint64_t *ret_switches, uint64_t *ret_ns)
+int counter_unseen_switches(const struct counter *c, struct unseen_stats *ret)
 {
+	const struct follower_tp_bpf__bss *v;
+
 	if (c->hub)
-		return hub_unseen_switches(c->hub, ret_switches, ret_ns);
+		return hub_unseen_switches(c->hub, ret);
 	if (!c->tp)
 		return -ENODATA;
-	*ret_switches = c->tp->bss->unseen_switches;
-	*ret_ns = c->tp->bss->unseen_ns;
+	v = c->tp->bss;
+	*ret = (struct unseen_stats){ v->unseen_switches, v->unseen_ns, v->unseen_faults };
 	return 0;
 }
 

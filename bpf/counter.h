@@ -5,6 +5,7 @@
 #pragma once
 #include "bpf/accum.h"
 #include "bpf/cgperf_shared.h"
+#include "bpf/hub.h"
 #include "bpf/probe.h"
 #include "events/event_parse.h"
 #include "util/readings.h"
@@ -129,8 +130,7 @@ int counter_slot_bound(const struct counter *c);
 int counter_read_all(struct counter *c, int nr_slots, struct reading *ret_vals);
 /* Children of counted tasks that did not fit in the filter map. */
 uint64_t counter_filter_drops(const struct counter *c);
-/* Switches out of tasks the follower did not see switched in (a kernel that
- * hides some switches from sched_switch) where time was taken out of the
- * interval, and that time in ns, charged to nobody. -ENODATA where they
- * cannot be read (the fexit follower, a hub of another build). */
-int counter_unseen_switches(const struct counter *c, uint64_t *ret_switches, uint64_t *ret_ns);
+/* What the follower took out of intervals after switches sched_switch hid
+ * (struct unseen_stats, bpf/hub.h). -ENODATA where they cannot be read (the
+ * fexit follower, a hub of another build). */
+int counter_unseen_switches(const struct counter *c, struct unseen_stats *ret);

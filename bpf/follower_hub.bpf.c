@@ -224,10 +224,11 @@ static __always_inline void settle_owed(struct prev_state *prev)
 }
 
 /* Charge what ran on this CPU since the last flush to the cgroup id of the
- * task that ran (idle: nobody), and start over from now. at_switch: the
- * task is being switched out (its switch belongs to this interval), not
- * synced. */
-static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id, int idle)
+ * task that ran (idle: nobody), less what a hidden task did (h), and start
+ * over from now. at_switch: the task is being switched out (its switch
+ * belongs to this interval), not synced. */
+static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id, int idle,
+				  const struct hidden_work *h)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	__u64 now = bpf_ktime_get_ns(), dt = now - prev->ktime;
@@ -243,6 +244,7 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 	 * counter's whole history. */
 	if (first)
 		return;
+	take_out_hidden(d, h);
 	/* Reads owed to what is held are in d. Charged to the held cgroup with
 	 * the rest when the interval is its too (the task came in from idle as
 	 * one of its tasks: settle_owed ran otherwise); to what is held alone
@@ -351,7 +353,9 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *n)
 {
 	struct prev_state *prev;
+	struct hidden_work h;
 	__u32 zero = 0;
+	int hidden;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
@@ -361,9 +365,11 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		seen_switch_in(&prev->seen, n);
 		return 0;
 	}
-	catch_unseen_switch(&prev->ktime, &prev->seen, p);
+	/* After a hidden switch, the counters may have moved for a task of
+	 * another cgroup, idle's or held ones alike: read. */
+	hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h);
 	seen_switch_in(&prev->seen, n);
-	if (idle_skips_reads && !p->pid && prev->ktime) {
+	if (idle_skips_reads && !hidden && !p->pid && prev->ktime) {
 		/* Idle (owed to nobody) ends: the switch to idle flushed or
 		 * held, and nothing read since moved (idle_skips_reads), so the
 		 * previous readings already stand where the next task's
@@ -377,9 +383,10 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 			settle_owed(prev);
 		return 0;
 	}
-	if (idle_skips_reads && !n->pid && p->pid && prev->ktime && hold_to_idle(prev, p))
+	if (idle_skips_reads && !hidden && !n->pid && p->pid && prev->ktime &&
+	    hold_to_idle(prev, p))
 		return 0;
-	flush(prev, 1, cgroup_id_of(p), !p->pid);
+	flush(prev, 1, cgroup_id_of(p), !p->pid, &h);
 	set_owner(prev, n);
 	return 0;
 }
@@ -398,6 +405,7 @@ int BPF_PROG(on_sync)
 {
 	const struct cgperf_filter_gen *g;
 	struct prev_state *prev;
+	struct hidden_work h;
 	__u32 zero = 0;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
@@ -406,9 +414,9 @@ int BPF_PROG(on_sync)
 	if (prev->syncing)
 		return CGPERF_SYNC_BUSY;
 	prev->syncing = 1;
-	catch_unseen_switch(&prev->ktime, &prev->seen,
-			    (struct task_struct *)bpf_get_current_task());
-	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0);
+	catch_unseen_switch(&prev->ktime, &prev->seen, (struct task_struct *)bpf_get_current_task(),
+			    &h);
+	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0, &h);
 	g = bpf_map_lookup_elem(&filter_gen, &zero);
 	if (g)
 		release_held(prev, g);

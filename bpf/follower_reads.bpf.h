@@ -28,6 +28,12 @@ const volatile __u32 clock_mask = 0;
  * (which comes after this tracepoint: a read here charged each switch to
  * the interval of the task switched in). */
 const volatile __u32 switch_mask = 0;
+/* Page-fault events (bit n): those that count minor faults (page-faults,
+ * minor-faults) and major ones (page-faults, major-faults). A task's own
+ * counts of both (task_struct min_flt, maj_flt) take a hidden task's faults
+ * out of an interval (unseen_switch.bpf.h). */
+const volatile __u32 minflt_mask = 0;
+const volatile __u32 majflt_mask = 0;
 /* Set when a switch away from the idle task may skip its reads: the filter
  * never counts idle (CGROUP, PID, TGID) and every event is one the idle task
  * cannot move: clock and switch events (the switch tells them) and page

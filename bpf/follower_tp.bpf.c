@@ -35,9 +35,11 @@ struct {
 } prev_readings SEC(".maps");
 
 /* Charge what ran on this CPU since the last flush to the current task's
- * target, and start over from now. at_switch: the current task is being
- * switched out (its switch belongs to this interval), not synced. */
-static __always_inline void flush(struct prev_state *prev, int at_switch)
+ * target, less what a hidden task did (h), and start over from now.
+ * at_switch: the current task is being switched out (its switch belongs to
+ * this interval), not synced. */
+static __always_inline void flush(struct prev_state *prev, int at_switch,
+				  const struct hidden_work *h)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	const struct cgperf_slots *s;
@@ -54,6 +56,7 @@ static __always_inline void flush(struct prev_state *prev, int at_switch)
 	 * the counter's whole history. */
 	if (!enabled || first)
 		return;
+	take_out_hidden(d, h);
 	s = resolve_slots();
 	if (s)
 		add_to_slots(s, 0, nr_events, d);
@@ -70,26 +73,29 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *n)
 {
 	struct prev_state *prev;
+	struct hidden_work h = {};
 	__u32 zero = 0;
+	int hidden = 0;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
 	if (charges_tasks()) {
-		catch_unseen_switch(&prev->ktime, &prev->seen, p);
+		hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h);
 		seen_switch_in(&prev->seen, n);
 	}
-	if (idle_skips_reads && !p->pid && prev->ktime) {
+	if (idle_skips_reads && !hidden && !p->pid && prev->ktime) {
 		/* Idle (counted by no filter that sets idle_skips_reads) ends:
 		 * the switch to idle flushed, and nothing read since moved, so
 		 * the previous readings already stand where the next task's
 		 * interval starts; only the clock has run on, and idle's own
-		 * switch is idle's. */
+		 * switch is idle's. Not after a hidden switch to idle: the
+		 * hidden task moved them. */
 		prev->ktime = bpf_ktime_get_ns();
 		prev->switches = 0;
 		return 0;
 	}
-	flush(prev, 1);
+	flush(prev, 1, &h);
 	forget_if_dead(p);
 	return 0;
 }
@@ -100,6 +106,7 @@ SEC("raw_tp")
 int BPF_PROG(on_sync)
 {
 	struct prev_state *prev;
+	struct hidden_work h = {};
 	__u32 zero = 0;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
@@ -107,8 +114,8 @@ int BPF_PROG(on_sync)
 		return 0;
 	if (charges_tasks())
 		catch_unseen_switch(&prev->ktime, &prev->seen,
-				    (struct task_struct *)bpf_get_current_task());
-	flush(prev, 0);
+				    (struct task_struct *)bpf_get_current_task(), &h);
+	flush(prev, 0, &h);
 	return 0;
 }
 

@@ -146,6 +146,8 @@ static void set_masks(struct follower_hub_bpf *skel, const struct hub_opts *o)
 	skel->rodata->software_mask = m.software;
 	skel->rodata->clock_mask = m.clock;
 	skel->rodata->switch_mask = m.switches;
+	skel->rodata->minflt_mask = m.minflt;
+	skel->rodata->majflt_mask = m.majflt;
 	skel->rodata->idle_skips_reads = m.idle_skips_reads;
 }
 
@@ -499,7 +501,7 @@ const struct bpf_object_skeleton *hub_skeleton(const struct hub *h)
 	return h->skel ? h->skel->skeleton : NULL;
 }
 
-int hub_unseen_switches(const struct hub *h, uint64_t *ret_switches, uint64_t *ret_ns)
+int hub_unseen_switches(const struct hub *h, struct unseen_stats *ret)
 {
 	struct follower_hub_bpf__bss v;
 	__u32 zero = 0;
@@ -511,8 +513,7 @@ int hub_unseen_switches(const struct hub *h, uint64_t *ret_switches, uint64_t *r
 	} else if (bpf_map_lookup_elem(h->bss_fd, &zero, &v) < 0) {
 		return -errno;
 	}
-	*ret_switches = v.unseen_switches;
-	*ret_ns = v.unseen_ns;
+	*ret = (struct unseen_stats){ v.unseen_switches, v.unseen_ns, v.unseen_faults };
 	return 0;
 }
 

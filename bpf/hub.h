@@ -55,10 +55,19 @@ int hub_gen_fd(const struct hub *h);
 /* The skeleton of a hub this process made (NULL otherwise): what a
  * persistent session pins. */
 const struct bpf_object_skeleton *hub_skeleton(const struct hub *h);
-/* Switches out of tasks the hub did not see switched in where time was
- * taken out, and that time in ns (unseen_switch.bpf.h), for the whole hub.
- * -ENODATA: a hub found or adopted whose .bss is not this build's. */
-int hub_unseen_switches(const struct hub *h, uint64_t *ret_switches, uint64_t *ret_ns);
+/* What a kernel that hides some switches from sched_switch made the
+ * followers take out of intervals (unseen_switch.bpf.h), charged to nobody:
+ * switches out of tasks not seen switched in where time was taken out, that
+ * time, and the hidden tasks' page faults. */
+struct unseen_stats {
+	uint64_t switches;
+	uint64_t ns;
+	uint64_t faults;
+};
+
+/* For the whole hub. -ENODATA: a hub found or adopted whose .bss is not
+ * this build's. */
+int hub_unseen_switches(const struct hub *h, struct unseen_stats *ret);
 /* The hub's programs' ids (on_switch, on_sync). */
 int hub_prog_ids(const struct hub *h, __u32 ret_ids[2]);
 /* Stop counting and give the index back; the hub goes when no session holds

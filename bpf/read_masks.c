@@ -3,12 +3,6 @@
 #include "events/event_parse.h"
 #include <linux/perf_event.h>
 
-static bool is_page_faults(uint64_t config)
-{
-	return config == PERF_COUNT_SW_PAGE_FAULTS || config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-	       config == PERF_COUNT_SW_PAGE_FAULTS_MAJ;
-}
-
 void read_masks_of(const struct event_spec *events, int nr, bool never_idle, struct read_masks *ret)
 {
 	struct read_masks m = { .idle_skips_reads = never_idle };
@@ -26,7 +20,14 @@ void read_masks_of(const struct event_spec *events, int nr, bool never_idle, str
 				m.clock |= 1u << i;
 		} else if (config == PERF_COUNT_SW_CONTEXT_SWITCHES) {
 			m.switches |= 1u << i;
-		} else if (!is_page_faults(config)) {
+		} else if (config == PERF_COUNT_SW_PAGE_FAULTS) {
+			m.minflt |= 1u << i;
+			m.majflt |= 1u << i;
+		} else if (config == PERF_COUNT_SW_PAGE_FAULTS_MIN) {
+			m.minflt |= 1u << i;
+		} else if (config == PERF_COUNT_SW_PAGE_FAULTS_MAJ) {
+			m.majflt |= 1u << i;
+		} else {
 			m.idle_skips_reads = false; /* idle may move it */
 		}
 	}

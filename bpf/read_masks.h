@@ -12,6 +12,8 @@ struct read_masks {
 	uint32_t software; /* never multiplex: the counter-only read */
 	uint32_t clock; /* cpu-clock, task-clock: the switch's clock */
 	uint32_t switches; /* context-switches: the switches themselves */
+	uint32_t minflt; /* page-faults, minor-faults: tasks' min_flt */
+	uint32_t majflt; /* page-faults, major-faults: tasks' maj_flt */
 	bool idle_skips_reads;
 };
 

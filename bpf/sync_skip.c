@@ -42,7 +42,8 @@ static const char *const known_fields[] = {
 	"ktime",      "owner", "owner_cgrp", "switches",   "seen",    "held_id", "held_gen",
 	"reads_owed", "held",  "ev",	     "held_slots", "syncing", NULL,
 };
-static const char *const known_seen[] = { "cur", "cur_sum", "cur_pid", "pad", NULL };
+static const char *const known_seen[] = { "cur",     "cur_sum", "cur_minflt", "cur_majflt",
+					  "cur_pid", "pad",	NULL };
 static const char *const known_slots[] = { "nr", "slot", NULL };
 
 /* type_id through typedefs and qualifiers (NULL: none). */

@@ -39,6 +39,9 @@ struct task_struct {
 	struct css_set *cgroups;
 	struct sched_entity se;
 	struct signal_struct *signal;
+	/* The faults it made (mm_account_fault()). */
+	unsigned long min_flt;
+	unsigned long maj_flt;
 } __attribute__((preserve_access_index));
 
 /* Kernels before 5.14 name the state field "state" (a long). */

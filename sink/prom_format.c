@@ -307,6 +307,9 @@ static void put_unseen(struct buf *b, const struct prom_health *h, enum prom_for
 	put_counter_s(b, fmt, h, "cgperf_unseen_switch_seconds",
 		      "Time hidden tasks ran before those switches, charged to no cgroup.",
 		      h->unseen_ns / 1e9);
+	put_counter(b, fmt, h, "cgperf_unseen_switch_page_faults",
+		    "Page faults hidden tasks made before those switches, charged to no cgroup.",
+		    h->unseen_faults);
 }
 
 /* docs/ARCHITECTURE.md, "Syncs leave idle CPUs alone". */

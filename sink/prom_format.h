@@ -51,7 +51,7 @@ struct prom_health {
 	uint64_t syslog_sent, syslog_dropped;
 	bool watch_limit_reached;
 	bool have_unseen; /* the follower's count of switches sched_switch hid */
-	uint64_t unseen_switches, unseen_ns;
+	uint64_t unseen_switches, unseen_ns, unseen_faults;
 	/* CPUs the counter's syncs ran on, and those left out (idle, owing
 	 * nothing: bpf/sync_skip.h). */
 	uint64_t cpu_syncs, cpu_syncs_skipped;

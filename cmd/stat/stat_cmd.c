@@ -520,15 +520,17 @@ static int run_bpf(const struct stat_opts *o)
 }
 
 /* A kernel that hides some switches from sched_switch (bpf/unseen_switch.bpf.h):
- * say how often, and how much time was charged to nobody (-v). */
+ * say how often, and how much time and how many page faults were charged to
+ * nobody (-v). */
 static void log_unseen_switches(const struct counter *c)
 {
-	uint64_t nr, ns;
+	struct unseen_stats u;
 
-	if (counter_unseen_switches(c, &nr, &ns) == 0 && nr)
+	if (counter_unseen_switches(c, &u) == 0 && (u.switches || u.faults))
 		log_info("%llu switches out of tasks sched_switch did not show switching in; "
-			 "%.3f ms that hidden tasks ran before them charged to nobody",
-			 (unsigned long long)nr, ns / 1e6);
+			 "%.3f ms and %llu page faults that hidden tasks made before them "
+			 "charged to nobody",
+			 (unsigned long long)u.switches, u.ns / 1e6, (unsigned long long)u.faults);
 }
 
 /* How many CPU syncs ran, and how many idle CPUs were left out (-v). */
@@ -600,8 +602,7 @@ int do_stat(int argc, char **argv)
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &s.start);
-	log_info("counting started (%s, %s accumulators)",
-		 counter_mode_name(s.counter),
+	log_info("counting started (%s, %s accumulators)", counter_mode_name(s.counter),
 		 accum_kind_name(counter_accum_kind(s.counter)));
 	stat_print_header(s.out, &s.fmt, s.targets.desc);
 	if (w.pid > 0)

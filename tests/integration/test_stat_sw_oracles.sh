@@ -43,6 +43,8 @@ kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "
 pkill -INT -P "$PERF_PID" sleep || true
 wait "$PERF_PID" || true
 
+# A kernel hiding some switches: what cgperf took out of intervals (-v).
+log "$(grep 'did not show switching in' "$TMP/cgperf.log" || echo 'no hidden switches')"
 cs=$(stat_csv_value "$TMP/cgperf.csv" context-switches "$cg")
 flt=$(stat_csv_value "$TMP/cgperf.csv" page-faults "$cg")
 perf_cs=$(stat_csv_value "$TMP/perf.csv" context-switches "${cg#/}")
@@ -75,6 +77,7 @@ wait "$pa" || fail "known sleeps (a) failed"
 wait "$pb" || fail "known sleeps (b) failed"
 sleep 0.2
 kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat failed: $(cat "$TMP/two.log")"
+log "$(grep 'did not show switching in' "$TMP/two.log" || echo 'no hidden switches')"
 got_a=$(stat_csv_value "$TMP/two.csv" page-faults "$cga")
 got_b=$(stat_csv_value "$TMP/two.csv" page-faults "$cgb")
 log "page-faults, two cgroups through idle on one CPU: a $got_a (minflt $flt_a), b $got_b (minflt $flt_b)"

@@ -183,11 +183,14 @@ static void test_unseen_switches(void **state)
 	f.health.have_unseen = true;
 	f.health.unseen_switches = 4;
 	f.health.unseen_ns = 2500000;
+	f.health.unseen_faults = 7;
 	t = build(&f, 1, PROM_FORMAT_TEXT, NULL);
 	assert_has(t, "# TYPE cgperf_unseen_switches_total counter\n"
 		      "cgperf_unseen_switches_total 4\n");
 	assert_has(t, "# TYPE cgperf_unseen_switch_seconds_total counter\n"
 		      "cgperf_unseen_switch_seconds_total 0.0025\n");
+	assert_has(t, "# TYPE cgperf_unseen_switch_page_faults_total counter\n"
+		      "cgperf_unseen_switch_page_faults_total 7\n");
 	free(t);
 	t = build(&f, 1, PROM_FORMAT_OPENMETRICS, NULL);
 	assert_has(t, "# TYPE cgperf_unseen_switch_seconds counter\n");

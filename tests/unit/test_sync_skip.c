@@ -31,7 +31,7 @@
 struct hub_cpu {
 	__u64 ktime, owner, owner_cgrp, switches;
 	struct {
-		__u64 cur, cur_sum;
+		__u64 cur, cur_sum, cur_minflt, cur_majflt;
 		__s32 cur_pid;
 		__u32 pad;
 	} seen;
