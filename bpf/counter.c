@@ -685,10 +685,12 @@ static int loaded_prog_ids(const struct counter *c, uint32_t *ids, int *nr)
 	int r = add_obj_ids(c->tp ? c->tp->obj : NULL, ids, nr);
 
 	if (!r && c->hub) {
-		if (*nr + 2 > COUNTER_MAX_PROGS)
+		int n = 0;
+
+		if (*nr + HUB_MAX_PROGS > COUNTER_MAX_PROGS)
 			return -E2BIG;
-		r = hub_prog_ids(c->hub, &ids[*nr]);
-		*nr += r == 0 ? 2 : 0;
+		r = hub_prog_ids(c->hub, &ids[*nr], &n);
+		*nr += n;
 	}
 
 	for (int i = 0; !r && i < CGPERF_MAX_EVENTS; i++)
@@ -1083,7 +1085,8 @@ int counter_unseen_switches(const struct counter *c, struct unseen_stats *ret)
 	if (!c->tp)
 		return -ENODATA;
 	v = c->tp->bss;
-	*ret = (struct unseen_stats){ v->unseen_switches, v->unseen_ns, v->unseen_faults };
+	*ret = (struct unseen_stats){ v->unseen_switches, v->unseen_ns, v->unseen_faults,
+				      v->unseen_left_ns };
 	return 0;
 }
 

@@ -147,8 +147,37 @@ static __always_inline void release_held(struct prev_state *prev, const struct c
 	prev->held_id = 0;
 }
 
-/* Each registered session's slot list for the current task's cgroup. */
-static __always_inline void look_up_lists(struct prev_state *prev)
+/* resolve_cgroup_in() for a cgroup that is not the current task's (one a
+ * task left by moving itself): its entry, else its deepest monitored
+ * ancestor's, through its ancestors array. Kernels before 6.0 keep ids
+ * there instead: the cgroup's own entry only. */
+static __always_inline const struct cgperf_slots *resolve_cgroup_of(void *filter, struct cgroup *cg)
+{
+	const struct cgperf_slots *found = NULL, *s;
+	__u64 id = BPF_CORE_READ(cg, kn, id);
+	int level;
+
+	s = bpf_map_lookup_elem(filter, &id);
+	if (s || !bpf_core_field_exists(cg->ancestors))
+		return s;
+	level = BPF_CORE_READ(cg, level);
+	for (int l = 0; l < CGPERF_MAX_CGROUP_DEPTH; l++) {
+		struct cgroup *a = NULL;
+
+		if (l >= level)
+			break;
+		bpf_core_read(&a, sizeof(a), &cg->ancestors[l]);
+		id = BPF_CORE_READ(a, kn, id);
+		s = id ? bpf_map_lookup_elem(filter, &id) : NULL;
+		if (s)
+			found = s;
+	}
+	return found;
+}
+
+/* Each registered session's slot list for the cgroup cg, or the current
+ * task's (cg NULL). */
+static __always_inline void look_up_lists(struct prev_state *prev, struct cgroup *cg)
 {
 	for (__u32 i = 0; i < CGPERF_HUB_MAX_SESSIONS; i++) {
 		const struct cgperf_slots *s = NULL;
@@ -156,7 +185,7 @@ static __always_inline void look_up_lists(struct prev_state *prev)
 		void *filter = bpf_map_lookup_elem(&sess_filter, &k);
 
 		if (filter)
-			s = resolve_cgroup_in(filter);
+			s = cg ? resolve_cgroup_of(filter, cg) : resolve_cgroup_in(filter);
 		if (s)
 			prev->held_slots[at] = *s;
 		else
@@ -172,7 +201,7 @@ static __always_inline void look_up_lists(struct prev_state *prev)
  * them. The lists are trusted while the filter generation stands still; a
  * read always comes after a sync, so nothing held is ever missing from it. */
 static __always_inline void charge_cgroup(struct prev_state *prev, const struct cgperf_reading *d,
-					  __u64 id)
+					  __u64 id, struct cgroup *cg)
 {
 	const struct cgperf_filter_gen *g;
 	__u32 zero = 0;
@@ -191,12 +220,12 @@ static __always_inline void charge_cgroup(struct prev_state *prev, const struct 
 		return;
 	}
 	release_held(prev, g);
-	look_up_lists(prev);
-	/* The lists are of the current task's cgroup: id, unless the task
-	 * moved to another cgroup while it ran (a cgroup.procs write on
-	 * another CPU); then what it ran goes to the new one, held under its
-	 * id. */
-	prev->held_id = bpf_get_current_cgroup_id();
+	look_up_lists(prev, cg);
+	/* The lists are of cg (its id), or of the current task's cgroup: id,
+	 * unless the task was moved to another cgroup while it ran (a
+	 * cgroup.procs write on another CPU); then what it ran goes to the
+	 * new one, held under its id. */
+	prev->held_id = cg ? id : bpf_get_current_cgroup_id();
 	prev->held_gen = gen;
 	for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++)
 		prev->held[e] = d[e];
@@ -226,9 +255,10 @@ static __always_inline void settle_owed(struct prev_state *prev)
 /* Charge what ran on this CPU since the last flush to the cgroup id of the
  * task that ran (idle: nobody), less what a hidden task did (h), and start
  * over from now. at_switch: the task is being switched out (its switch
- * belongs to this interval), not synced. */
+ * belongs to this interval), not synced. cg: the cgroup of id when it is
+ * not the current task's (NULL: it is). */
 static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id, int idle,
-				  const struct hidden_work *h)
+				  const struct hidden_work *h, struct cgroup *cg)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	__u64 now = bpf_ktime_get_ns(), dt = now - prev->ktime;
@@ -245,6 +275,19 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 	if (first)
 		return;
 	take_out_hidden(d, h);
+	/* A switch to idle hidden: the counters read are the interval's
+	 * owner's (tasks of its cgroup switched in since, switches among them
+	 * skipped; idle moves none), unless reads are owed to what is held;
+	 * the time is idle's, nobody's. */
+	if (idle && h->to_idle && !prev->reads_owed) {
+		for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++) {
+			if ((clock_mask | switch_mask) & (1u << e))
+				d[e].counter = 0;
+			d[e].enabled = d[e].running = 0;
+		}
+		charge_cgroup(prev, d, prev->owner, (struct cgroup *)prev->owner_cgrp);
+		return;
+	}
 	/* Reads owed to what is held are in d. Charged to the held cgroup with
 	 * the rest when the interval is its too (the task came in from idle as
 	 * one of its tasks: settle_owed ran otherwise); to what is held alone
@@ -261,7 +304,7 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 	prev->reads_owed = 0;
 	/* Idle is nobody's (and not its cgroup's). */
 	if (!idle)
-		charge_cgroup(prev, d, id);
+		charge_cgroup(prev, d, id, cg);
 }
 
 /* The cgroup v2 of a task, and its id as bpf_get_current_cgroup_id() gives
@@ -367,7 +410,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	}
 	/* After a hidden switch, the counters may have moved for a task of
 	 * another cgroup, idle's or held ones alike: read. */
-	hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h);
+	hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h, 0);
 	seen_switch_in(&prev->seen, n);
 	if (idle_skips_reads && !hidden && !p->pid && prev->ktime) {
 		/* Idle (owed to nobody) ends: the switch to idle flushed or
@@ -386,7 +429,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	if (idle_skips_reads && !hidden && !n->pid && p->pid && prev->ktime &&
 	    hold_to_idle(prev, p))
 		return 0;
-	flush(prev, 1, cgroup_id_of(p), !p->pid, &h);
+	flush(prev, 1, cgroup_id_of(p), !p->pid, &h, NULL);
 	set_owner(prev, n);
 	return 0;
 }
@@ -415,11 +458,49 @@ int BPF_PROG(on_sync)
 		return CGPERF_SYNC_BUSY;
 	prev->syncing = 1;
 	catch_unseen_switch(&prev->ktime, &prev->seen, (struct task_struct *)bpf_get_current_task(),
-			    &h);
-	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0, &h);
+			    &h, 1);
+	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0, &h,
+	      NULL);
 	g = bpf_map_lookup_elem(&filter_gen, &zero);
 	if (g)
 		release_held(prev, g);
+	prev->syncing = 0;
+	return 0;
+}
+
+/* A task that moves itself to another cgroup while it runs (a shell's
+ * `echo $$ > cgroup.procs`, systemd's exec child): the interval since the
+ * last flush is its old cgroup's, tasks of which may have switched among
+ * themselves since without a flush; charged at the switch out, it would go
+ * to the new one (1600 page faults of other tasks once). Charged here, to
+ * the old cgroup, with the microseconds the mover ran since the move was
+ * committed (this runs right after). A task moved by another one, while it
+ * runs on another CPU, is charged at its switch out as before. */
+/* on_attach's link, for sessions that join the hub to hold it too (the
+ * hub's registry entry names on_switch's link only). */
+__u64 attach_link_id = 0; /* 64 bits: the .bss then has no tail padding (its size is checked) */
+
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(on_attach, struct cgroup *dst, const char *path, struct task_struct *task,
+	     _Bool threadgroup)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct prev_state *prev;
+	struct hidden_work h;
+	__u32 zero = 0;
+
+	if (task != cur && !(threadgroup && task->tgid == cur->tgid))
+		return 0;
+	prev = bpf_map_lookup_elem(&prev_readings, &zero);
+	/* Not before the CPU's first switch (no interval yet), nor inside a
+	 * sync (none can be: a cgroup write does not happen in an IPI). */
+	if (!prev || !prev->ktime || prev->syncing || (__u64)cgroup_of(cur) == prev->owner_cgrp)
+		return 0;
+	/* A sync arriving as an IPI meanwhile waits (CGPERF_SYNC_BUSY). */
+	prev->syncing = 1;
+	catch_unseen_switch(&prev->ktime, &prev->seen, cur, &h, 1);
+	flush(prev, 0, prev->owner, 0, &h, (struct cgroup *)prev->owner_cgrp);
+	set_owner(prev, cur);
 	prev->syncing = 0;
 	return 0;
 }

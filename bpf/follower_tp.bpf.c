@@ -81,7 +81,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	if (!prev)
 		return 0;
 	if (charges_tasks()) {
-		hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h);
+		hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h, 0);
 		seen_switch_in(&prev->seen, n);
 	}
 	if (idle_skips_reads && !hidden && !p->pid && prev->ktime) {
@@ -114,7 +114,7 @@ int BPF_PROG(on_sync)
 		return 0;
 	if (charges_tasks())
 		catch_unseen_switch(&prev->ktime, &prev->seen,
-				    (struct task_struct *)bpf_get_current_task(), &h);
+				    (struct task_struct *)bpf_get_current_task(), &h, 1);
 	flush(prev, 0, &h);
 	return 0;
 }

@@ -45,6 +45,9 @@ struct hub {
 	struct follower_hub_bpf *skel; /* made here (NULL: found) */
 	int link_fd, sync_fd, sessions_fd, filter_outer_fd, accum_outer_fd, gen_fd;
 	int bss_fd; /* a hub found or adopted: its .bss (unseen switches); -1: none */
+	/* on_attach's link (tasks that move themselves); -1: a hub of an
+	 * older build, which has none */
+	int attach_fd;
 	int index; /* ours in the hub; -1: not registered */
 	struct cgperf_hub_session me;
 };
@@ -163,14 +166,16 @@ static int take_skel_fds(struct hub *h)
 	struct follower_hub_bpf *s = h->skel;
 
 	h->link_fd = dup_cloexec(bpf_link__fd(s->links.on_switch));
+	h->attach_fd = dup_cloexec(bpf_link__fd(s->links.on_attach));
 	h->sync_fd = dup_cloexec(bpf_program__fd(s->progs.on_sync));
 	h->sessions_fd = dup_cloexec(bpf_map__fd(s->maps.sessions));
 	h->filter_outer_fd = dup_cloexec(bpf_map__fd(s->maps.sess_filter));
 	h->accum_outer_fd = dup_cloexec(bpf_map__fd(s->maps.sess_accum));
 	h->gen_fd = dup_cloexec(bpf_map__fd(s->maps.filter_gen));
-	if (h->link_fd < 0 || h->sync_fd < 0 || h->sessions_fd < 0 || h->filter_outer_fd < 0 ||
-	    h->accum_outer_fd < 0 || h->gen_fd < 0)
+	if (h->link_fd < 0 || h->attach_fd < 0 || h->sync_fd < 0 || h->sessions_fd < 0 ||
+	    h->filter_outer_fd < 0 || h->accum_outer_fd < 0 || h->gen_fd < 0)
 		return -errno;
+	s->bss->attach_link_id = bpf_link_id_of(h->attach_fd);
 	return 0;
 }
 
@@ -235,6 +240,21 @@ static void open_bss(struct hub *h)
 	}
 }
 
+/* A found hub's on_attach link, held as long as the hub is (every member
+ * holds it, so it lives while on_switch's does). */
+static void open_attach_link(struct hub *h)
+{
+	struct follower_hub_bpf__bss v;
+	__u32 zero = 0;
+
+	if (h->bss_fd >= 0 && bpf_map_lookup_elem(h->bss_fd, &zero, &v) == 0 && v.attach_link_id)
+		h->attach_fd = bpf_link_get_fd_by_id(v.attach_link_id);
+	if (h->attach_fd < 0)
+		log_info("the cgroup hub has no cgroup_attach_task program (an older cgperf made "
+			 "it): a task that moves itself to another cgroup is charged at its "
+			 "switch out");
+}
+
 /* The hub of a registry entry, if it is alive: its fds through its link. */
 static int hub_find(struct hub *h, const struct hub_entry *e)
 {
@@ -266,8 +286,10 @@ static int hub_find(struct hub *h, const struct hub_entry *e)
 		r = prog_map_by_name(prog_fd, "filter_gen", BPF_MAP_TYPE_ARRAY, &h->gen_fd);
 	if (r == 0 && !sessions_map_ok(h->sessions_fd))
 		r = -ENOENT;
-	if (r == 0)
+	if (r == 0) {
 		open_bss(h);
+		open_attach_link(h);
+	}
 out:
 	if (prog_fd >= 0)
 		close(prog_fd);
@@ -277,7 +299,7 @@ out:
 static void hub_fds_close(struct hub *h)
 {
 	int *fds[] = { &h->link_fd,	   &h->sync_fd, &h->sessions_fd, &h->filter_outer_fd,
-		       &h->accum_outer_fd, &h->gen_fd,	&h->bss_fd };
+		       &h->accum_outer_fd, &h->gen_fd,	&h->bss_fd,	 &h->attach_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -294,7 +316,7 @@ static struct hub *hub_alloc(void)
 
 	if (h) {
 		h->link_fd = h->sync_fd = h->sessions_fd = h->filter_outer_fd = -1;
-		h->accum_outer_fd = h->gen_fd = h->bss_fd = h->index = -1;
+		h->accum_outer_fd = h->gen_fd = h->bss_fd = h->attach_fd = h->index = -1;
 	}
 	return h;
 }
@@ -513,22 +535,35 @@ int hub_unseen_switches(const struct hub *h, struct unseen_stats *ret)
 	} else if (bpf_map_lookup_elem(h->bss_fd, &zero, &v) < 0) {
 		return -errno;
 	}
-	*ret = (struct unseen_stats){ v.unseen_switches, v.unseen_ns, v.unseen_faults };
+	*ret = (struct unseen_stats){ v.unseen_switches, v.unseen_ns, v.unseen_faults,
+				      v.unseen_left_ns };
 	return 0;
 }
 
-int hub_prog_ids(const struct hub *h, __u32 ret_ids[2])
+static int link_prog_id(int link_fd, __u32 *ret_id)
 {
 	struct bpf_link_info li = { 0 };
-	__u32 len = sizeof(li), sync_id;
-	int r = prog_stats_id_of(h->sync_fd, &sync_id);
+	__u32 len = sizeof(li);
 
+	if (bpf_obj_get_info_by_fd(link_fd, &li, &len) < 0)
+		return -errno;
+	*ret_id = li.prog_id;
+	return 0;
+}
+
+int hub_prog_ids(const struct hub *h, __u32 ret_ids[HUB_MAX_PROGS], int *ret_nr)
+{
+	__u32 ids[HUB_MAX_PROGS];
+	int nr = 2, r = prog_stats_id_of(h->sync_fd, &ids[1]);
+
+	if (r == 0)
+		r = link_prog_id(h->link_fd, &ids[0]);
+	if (r == 0 && h->attach_fd >= 0 && (r = link_prog_id(h->attach_fd, &ids[2])) == 0)
+		nr = 3;
 	if (r < 0)
 		return r;
-	if (bpf_obj_get_info_by_fd(h->link_fd, &li, &len) < 0)
-		return -errno;
-	ret_ids[0] = li.prog_id;
-	ret_ids[1] = sync_id;
+	memcpy(ret_ids, ids, nr * sizeof(ids[0]));
+	*ret_nr = nr;
 	return 0;
 }
 
@@ -603,6 +638,12 @@ int hub_open_pinned(const char *dir, struct hub **ret)
 		r = find_index(h, filter_fd);
 	if (r == 0)
 		open_bss(h);
+	/* Pinned with the session since the hub has it; a session of an older
+	 * build has none. */
+	if (r == 0 && session_pin_get(dir, "link_on_attach", &h->attach_fd) < 0)
+		log_info("the agent's cgroup hub has no cgroup_attach_task program (an older "
+			 "cgperf made it): a task that moves itself to another cgroup is "
+			 "charged at its switch out");
 	if (filter_fd >= 0)
 		close(filter_fd);
 	if (r < 0) {

@@ -58,18 +58,22 @@ const struct bpf_object_skeleton *hub_skeleton(const struct hub *h);
 /* What a kernel that hides some switches from sched_switch made the
  * followers take out of intervals (unseen_switch.bpf.h), charged to nobody:
  * switches out of tasks not seen switched in where time was taken out, that
- * time, and the hidden tasks' page faults. */
+ * time, and the hidden tasks' page faults; and a bound of the hidden time
+ * that may still be charged to tasks (a chain of hidden tasks). */
 struct unseen_stats {
 	uint64_t switches;
 	uint64_t ns;
 	uint64_t faults;
+	uint64_t left_ns; /* at most this much hidden time is still charged */
 };
 
 /* For the whole hub. -ENODATA: a hub found or adopted whose .bss is not
  * this build's. */
 int hub_unseen_switches(const struct hub *h, struct unseen_stats *ret);
-/* The hub's programs' ids (on_switch, on_sync). */
-int hub_prog_ids(const struct hub *h, __u32 ret_ids[2]);
+/* The hub's programs' ids: on_switch, on_sync, and on_attach where the hub
+ * has it (an older build's has not). */
+#define HUB_MAX_PROGS 3
+int hub_prog_ids(const struct hub *h, __u32 ret_ids[HUB_MAX_PROGS], int *ret_nr);
 /* Stop counting and give the index back; the hub goes when no session holds
  * it. NULL is fine. */
 void hub_leave(struct hub *h);

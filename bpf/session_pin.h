@@ -32,10 +32,13 @@
  * 8: the followers watch for switches sched_switch hides (prev_readings grew
  * the task last seen switched in; bpf/unseen_switch.bpf.h): an upgraded
  * agent drains a layout-7 session rather than keep its programs.
+ * 9: the hub takes hidden tasks' page faults out (prev_readings and .bss
+ * grew) and charges a task that moves itself to its old cgroup at the move
+ * (its on_attach program, pinned with the session).
  * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
  * description, and accumulators whose kind their map says, so they can
  * still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 8
+#define CGPERF_SESSION_LAYOUT 9
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 

@@ -13,6 +13,8 @@ struct kernfs_node {
 
 struct cgroup {
 	struct kernfs_node *kn;
+	int level; /* the root's is 0 */
+	struct cgroup *ancestors[]; /* 6.0 and later; [level] is the cgroup itself */
 } __attribute__((preserve_access_index));
 
 struct css_set {

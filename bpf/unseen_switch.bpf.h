@@ -38,6 +38,7 @@
 #include <bpf/bpf_core_read.h>
 #include "task_min.h"
 #include "follower_reads.bpf.h"
+#include "hidden_share.h"
 
 /* Switches out of a task not seen switched in where time was taken out of
  * the interval, and that time (all CPUs; updated rarely, atomically). */
@@ -45,21 +46,30 @@ __u64 unseen_switches = 0;
 __u64 unseen_ns = 0;
 /* Page faults of hidden tasks taken out of intervals (take_out_hidden). */
 __u64 unseen_faults = 0;
+/* What those switches may have left charged to the task switched out: the
+ * second bound beyond what was taken out (a chain of hidden tasks, of which
+ * only the last seen switched in is known). An upper bound, never exact. */
+__u64 unseen_left_ns = 0;
 
-/* What a follower keeps per CPU to see missed switches. */
+/* What a follower keeps per CPU to see missed switches. The first line's
+ * fields are read at every switch; the fault counts only when page faults
+ * are counted. */
 struct seen_switch {
 	__u64 cur; /* the task last seen switched in here */
 	__u64 cur_sum; /* its se.sum_exec_runtime then */
-	__u64 cur_minflt; /* its min_flt, maj_flt then (page-fault events only) */
-	__u64 cur_majflt;
 	__s32 cur_pid; /* its pid: a task gone since (cur freed, maybe reused) reads another */
 	__u32 pad;
+	__u64 cur_minflt; /* its min_flt, maj_flt then (page-fault events only) */
+	__u64 cur_majflt;
 };
 
-/* What a hidden task did in an interval, to be taken out of its reads. */
+/* What a hidden task did in an interval, to be taken out of its reads;
+ * to_idle: it was switched to idle unseen (what else the interval read is
+ * its owner's: idle moves no counter). */
 struct hidden_work {
 	__u64 minflt;
 	__u64 majflt;
+	int to_idle;
 };
 
 static __always_inline int counts_faults(void)
@@ -78,6 +88,20 @@ static __always_inline void seen_switch_in(struct seen_switch *seen, struct task
 	if (counts_faults()) {
 		seen->cur_minflt = n->min_flt;
 		seen->cur_majflt = n->maj_flt;
+	}
+}
+
+/* The same for p through probe reads (p may come from
+ * bpf_get_current_task(): a sync): p runs here from now on, and what it did
+ * so far is charged. */
+static __always_inline void seen_now(struct seen_switch *seen, struct task_struct *p)
+{
+	seen->cur = (__u64)p;
+	seen->cur_sum = BPF_CORE_READ(p, se.sum_exec_runtime);
+	seen->cur_pid = BPF_CORE_READ(p, pid);
+	if (counts_faults()) {
+		seen->cur_minflt = BPF_CORE_READ(p, min_flt);
+		seen->cur_majflt = BPF_CORE_READ(p, maj_flt);
 	}
 }
 
@@ -100,46 +124,52 @@ static __always_inline __u64 hidden_task_ran(const struct seen_switch *seen, str
 	return sum - seen->cur_sum;
 }
 
-/* p runs here (being switched out, or synced; it is seen->cur from now on)
- * and the interval since *ktime is about to be charged to it. Returns 1 if
- * p is not the task last seen switched in (a hidden switch: the caller
- * reads, and takes w out of what it read), after moving *ktime past what
- * the hidden task ran. Read through probe reads: p may come from
- * bpf_get_current_task() (a sync), and the hidden task may be gone. */
+/* p runs here (being switched out, or synced: at_sync) and the interval
+ * since *ktime is about to be charged to it. Returns 1 if p is not the task
+ * last seen switched in (a hidden switch: the caller reads, and takes w out
+ * of what it read), after moving *ktime past what the hidden task ran. At
+ * a sync, the task seen keeps running with what it did so far charged: its
+ * runtime and fault counts start over from now. Read through probe reads:
+ * p may come from bpf_get_current_task() (a sync), and the hidden task may
+ * be gone. */
 static __always_inline int catch_unseen_switch(__u64 *ktime, struct seen_switch *seen,
-					       struct task_struct *p, struct hidden_work *w)
+					       struct task_struct *p, struct hidden_work *w,
+					       int at_sync)
 {
-	__u64 now, p_sum, p_ran, hidden_ran, interval, hidden;
+	__u64 now, p_ran, hidden_ran, interval, hidden;
+	int idle;
 
 	w->minflt = w->majflt = 0;
-	if ((__u64)p == seen->cur || !seen->cur)
+	w->to_idle = 0;
+	if ((__u64)p == seen->cur || !seen->cur) {
+		if (at_sync || !seen->cur)
+			seen_now(seen, p);
 		return 0;
-	hidden_ran = hidden_task_ran(seen, w);
-	p_sum = BPF_CORE_READ(p, se.sum_exec_runtime);
-	seen->cur = (__u64)p;
-	seen->cur_sum = p_sum;
-	seen->cur_pid = BPF_CORE_READ(p, pid);
-	if (counts_faults()) {
-		seen->cur_minflt = BPF_CORE_READ(p, min_flt);
-		seen->cur_majflt = BPF_CORE_READ(p, maj_flt);
 	}
-	if (!*ktime)
+	hidden_ran = hidden_task_ran(seen, w);
+	seen_now(seen, p);
+	idle = !seen->cur_pid;
+	w->to_idle = idle;
+	if (!*ktime) {
+		w->minflt = w->majflt = 0;
 		return 1;
-	/* Idle's interval goes to nobody whole: only counted here. */
-	p_ran = seen->cur_pid ? p_sum - BPF_CORE_READ(p, se.prev_sum_exec_runtime) : 0;
+	}
+	/* Idle's interval goes to nobody whole: no time to take out. */
+	p_ran = idle ? 0 : seen->cur_sum - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
 	now = bpf_ktime_get_ns();
 	interval = now - *ktime;
 	hidden = p_ran < interval ? interval - p_ran : 0;
-	if (hidden_ran < hidden)
+	if (hidden_ran < hidden) {
+		if (!idle)
+			__sync_fetch_and_add(&unseen_left_ns, hidden - hidden_ran);
 		hidden = hidden_ran;
+	}
 	/* The hidden task's faults here: all of them, unless it ran more
 	 * than fits here (it ran on another CPU since), then this CPU's share
 	 * of its time. */
-	if (hidden < hidden_ran) {
-		w->minflt = w->minflt * hidden / hidden_ran;
-		w->majflt = w->majflt * hidden / hidden_ran;
-	}
-	if (!hidden)
+	w->minflt = hidden_share(w->minflt, hidden, hidden_ran);
+	w->majflt = hidden_share(w->majflt, hidden, hidden_ran);
+	if (!hidden || idle)
 		return 1;
 	__sync_fetch_and_add(&unseen_switches, 1);
 	__sync_fetch_and_add(&unseen_ns, hidden);

@@ -526,11 +526,14 @@ static void log_unseen_switches(const struct counter *c)
 {
 	struct unseen_stats u;
 
-	if (counter_unseen_switches(c, &u) == 0 && (u.switches || u.faults))
-		log_info("%llu switches out of tasks sched_switch did not show switching in; "
-			 "%.3f ms and %llu page faults that hidden tasks made before them "
-			 "charged to nobody",
-			 (unsigned long long)u.switches, u.ns / 1e6, (unsigned long long)u.faults);
+	if (counter_unseen_switches(c, &u) < 0 || !(u.switches || u.faults || u.left_ns))
+		return;
+	log_info("%llu switches out of tasks sched_switch did not show switching in; "
+		 "%.3f ms and %llu page faults that hidden tasks made before them "
+		 "charged to nobody; up to %.3f ms more may be charged to tasks "
+		 "(chains of hidden tasks)",
+		 (unsigned long long)u.switches, u.ns / 1e6, (unsigned long long)u.faults,
+		 u.left_ns / 1e6);
 }
 
 /* How many CPU syncs ran, and how many idle CPUs were left out (-v). */

@@ -71,7 +71,8 @@ static void *burn(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: burn SECONDS [THREADS]\n");
+		fprintf(stderr,
+			"usage: burn SECONDS [THREADS [DELAY|/FIFO [stop|leader-exits|exit-group]]]\n");
 		return 2;
 	}
 	cpu_seconds = atof(argv[1]);

@@ -14,6 +14,11 @@
  *                      to the cgroup.procs file $KNOWN_MOVE_TO (moving
  *                      itself while it runs) and prints its minflt from
  *                      before the move on standard output
+ *   known selfmove N   moves itself to its own cgroup ($KNOWN_MOVE_FROM's
+ *                      cgroup.procs: it warms the lock), touches N fresh
+ *                      pages, moves itself to $KNOWN_MOVE_TO while it runs;
+ *                      prints its minflt before the move and after, and
+ *                      whether the move slept (voluntary switches in it)
  * When done the process stops itself (SIGSTOP): the test reads the per-task
  * counts in /proc (voluntary_ctxt_switches, minflt) while nothing changes,
  * then sends SIGCONT and the workload exits. --no-stop: exit at once. */
@@ -128,6 +133,48 @@ static int sleep_then_move(long n)
 	return 0;
 }
 
+/* selfmove: faults, then a move of the task to another cgroup while it
+ * runs, with nothing in between that reads: the write of cgroup.procs
+ * sleeps (and so flushes) only when the cgroup lock's fast path is cold,
+ * so it moves to its own cgroup first, which warms it for some ms. */
+static long nvcsw(void)
+{
+	struct rusage u;
+
+	return getrusage(RUSAGE_SELF, &u) < 0 ? -1 : u.ru_nvcsw;
+}
+
+static int write_pid(const char *path)
+{
+	char pid[32];
+	int fd, len = snprintf(pid, sizeof(pid), "%d", (int)getpid()), ok;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, pid, len) == len;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int touch_then_move(long n)
+{
+	const char *from = getenv("KNOWN_MOVE_FROM"), *to = getenv("KNOWN_MOVE_TO");
+	struct rusage before, after;
+	long slept;
+
+	if (!from || !to || write_pid(from) < 0 || touch_fresh_pages(n, 0) ||
+	    getrusage(RUSAGE_SELF, &before) < 0 || write_pid(to) < 0)
+		return 1;
+	slept = nvcsw() - before.ru_nvcsw;
+	if (getrusage(RUSAGE_SELF, &after) < 0)
+		return 1;
+	printf("%ld %ld %ld\n", before.ru_minflt, after.ru_minflt, slept);
+	fflush(stdout);
+	done();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc >= 3 ? atol(argv[2]) : 0;
@@ -137,7 +184,8 @@ int main(int argc, char **argv)
 	else if (argc != 3)
 		n = 0;
 	if (n <= 0) {
-		fprintf(stderr, "usage: known switches|faults|sleeps|moves N [--no-stop]\n");
+		fprintf(stderr,
+			"usage: known switches|faults|sleeps|moves|selfmove N [--no-stop]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "switches"))
@@ -148,6 +196,8 @@ int main(int argc, char **argv)
 		return touch_then_stop(n, 100);
 	if (!strcmp(argv[1], "moves"))
 		return sleep_then_move(n);
+	if (!strcmp(argv[1], "selfmove"))
+		return touch_then_move(n);
 	fprintf(stderr, "known: unknown mode '%s'\n", argv[1]);
 	return 2;
 }

@@ -102,7 +102,7 @@ grep -q "adopted the pinned counting session" "$TMP/agent2.log" ||
 	fail "the second agent did not adopt the session: $(cat "$TMP/agent2.log")"
 for _ in $(seq 50); do [ -s "$FILE" ] && break; sleep 0.1; done
 [ -s "$FILE" ] || fail "no textfile written after the restart"
-grep -q '^cgperf_unseen_switch_seconds_total [0-9.]*$' "$FILE" ||
+grep -qE '^cgperf_unseen_switch_seconds_total [0-9.]+(e[-+][0-9]+)?$' "$FILE" ||
 	fail "no cgperf_unseen_switch_seconds_total after adoption"
 lint=$("$PROMTOOL" check metrics <"$FILE" 2>&1) || fail "promtool after the restart: $lint"
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "second agent exit status $?"

@@ -14,17 +14,19 @@ cg_a=$(mkcg a)
 cg_b=$(mkcg b)
 first_prog=$(bpftool prog show -j | python3 -c "import json, sys; print(max([p['id'] for p in json.load(sys.stdin)] + [0]))")
 
-# switch_progs PID...: the on_switch programs loaded since the test began
+# hub_progs NAME PID...: the hub programs NAME loaded since the test began
 # that these processes hold (pins count for nobody).
-switch_progs() {
-	local held
+hub_progs() {
+	local held name=$1
+	shift
 	held=$(held_progs "$@" | paste -sd,)
 	bpftool prog show -j | python3 -c "
 import json, sys
 held = {int(i) for i in '$held'.split(',') if i}
 print(sorted(p['id'] for p in json.load(sys.stdin) if p['id'] > $first_prog and p['id'] in held
-             and p.get('name') == 'on_switch'))"
+             and p.get('name') == '$name'))"
 }
+switch_progs() { hub_progs on_switch "$@"; }
 # counted NAME CG: cpu-clock (ms) session NAME wrote for CG.
 counted() { stat_csv_value "$TMP/$1.csv" cpu-clock "$2"; }
 
@@ -42,6 +44,11 @@ progs=$(switch_progs "$p1" "$p2")
 [ "$(echo "$progs" | tr -cd , | wc -c)" = 0 ] && [ "$progs" != "[]" ] ||
 	fail "two cgroup sessions of one event set hold on_switch programs $progs, expected one"
 log "s1 and s2 share on_switch program $progs"
+# Each member holds the hub's on_attach link too (tasks that move
+# themselves): it lives as long as the hub, whoever made it.
+attach1=$(hub_progs on_attach "$p1") attach2=$(hub_progs on_attach "$p2")
+[ "$attach1" != "[]" ] && [ "$attach1" = "$attach2" ] ||
+	fail "s1 holds on_attach $attach1, s2 $attach2: expected the one of their hub"
 
 a0=$(usage_usec a); b0=$(usage_usec b)
 burn_pinned a 1 s_a
@@ -103,6 +110,7 @@ grep -q "adopt" "$TMP/ag2.log" || fail "the agent did not adopt its pinned sessi
 burn_pinned a 1 s4_a
 a5=$(usage_usec a)
 [ "$(switch_progs "$AGENT_PID" "$p4")" = "$hub" ] || fail "the agent and s4 held $hub, now $(switch_progs "$AGENT_PID" "$p4")"
+[ "$(hub_progs on_attach "$AGENT_PID")" != "[]" ] || fail "the restarted agent holds no on_attach link (its pins)"
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed at SIGTERM"
 
 # ---- the agent released while s4 holds its hub: index 0 given back, s4 ------
@@ -122,6 +130,7 @@ PY
 "$CGPERF" release -c "$TMP/hub.yaml" 2>"$TMP/release.log" || fail "release failed: $(cat "$TMP/release.log")"
 [ "$(hub_index_used 0)" = 0 ] || fail "the released agent's index 0 is still used in the hub s4 holds"
 [ "$(switch_progs "$p4")" = "$hub" ] || fail "the hub s4 holds is gone: s4 holds $(switch_progs "$p4")"
+[ "$(hub_progs on_attach "$p4")" != "[]" ] || fail "s4 holds no on_attach link of the agent's hub after its release"
 a6=$(usage_usec a)
 burn_pinned a 1 s4_b
 a7=$(usage_usec a)

@@ -174,6 +174,17 @@ steal_end() {
 	STEAL_MS[$1]=$(awk -v a="${STEAL_MS[$1]:-0}" -v b="$ms" 'BEGIN { print a + b }')
 	unset "STEAL_OPEN[$1]"
 }
+# allow_unseen NAME LOG: a kernel that hides some switches from sched_switch
+# (this project's VMs hide their agent's): what the cgperf -v session of LOG
+# says may still be charged of hidden tasks' time (a chain of them) widens
+# NAME's bound as steal does. Nothing where no switch is hidden.
+allow_unseen() {
+	local ms
+	ms=$(sed -n 's/.*up to \([0-9.]*\) ms more may be charged to tasks.*/\1/p' "$2" | tail -1)
+	[ -n "$ms" ] || return 0
+	log "hidden switches ($(basename "$2")): up to $ms ms of hidden tasks' time may be in cgperf's count"
+	STEAL_MS[$1]=$(awk -v a="${STEAL_MS[$1]:-0}" -v b="$ms" 'BEGIN { print a + b }')
+}
 # burn_pinned CG SECONDS NAME: burn SECONDS of CPU on $BURN_CPU in cgroup CG
 # (relative to the test subtree), wait for it, count its window for NAME.
 burn_pinned() {
@@ -418,7 +429,7 @@ assert_count() {
 # holds whatever the machine's speed. Timestamps must increase.
 assert_cpus_per_interval() {
 	python3 - "$@" <<'PY' || fail "$2 per interval in $1 is not $3 CPUs: $(cat "$1")"
-import csv, os, sys
+import csv, sys
 path, event, n = sys.argv[1], sys.argv[2], float(sys.argv[3])
 rows = [r for r in csv.reader(open(path, newline='')) if len(r) == 8 and r[3] == event]
 ts = [float(r[0]) for r in rows]
@@ -426,13 +437,18 @@ assert len(rows) >= 3 and all(b > a for a, b in zip(ts, ts[1:])), ts
 cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]
 print("# %s: CPUs counted per interval: %s" % (path, ["%.3f" % c for c in cpus]))
 # The last interval is the partial one at the end. Over all the full ones
-# within 3 %; each within 3 % too, or what vm-run allows under emulation,
-# where a sync reaches the other vCPUs only when the emulator runs them
-# (one interval's 1.11 CPUs, the next's 0.91).
+# within 3 %. Each one by the running total since the start: a sync that
+# runs late on a CPU (a loaded host; an emulated vCPU runs it when the
+# emulator gets to it: one interval's 1.18 CPUs, the next's 0.96) moves
+# time from one interval into the next, which the running total does not
+# see; an interval counted twice, or lost, moves it by a whole interval.
 full = sum(float(r[1]) for r in rows[:-1]) / (ts[-2] * 1000)
-tol = max(3.0, float(os.environ.get('CGPERF_INTERVAL_TOL_PCT', 0))) / 100
 assert abs(full - n) <= 0.03 * n, 'over all full intervals: %.3f CPUs' % full
-assert all(abs(c - n) <= tol * n for c in cpus[:-1]), cpus
+total = 0.0
+for r, t, p in zip(rows[:-1], ts, [0.0] + ts):
+    total += float(r[1])
+    assert abs(total - n * t * 1000) <= 0.03 * n * t * 1000 + 0.5 * n * (t - p) * 1000, \
+        'running total %.1f ms at %.3f s, %s CPUs would be %.1f ms: %s' % (total, t, n, n * t * 1000, cpus)
 PY
 	log "ok: $2 in $(basename "$1") counts $3 CPUs in every interval"
 }

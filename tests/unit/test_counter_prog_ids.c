@@ -44,9 +44,9 @@ static bool in(const uint32_t *ids, int n, uint32_t id)
 
 static bool follower_name(const char *name)
 {
-	static const char *const names[] = { "on_switch",      "on_sync",	"on_fork",
-					     "on_free",	       "on_new_thread", "on_switch_out",
-					     "fexit_on_switch" };
+	static const char *const names[] = { "on_switch",	"on_sync",	 "on_fork",
+					     "on_free",		"on_new_thread", "on_switch_out",
+					     "fexit_on_switch", "on_attach" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))

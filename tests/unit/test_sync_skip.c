@@ -31,9 +31,10 @@
 struct hub_cpu {
 	__u64 ktime, owner, owner_cgrp, switches;
 	struct {
-		__u64 cur, cur_sum, cur_minflt, cur_majflt;
+		__u64 cur, cur_sum;
 		__s32 cur_pid;
 		__u32 pad;
+		__u64 cur_minflt, cur_majflt;
 	} seen;
 	__u64 held_id, held_gen, reads_owed;
 	struct cgperf_reading held[CGPERF_MAX_EVENTS];
