@@ -369,8 +369,10 @@ static int resolve_events(struct top *t)
 		top_model_note(&t->model, "BMISS%",
 			       "not among the default events (a session counts at most 8); "
 			       "give -e with branches,branch-misses");
-	if (t->o.sort && !apply_sort(&t->model, t->o.sort))
-		return -cli_usage_error("top", "no column '%s' to sort by", t->o.sort);
+	if (t->o.sort && !apply_sort(&t->model, t->o.sort)) {
+		cli_usage_error("top", "no column '%s' to sort by", t->o.sort);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -593,13 +595,10 @@ int do_top(int argc, char **argv)
 		goto out;
 	}
 	r = resolve_targets(&t);
+	if (r == 0)
+		r = resolve_events(&t);
 	if (r < 0) {
-		rc = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	r = resolve_events(&t);
-	if (r < 0) {
-		rc = -r;
+		rc = cli_exit_code(r);
 		goto out;
 	}
 	if (open_counter(&t) < 0)
