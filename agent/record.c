@@ -26,8 +26,7 @@ static void fill_view(struct cg_record *r)
 {
 	uint32_t gen = r->view.gen + 1;
 
-	/* Container id as people know it from `docker ps`: 12 characters. */
-	snprintf(r->short_id, sizeof(r->short_id), "%.12s", r->ident.container_id);
+	cg_short_id(&r->ident, r->short_id);
 	r->view = (struct sink_cgroup){
 		.id = r->id,
 		.gen = gen ? gen : 1,
@@ -37,11 +36,7 @@ static void fill_view(struct cg_record *r)
 		 * runtime whose files named the container does. */
 		.runtime = r->ident.runtime[0] ? r->ident.runtime : r->meta.runtime,
 		.container_id = r->short_id,
-		/* Unnamed containers are known by their short id (`docker ps`). */
-		.container_name = r->meta.container_name[0] ? r->meta.container_name
-				  : r->ident.kind == CG_KIND_CONTAINER && r->short_id[0]
-					  ? r->short_id
-					  : r->ident.lxc_name,
+		.container_name = cg_container_name(&r->ident, &r->meta, r->short_id),
 		.pod = r->meta.pod_name,
 		.pod_namespace = r->meta.pod_namespace,
 	};

@@ -6,6 +6,7 @@
  * what a persistent session keeps across agent restarts (record_encode /
  * record_decode); nothing else of the agent's state needs to survive. */
 #pragma once
+#include "cgroup/display_name.h"
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"
 #include "sink/sink.h"
@@ -66,7 +67,7 @@ struct cg_record {
 	struct record_output out[RECORD_MAX_OUTPUTS];
 	struct record_output *written[RECORD_MAX_OUTPUTS]; /* kept once made */
 	char *path;
-	char short_id[13];
+	char short_id[CG_SHORT_ID_SIZE];
 	struct cg_identity ident;
 	struct cg_metadata meta;
 };

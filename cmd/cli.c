@@ -78,6 +78,11 @@ int cli_usage_error(const char *cmd, const char *fmt, const char *arg)
 	return EXIT_USAGE;
 }
 
+int cli_exit_code(int r)
+{
+	return r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+}
+
 /* ---- the -e list ---- */
 
 static void remember_skipped(struct cli_events *e, const struct event_spec *ev, const char *msg)
@@ -104,12 +109,12 @@ int cli_resolve_events(struct cli_events *e)
 			"%s: event groups ('{...}') are not supported: shared leaders "
 			"read single events; list the events without braces\n",
 			e->cmd);
-		return -EXIT_USAGE;
+		return -EINVAL;
 	}
 	n = event_parse_list(e->list, all, 64, err, sizeof(err));
 	if (n < 0) {
 		fprintf(stderr, "%s: %s\n", e->cmd, log_name(err));
-		return -EXIT_USAGE;
+		return -EINVAL;
 	}
 	e->nr_skipped = 0;
 	for (int i = 0; i < n; i++) {
@@ -117,12 +122,13 @@ int cli_resolve_events(struct cli_events *e)
 
 		if (r == -EACCES || r == -EPERM) {
 			fprintf(stderr, "%s: %s\n", e->cmd, log_name(msg));
-			return -EXIT_RUNTIME;
+			return r;
 		}
 		if (r < 0) {
 			if (e->strict) {
 				fprintf(stderr, "%s: %s\n", e->cmd, log_name(msg));
-				return -EXIT_RUNTIME;
+				/* Not r: a probe's -EINVAL is the host's, not a usage error. */
+				return -EOPNOTSUPP;
 			}
 			log_warn("%s; skipping it", log_name(msg));
 			remember_skipped(e, &all[i], msg);
@@ -130,13 +136,13 @@ int cli_resolve_events(struct cli_events *e)
 		}
 		if (kept == e->max) {
 			fprintf(stderr, "%s: at most %d events per session\n", e->cmd, e->max);
-			return -EXIT_USAGE;
+			return -EINVAL;
 		}
 		e->ret_events[kept++] = all[i];
 	}
 	if (kept == 0) {
 		fprintf(stderr, "%s: none of the events is supported on this host\n", e->cmd);
-		return -EXIT_RUNTIME;
+		return -EOPNOTSUPP;
 	}
 	return kept;
 }

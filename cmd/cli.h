@@ -22,6 +22,9 @@ enum {
  * and is printed as it is) + " (see 'cgperf CMD --help')" on stderr.
  * Returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, const char *arg);
+/* A command's exit code for a helper's -errno: -EINVAL (what the command
+ * line asks cannot be) is EXIT_USAGE, any other failure EXIT_RUNTIME. */
+int cli_exit_code(int r);
 
 /* ---- parsers: each returns 0 or -EINVAL ---- */
 
@@ -53,8 +56,10 @@ struct cli_events {
 	int max_skipped, nr_skipped;
 };
 
-/* Returns the number of usable events, or minus an exit code (EXIT_USAGE,
- * EXIT_RUNTIME) after printing why. */
+/* Returns the number of usable events, or after printing why: -EINVAL (a
+ * group, a list that does not parse, more than max events), -EACCES or
+ * -EPERM (not allowed to count), -EOPNOTSUPP (an event not counted here
+ * with strict, or none of them). */
 int cli_resolve_events(struct cli_events *e);
 
 /* ---- the wait ---- */

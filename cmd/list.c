@@ -5,6 +5,7 @@
 #include "cmd/cli.h"
 #include "agent/metadata_roots.h"
 #include "cgroup/cgroup2.h"
+#include "cgroup/display_name.h"
 #include "cgroup/identity.h"
 #include "cgroup/metadata.h"
 #include "cgroup/select.h"
@@ -41,32 +42,20 @@ static void usage(FILE *f)
 	      f);
 }
 
-/* A container whose runtime files name nothing is known by its short id
- * (like `docker ps`); a service or slice by its unit. */
-static const char *container_display_name(const struct cg_identity *ident,
-					  const struct cg_metadata *md, const char *short_id)
-{
-	if (md->container_name[0])
-		return md->container_name;
-	if (ident->kind == CG_KIND_CONTAINER && short_id[0])
-		return short_id;
-	return ident->kind == CG_KIND_CONTAINER ? ident->lxc_name : "";
-}
-
 static void add_json(struct list_state *s, const char *path, uint64_t id,
 		     const struct cg_identity *ident, const struct cg_metadata *md)
 {
 	json_object *o = json_object_new_object();
-	char short_id[13];
+	char short_id[CG_SHORT_ID_SIZE];
 
-	snprintf(short_id, sizeof(short_id), "%.12s", ident->container_id);
+	cg_short_id(ident, short_id);
 	json_object_object_add(o, "id", json_object_new_uint64(id));
 #define ADD_STR(key, val) json_object_object_add(o, key, json_string_utf8(val))
 	ADD_STR("path", path);
 	ADD_STR("kind", cg_kind_name(ident->kind));
 	ADD_STR("runtime", ident->runtime[0] ? ident->runtime : md->runtime);
 	ADD_STR("container_id", short_id);
-	ADD_STR("container_name", container_display_name(ident, md, short_id));
+	ADD_STR("container_name", cg_container_name(ident, md, short_id));
 	ADD_STR("pod_uid", ident->pod_uid);
 	ADD_STR("pod_name", md->pod_name);
 	ADD_STR("namespace", md->pod_namespace);
@@ -82,14 +71,12 @@ static void print_row(const char *path, uint64_t id, const struct cg_identity *i
 		      const struct cg_metadata *md)
 {
 	char p[1024], name[300], pod[300], ns[300];
-	char short_id[13];
-	const char *display_name;
+	char display_name[CG_DISPLAY_NAME_SIZE];
 
-	snprintf(short_id, sizeof(short_id), "%.12s", ident->container_id);
-	display_name = container_display_name(ident, md, short_id);
-
+	/* The name `cgperf top` shows for the same cgroup. */
+	cg_display_name(path, ident, md, display_name, sizeof(display_name));
 	text_escape_control(path, p, sizeof(p));
-	text_escape_control(display_name[0] ? display_name : ident->unit, name, sizeof(name));
+	text_escape_control(display_name, name, sizeof(name));
 	text_escape_control(md->pod_name, pod, sizeof(pod));
 	text_escape_control(md->pod_namespace, ns, sizeof(ns));
 	printf("%-8llu %-10s %-10s %-12.12s %-24s %-24s %-12s %s\n", (unsigned long long)id,

@@ -339,7 +339,7 @@ static int start_profiling(struct bpf_run *b)
 						     .ret_events = b->events,
 						     .max = CGPERF_MAX_EVENTS });
 	if (r < 0)
-		return r;
+		return -cli_exit_code(r);
 	b->nr_events = r;
 	r = prog_profiler_open(b->events, b->nr_events, &b->prof);
 	if (r < 0) {

@@ -564,14 +564,14 @@ int do_stat(int argc, char **argv)
 						     .ret_events = s.events,
 						     .max = CGPERF_MAX_EVENTS });
 	if (r < 0) {
-		rc = -r;
+		rc = cli_exit_code(r);
 		goto out;
 	}
 	s.nr_events = r;
 	derived_map_events(s.events, s.nr_events, &s.derived);
 	r = resolve_targets(&o, &s.targets);
 	if (r < 0) {
-		rc = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
+		rc = cli_exit_code(r);
 		goto out;
 	}
 	s.out = stdout;

@@ -15,6 +15,7 @@
 #include "cmd/top/top_view.h"
 #include "bpf/counter.h"
 #include "cgroup/cgroup2.h"
+#include "cgroup/display_name.h"
 #include "cgroup/watch.h"
 #include "util/log.h"
 #include "util/timer.h"
@@ -237,7 +238,7 @@ static void admit(struct top *t, const struct cg_watch *w, const char *path, uin
 {
 	static const struct reading zero[READINGS_MAX_EVENTS];
 	uint64_t anc[CGPERF_MAX_CGROUP_DEPTH];
-	char name[CG_NAME_MAX * 2 + 8];
+	char name[CG_DISPLAY_NAME_SIZE];
 	int nr_anc, slot, r;
 
 	if (t->model.nr_rows >= (int)t->cfg.cgroups.max) {
@@ -254,7 +255,7 @@ static void admit(struct top *t, const struct cg_watch *w, const char *path, uin
 		log_warn("cannot count cgroup %s: %s", log_name(path), strerror(-r));
 		return;
 	}
-	top_display_name(path, ident, md, name, sizeof(name));
+	cg_display_name(path, ident, md, name, sizeof(name));
 	r = top_model_add(&t->model, id, path, name, cg_kind_name(ident->kind), slot);
 	if (r < 0) {
 		counter_remove(t->counter, id, NULL);
@@ -293,10 +294,10 @@ static void on_names(void *ctx, uint64_t id, const char *path, const struct cg_i
 		     const struct cg_metadata *meta)
 {
 	struct top *t = ctx;
-	char name[CG_NAME_MAX * 2 + 8];
+	char name[CG_DISPLAY_NAME_SIZE];
 
 	if (top_model_find(&t->model, id)) {
-		top_display_name(path, ident, meta, name, sizeof(name));
+		cg_display_name(path, ident, meta, name, sizeof(name));
 		top_model_set_name(&t->model, id, name);
 	} else if (t->sel_needs_names && wanted(t, path, id, ident, meta)) {
 		admit(t, t->watch, path, id, ident, meta);
@@ -368,8 +369,10 @@ static int resolve_events(struct top *t)
 		top_model_note(&t->model, "BMISS%",
 			       "not among the default events (a session counts at most 8); "
 			       "give -e with branches,branch-misses");
-	if (t->o.sort && !apply_sort(&t->model, t->o.sort))
-		return -cli_usage_error("top", "no column '%s' to sort by", t->o.sort);
+	if (t->o.sort && !apply_sort(&t->model, t->o.sort)) {
+		cli_usage_error("top", "no column '%s' to sort by", t->o.sort);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -592,13 +595,10 @@ int do_top(int argc, char **argv)
 		goto out;
 	}
 	r = resolve_targets(&t);
+	if (r == 0)
+		r = resolve_events(&t);
 	if (r < 0) {
-		rc = r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME;
-		goto out;
-	}
-	r = resolve_events(&t);
-	if (r < 0) {
-		rc = -r;
+		rc = cli_exit_code(r);
 		goto out;
 	}
 	if (open_counter(&t) < 0)

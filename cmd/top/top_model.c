@@ -480,25 +480,3 @@ int top_model_view(struct top_model *m)
 	free(sorted);
 	return 0;
 }
-
-void top_display_name(const char *path, const struct cg_identity *ident,
-		      const struct cg_metadata *md, char *buf, size_t size)
-{
-	const char *last = strrchr(path, '/');
-
-	if (ident->kind == CG_KIND_CONTAINER && md->container_name[0])
-		snprintf(buf, size, "%s", md->container_name);
-	else if (ident->kind == CG_KIND_CONTAINER && ident->container_id[0])
-		snprintf(buf, size, "%.12s", ident->container_id);
-	else if (ident->kind == CG_KIND_CONTAINER && ident->lxc_name[0])
-		snprintf(buf, size, "%s", ident->lxc_name);
-	else if (ident->kind == CG_KIND_POD && md->pod_name[0])
-		snprintf(buf, size, "%s%s%s", md->pod_namespace, md->pod_namespace[0] ? "/" : "",
-			 md->pod_name);
-	else if (ident->kind == CG_KIND_POD && ident->pod_uid[0])
-		snprintf(buf, size, "pod %s", ident->pod_uid);
-	else if (ident->unit[0])
-		snprintf(buf, size, "%s", ident->unit);
-	else
-		snprintf(buf, size, "%s", last && last[1] ? last + 1 : path);
-}

@@ -42,7 +42,7 @@ struct top_column {
 struct top_row {
 	uint64_t id;
 	char *path; /* relative to the cgroup2 root, raw bytes */
-	char *name; /* display name (top_display_name), raw bytes */
+	char *name; /* display name (cg_display_name), raw bytes */
 	const char *kind; /* cg_kind_name() */
 	int slot;
 	bool sampled; /* last[] holds totals */
@@ -103,9 +103,3 @@ void top_model_sort_by(struct top_model *m, int col);
 int top_model_col_by_key(const struct top_model *m, char c);
 /* Order, filter and tree: fills m->order. 0 or -ENOMEM. */
 int top_model_view(struct top_model *m);
-
-/* What people call the cgroup: the container's name (or its short id), a
- * pod as "namespace/pod" (or its uid), a service's or slice's unit, else the
- * last path component. */
-void top_display_name(const char *path, const struct cg_identity *ident,
-		      const struct cg_metadata *md, char *buf, size_t size);

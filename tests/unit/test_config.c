@@ -20,6 +20,7 @@
 
 #include "cmd/commands.h"
 #include "config/config.h"
+#include "tests/lib/test_files.h"
 
 /* ------------------------------------------------------------------------- */
 /* Bad input: one row per kind of problem                                    */
@@ -950,22 +951,16 @@ static int setup_dir(void **state)
 
 static int teardown_dir(void **state)
 {
-	char cmd[sizeof(tmpdir) + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rmtemp(tmpdir);
 }
 
+/* tmpdir/name holding len bytes of text; its path, malloc'd. */
 static char *write_file(const char *name, const char *text, size_t len)
 {
 	char *path;
-	FILE *f;
 
 	assert_true(asprintf(&path, "%s/%s", tmpdir, name) > 0);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
+	test_write_file(path, text, len);
 	return path;
 }
 
@@ -1035,14 +1030,11 @@ struct run_result {
 
 static void slurp(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	char *text = test_read_file(path, NULL);
 
-	assert_true(fd >= 0);
-	n = read(fd, buf, len - 1);
-	assert_true(n >= 0);
-	buf[n] = '\0';
-	close(fd);
+	assert_non_null(text);
+	snprintf(buf, len, "%s", text);
+	free(text);
 }
 
 /* Run do_check_config() in a child with stdout and stderr in files: the

@@ -22,6 +22,7 @@
 #include "sink/csv_retention.h"
 #include "sink/csv_sink.h"
 #include "sink/file_name.h"
+#include "tests/lib/test_files.h"
 
 #define DAY (24LL * 3600)
 
@@ -29,22 +30,13 @@ static char *tmpdir;
 
 static int setup(void **state)
 {
-	char tmpl[] = "/tmp/cgperf-test-ret.XXXXXX";
-
-	assert_non_null(mkdtemp(tmpl));
-	tmpdir = strdup(tmpl);
+	tmpdir = test_mkdtemp("/tmp/cgperf-test-ret.XXXXXX");
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	char *cmd;
-
-	/* Our own mkdtemp directory; nothing else. */
-	assert_true(strncmp(tmpdir, "/tmp/cgperf-test-ret.", 21) == 0);
-	assert_true(asprintf(&cmd, "rm -rf '%s'", tmpdir) > 0);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_int_equal(test_rmtemp(tmpdir), 0);
 	free(tmpdir);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "tests/lib/test_files.h"
 #include "tests/lib/unit_skip.h"
 
 #include <dirent.h>
@@ -61,21 +62,11 @@ static mode_t initial_umask;
 
 static char *make_tmpdir(void)
 {
-	char tmpl[] = "/tmp/cgperf-test-csv.XXXXXX";
-	assert_non_null(mkdtemp(tmpl));
-	assert_true(nr_cleanup_dirs < 4);
-	cleanup_dirs[nr_cleanup_dirs++] = xstrdup(tmpl);
-	return xstrdup(tmpl);
-}
+	char *dir = test_mkdtemp("/tmp/cgperf-test-csv.XXXXXX");
 
-static void remove_tree(const char *dir)
-{
-	char *cmd;
-	/* Our own mkdtemp directory; nothing else. */
-	assert_true(strncmp(dir, "/tmp/cgperf-test-csv.", 21) == 0);
-	assert_true(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	assert_true(nr_cleanup_dirs < 4);
+	cleanup_dirs[nr_cleanup_dirs++] = xstrdup(dir);
+	return dir;
 }
 
 static int teardown(void **state)
@@ -85,38 +76,12 @@ static int teardown(void **state)
 	free(cleanup_mount);
 	cleanup_mount = NULL;
 	for (int i = 0; i < nr_cleanup_dirs; i++) {
-		remove_tree(cleanup_dirs[i]);
+		assert_int_equal(test_rmtemp(cleanup_dirs[i]), 0);
 		free(cleanup_dirs[i]);
 	}
 	nr_cleanup_dirs = 0;
 	umask(initial_umask); /* test_permissions changes it */
 	return 0;
-}
-
-static char *read_file(const char *path, size_t *ret_len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int c;
-
-	if (!f)
-		return NULL;
-	while ((c = fgetc(f)) != EOF) {
-		if (len + 2 > cap) {
-			cap = cap ? cap * 2 : 1024;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		buf[len++] = (char)c;
-	}
-	fclose(f);
-	if (!buf)
-		buf = xstrdup("");
-	buf[len] = '\0';
-	if (ret_len)
-		*ret_len = len;
-	return buf;
 }
 
 static bool file_exists(const char *path)
@@ -757,7 +722,7 @@ static void test_round_trip(void **state)
 		free(file);
 	}
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(csv_dir);
 	free(dir);
 }
@@ -795,7 +760,7 @@ static void test_identity_cells(void **state)
 	assert_string_equal(cell(&t, 3, "cgroup_id"), "36");
 	table_free(&t);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(dir);
 }
@@ -834,7 +799,7 @@ static void test_identity_follows_refresh(void **state)
 	table_free(&t);
 	record_clear(&set);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(dir);
 }
@@ -893,7 +858,7 @@ static void test_deltas_and_intervals(void **state)
 	table_free(&t);
 	assert_int_equal(stats_of(s).rows_written, 5);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(dir);
 }
@@ -911,7 +876,7 @@ static void test_name_collision(void **state)
 	assert_int_equal(column_sum(a, "cycles", NULL), 1);
 	assert_int_equal(column_sum(b, "cycles", NULL), 2);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(a);
 	free(b);
 	free(dir);
@@ -938,7 +903,7 @@ static void test_prog_rows(void **state)
 	feed_init(&f, 881, "/a");
 	assert_int_equal(feed_step(s, &f, 1, false), 0);
 	assert_int_equal(s->ops->write_prog(s, &r), 0);
-	text = read_file(file, NULL);
+	text = test_read_file(file, NULL);
 	assert_non_null(text);
 	assert_string_equal(
 		text, "timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,run_ns\n"
@@ -956,7 +921,7 @@ static void test_prog_rows(void **state)
 	assert_true(file_exists(odd));
 	assert_int_equal(stats_of(s).rows_written, 4);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(odd);
 	free(cg_file);
@@ -995,14 +960,14 @@ static void test_prog_event_columns(void **state)
 	r.counted = false;
 	r.delta = NULL;
 	assert_int_equal(s->ops->write_prog(s, &r), 0);
-	text = read_file(file, NULL);
+	text = test_read_file(file, NULL);
 	assert_string_equal(text, "timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,"
 				  "run_ns,counted_runs,cpu-clock,cpu-clock_running_pct,cs,"
 				  "cs_running_pct\n"
 				  "2025-12-04T11:56:25.000Z,881,cgperf_tprog,59f4a931744dcdc6,"
 				  "socket_filter,999,500,11313,499,10000,50.00,0,\n");
 	free(text);
-	text = read_file(other, NULL);
+	text = test_read_file(other, NULL);
 	assert_non_null(strstr(text, "\n2025-12-04T11:56:25.000Z,7,,0000000000000000,xdp,999,500,"
 				     "11313,,,,,\n"));
 	free(text);
@@ -1011,17 +976,17 @@ static void test_prog_event_columns(void **state)
 	s = new_sink(dir, 0, 3);
 	r = (struct sink_prog_record){ .time = { 1764849395, 0 }, .prog = &p, .runs = 1, .seq = 2 };
 	assert_int_equal(s->ops->write_prog(s, &r), 0);
-	text = read_file(file, NULL);
+	text = test_read_file(file, NULL);
 	assert_string_equal(text, "timestamp,prog_id,prog_name,prog_tag,prog_type,interval_ms,runs,"
 				  "run_ns\n"
 				  "2025-12-04T11:56:35.000Z,881,cgperf_tprog,59f4a931744dcdc6,"
 				  "socket_filter,0,1,0\n");
 	free(text);
-	text = read_file(rot, NULL);
+	text = test_read_file(rot, NULL);
 	assert_non_null(strstr(text, ",counted_runs,cpu-clock,"));
 	free(text);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(other);
 	free(rot);
@@ -1047,10 +1012,9 @@ static void test_permissions(void **state)
 	assert_int_equal(st.st_mode & 07777, 0640);
 	/* The whole directory removed under a running agent: made again. */
 	{
-		char *top = path_join(dir, "p"), *cmd, *content;
+		char *top = path_join(dir, "p"), *content;
 
-		assert_true(asprintf(&cmd, "rm -rf '%s'", top) > 0);
-		assert_int_equal(system(cmd), 0);
+		assert_int_equal(test_rmtemp(top), 0);
 		umask(077);
 		assert_int_equal(feed_step(s, &f, 2, false), 0);
 		umask(old);
@@ -1058,11 +1022,10 @@ static void test_permissions(void **state)
 		assert_int_equal(st.st_mode & 07777, 0750);
 		assert_int_equal(stat(file, &st), 0);
 		assert_int_equal(st.st_mode & 07777, 0640);
-		content = read_file(file, NULL);
+		content = test_read_file(file, NULL);
 		assert_int_equal(strncmp(content, "timestamp,", 10), 0);
 		assert_int_equal(column_sum(file, "cycles", NULL), 2);
 		free(content);
-		free(cmd);
 		free(top);
 	}
 	s->ops->free(s);
@@ -1096,14 +1059,14 @@ static void test_permissions(void **state)
 		feed_init(&f, 4, "/sym");
 		assert_true(feed_step(s2, &f, 1, false) < 0);
 		assert_int_equal(stats_of(s2).rows_failed, 1);
-		content = read_file(target, &len);
+		content = test_read_file(target, &len);
 		assert_string_equal(content, "secret\n");
 		free(content);
 		s2->ops->free(s2);
 		free(target);
 		free(link);
 	}
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(nested);
 	free(dir);
@@ -1142,7 +1105,7 @@ static void test_directory_mode(void **state)
 		assert_int_equal(csv_sink_new(&cfg, &s), -EPERM);
 		assert_null(s);
 	}
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(csv_dir);
 	free(dir);
 }
@@ -1203,7 +1166,7 @@ static void test_safe_cells(void **state)
 		}
 		s->ops->free(s);
 	}
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(dir);
 }
 
@@ -1254,7 +1217,7 @@ static void test_bad_records(void **state)
 	assert_int_equal(column_sum(file, "cycles", NULL), 60);
 	assert_int_equal(column_sum(file, "cpu-clock", NULL), 120);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(dir);
 }
@@ -1279,7 +1242,7 @@ static void test_rotation_by_size(void **state)
 		assert_int_equal(stat(name, &st), 0);
 		/* Rotated right after the write that went past 400 bytes. */
 		assert_true(st.st_size > 400 && st.st_size < 400 + 100);
-		content = read_file(name, NULL);
+		content = test_read_file(name, NULL);
 		assert_int_equal(strncmp(content, "timestamp,", 10), 0);
 		assert_int_equal(count_substr(content, "timestamp,"), 1);
 		free(content);
@@ -1327,7 +1290,7 @@ static void test_rotation_by_size(void **state)
 	{
 		struct stat st;
 		uint64_t first, last;
-		char *content = read_file(base, NULL);
+		char *content = test_read_file(base, NULL);
 
 		assert_non_null(content);
 		assert_int_equal(strncmp(content, "timestamp,", 10), 0);
@@ -1342,7 +1305,7 @@ static void test_rotation_by_size(void **state)
 		assert_int_equal(column_sum(base, "cycles", NULL), rows);
 	}
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(base);
 	free(dir);
 }
@@ -1380,7 +1343,7 @@ static void test_logrotate_rename(void **state)
 	assert_int_equal(column_sum(file, "cycles", &rows_older), 11);
 	assert_int_equal(rows_older, 1);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(old);
 	free(older);
@@ -1390,7 +1353,7 @@ static void test_logrotate_rename(void **state)
 /* The file holds one header, at the top, and `rows` rows summing to `sum`. */
 static void assert_one_header(const char *file, uint64_t sum, size_t rows)
 {
-	char *content = read_file(file, NULL);
+	char *content = test_read_file(file, NULL);
 	size_t got_rows;
 
 	assert_non_null(content);
@@ -1419,7 +1382,7 @@ static void one_file_open(struct one_file *o, uint64_t id, const char *path)
 static void one_file_close(struct one_file *o)
 {
 	o->s->ops->free(o->s);
-	remove_tree(o->dir);
+	assert_int_equal(test_rmtemp(o->dir), 0);
 	free(o->file);
 	free(o->dir);
 }
@@ -1587,7 +1550,7 @@ static void test_truncate_to_a_row(void **state)
 	one_file_open(&o, 35, "/nz");
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(feed_step(o.s, &o.f, 5, false), 0);
-	content = read_file(o.file, NULL);
+	content = test_read_file(o.file, NULL);
 	nl = strchr(strchr(content, '\n') + 1, '\n'); /* the header and one row */
 	keep = nl + 1 - content;
 	free(content);
@@ -1690,7 +1653,7 @@ static void test_batches(void **state)
 		assert_int_equal(s->ops->write(s, &rec), 0);
 	}
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(dir);
 }
 
@@ -1709,7 +1672,7 @@ static void test_header_change_and_restart(void **state)
 	s = new_sink(dir, 0, 3);
 	feed_restart(&f);
 	assert_int_equal(feed_step(s, &f, 6, false), 0);
-	content = read_file(file, NULL);
+	content = test_read_file(file, NULL);
 	assert_int_equal(count_substr(content, "timestamp,"), 1);
 	free(content);
 	assert_int_equal(column_sum(file, "cycles", &rows), 11);
@@ -1736,11 +1699,11 @@ static void test_header_change_and_restart(void **state)
 	f.events = two_events;
 	assert_int_equal(feed_step(s, &f, 1, false), 0);
 	assert_int_equal(stats_of(s).rotations, 1);
-	content = read_file(old, NULL);
+	content = test_read_file(old, NULL);
 	assert_non_null(strstr(content, "context-switches_running_pct"));
 	free(content);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(old);
 	free(dir);
@@ -1777,7 +1740,7 @@ static void test_events_renamed_in_place(void **state)
 	assert_int_equal(stats_of(s).rotations, 1);
 	assert_int_equal(column_sum(file, "instructions", NULL), 15);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(old);
 	free(dir);
@@ -1799,7 +1762,7 @@ static void test_unfinished_line(void **state)
 	/* A previous run died in the middle of a row, inside a quoted field
 	 * holding a newline (what a full disk can leave): the newline inside
 	 * the quotes is not taken for the end of a row. */
-	header = read_file(file, &len);
+	header = test_read_file(file, &len);
 	fd = open(file, O_WRONLY | O_APPEND);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "2026-12-02T11:59:00.000Z,\"/uf\nx", 31), 31);
@@ -1814,7 +1777,7 @@ static void test_unfinished_line(void **state)
 	table_free(&t);
 	free(header);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(dir);
 }
@@ -1828,7 +1791,7 @@ static void hold_test_end(struct sink *s, struct feed *f, char *dir, char *file)
 	assert_int_equal(stats_of(s).held_now, 0);
 	s->ops->free(s);
 	feed_free(f);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(dir);
 }
@@ -1975,7 +1938,7 @@ static void test_hold_bounds(void **state)
 	assert_true(stats_of(s).rotations >= 3);
 	s->ops->free(s);
 	feed_free(&f);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(dir);
 
@@ -2081,7 +2044,7 @@ static void test_hold_events_change(void **state)
 	assert_int_equal(stats_of(s).held_now, 0);
 	s->ops->free(s);
 	feed_free(&f);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(file);
 	free(old);
 	free(dir);
@@ -2115,7 +2078,7 @@ static void tiny_fs_umount(struct tiny_fs *t)
 	assert_int_equal(umount2(t->mnt, MNT_DETACH), 0);
 	free(cleanup_mount);
 	cleanup_mount = NULL;
-	remove_tree(t->dir);
+	assert_int_equal(test_rmtemp(t->dir), 0);
 	free(t->dir);
 	free(t->mnt);
 	free(t->csv);
@@ -2148,7 +2111,7 @@ static void test_disk_full(void **state)
 	int failed = 0, written = 0, gone_rows = 1;
 
 	if (!tiny_fs_mount(&t)) {
-		remove_tree(t.dir);
+		assert_int_equal(test_rmtemp(t.dir), 0);
 		unit_skip("mounting a tiny tmpfs (a full disk) needs root");
 	}
 	s = new_sink(t.csv, 0, 3);
@@ -2213,7 +2176,7 @@ static void test_hold_disk_full(void **state)
 	int failed = 0, r = -1;
 
 	if (!tiny_fs_mount(&t)) {
-		remove_tree(t.dir);
+		assert_int_equal(test_rmtemp(t.dir), 0);
 		unit_skip("mounting a tiny tmpfs (a full disk) needs root");
 	}
 	s = new_sink_flush(t.csv, 0, 3, 5000);
@@ -2259,7 +2222,7 @@ static void test_truncate_repair_disk_full(void **state)
 	char *file, *old, *tmp, *before, *after;
 
 	if (!tiny_fs_mount(&t)) {
-		remove_tree(t.dir);
+		assert_int_equal(test_rmtemp(t.dir), 0);
 		unit_skip("mounting a tiny tmpfs (a full disk) needs root");
 	}
 	s = new_sink(t.csv, 0, 3);
@@ -2271,14 +2234,14 @@ static void test_truncate_repair_disk_full(void **state)
 	assert_int_equal(truncate(file, 0), 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(feed_step(s, &f, 10, false), 0);
-	before = read_file(file, NULL);
+	before = test_read_file(file, NULL);
 	tiny_fs_fill(&t);
 	close(open(file, O_WRONLY | O_CLOEXEC)); /* a writer's close: looked at */
 	assert_true(feed_step(s, &f, 10, false) < 0);
 	assert_int_equal(access(tmp, F_OK), -1);
 	assert_int_equal(unlink(t.filler), 0);
 	assert_int_equal(feed_step(s, &f, 1, false), 0);
-	after = read_file(old, NULL);
+	after = test_read_file(old, NULL);
 	assert_string_equal(after, before);
 	assert_one_header(file, 11, 1);
 	s->ops->free(s);
@@ -2313,7 +2276,7 @@ static char *capture_end(void)
 
 	assert_int_equal(dup2(saved_stderr, 2), 2);
 	close(saved_stderr);
-	text = read_file(capture_path, NULL);
+	text = test_read_file(capture_path, NULL);
 	unlink(capture_path);
 	assert_non_null(text);
 	return text;
@@ -2354,7 +2317,7 @@ static void test_failure_rate_limit(void **state)
 	/* The 23 rows of /rl that reached the file hold all 23 steps' counts. */
 	assert_int_equal(column_sum(link, "cycles", NULL), 23);
 	s->ops->free(s);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(err);
 	free(link);
 	free(target);
@@ -2386,7 +2349,7 @@ static void test_one_write_per_row(void **state)
 	int fd = -1, writes = 0, opens = 0, stats = 0, closes = 0;
 
 	if (system("command -v strace >/dev/null 2>&1") != 0) {
-		remove_tree(dir);
+		assert_int_equal(test_rmtemp(dir), 0);
 		unit_skip("strace is not installed (Debian package strace)");
 	}
 	/* LeakSanitizer cannot run under ptrace (a sanitizer build). */
@@ -2438,7 +2401,7 @@ static void test_one_write_per_row(void **state)
 	assert_int_equal(writes, 3);
 	assert_int_equal(stats, 1);
 	assert_int_equal(closes, 1);
-	remove_tree(dir);
+	assert_int_equal(test_rmtemp(dir), 0);
 	free(cmd);
 	free(log);
 	free(dir);

@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +20,7 @@
 
 #include "events/event_parse.h"
 #include "events/event_probe.h"
+#include "tests/lib/test_files.h"
 
 #define RF (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 #define CACHE(id, op, res)                                               \
@@ -173,70 +173,58 @@ static void assert_parses_to(const char *name, uint32_t type, uint64_t config, u
 
 static char fixture_root[64];
 
-static void write_file(const char *rel, const char *content)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", fixture_root, rel);
-	f = fopen(path, "we");
-	assert_non_null(f);
-	assert_true(fputs(content, f) >= 0);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void make_dir(const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", fixture_root, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
-}
+/* The tree, parents first: a NULL text is a directory. */
+static const struct {
+	const char *rel, *text;
+} fixture_files[] = {
+	{ "cpu", NULL },
+	{ "cpu/format", NULL },
+	{ "cpu/events", NULL },
+	{ "cpu/type", "4\n" },
+	{ "cpu/format/event", "config:0-7\n" },
+	{ "cpu/format/umask", "config:8-15\n" },
+	{ "cpu/format/edge", "config:17\n" },
+	{ "cpu/format/cmask", "config:24-31,config:32-35\n" },
+	{ "cpu/format/amd_event", "config:0-7,32-35\n" },
+	{ "cpu/format/offcore_rsp", "config1:0-63\n" },
+	{ "cpu/format/ldlat", "config1:0-15\n" },
+	{ "cpu/format/frontend", "config2:0-23\n" },
+	{ "cpu/events/cpu-cycles", "event=0x3c,umask=0x00\n" },
+	{ "cpu/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n" },
+	{ "cpu/events/broken", "event=0x3c,nosuchterm=1\n" },
+	{ "uncore_x", NULL },
+	{ "uncore_x/format", NULL },
+	{ "uncore_x/type", "17\n" },
+	{ "uncore_x/format/event", "config:0-7\n" },
+	/* A directory without a type file is not a PMU. */
+	{ "notapmu", NULL },
+};
 
 static int setup_sysfs(void **state)
 {
 	snprintf(fixture_root, sizeof(fixture_root), "/tmp/cgperf-test-sysfs.XXXXXX");
 	if (!mkdtemp(fixture_root))
 		return -1;
-	make_dir("cpu");
-	make_dir("cpu/format");
-	make_dir("cpu/events");
-	write_file("cpu/type", "4\n");
-	write_file("cpu/format/event", "config:0-7\n");
-	write_file("cpu/format/umask", "config:8-15\n");
-	write_file("cpu/format/edge", "config:17\n");
-	write_file("cpu/format/cmask", "config:24-31,config:32-35\n");
-	write_file("cpu/format/amd_event", "config:0-7,32-35\n");
-	write_file("cpu/format/offcore_rsp", "config1:0-63\n");
-	write_file("cpu/format/ldlat", "config1:0-15\n");
-	write_file("cpu/format/frontend", "config2:0-23\n");
-	write_file("cpu/events/cpu-cycles", "event=0x3c,umask=0x00\n");
-	write_file("cpu/events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n");
-	write_file("cpu/events/broken", "event=0x3c,nosuchterm=1\n");
-	make_dir("uncore_x");
-	make_dir("uncore_x/format");
-	write_file("uncore_x/type", "17\n");
-	write_file("uncore_x/format/event", "config:0-7\n");
-	/* A directory without a type file is not a PMU. */
-	make_dir("notapmu");
+	for (size_t i = 0; i < sizeof(fixture_files) / sizeof(fixture_files[0]); i++) {
+		char path[512];
+
+		if (fixture_files[i].text) {
+			test_write_at(fixture_root, fixture_files[i].rel, fixture_files[i].text);
+			continue;
+		}
+		snprintf(path, sizeof(path), "%s/%s", fixture_root, fixture_files[i].rel);
+		assert_int_equal(mkdir(path, 0755), 0);
+	}
 	event_set_sysfs_root(fixture_root);
 	(void)state;
 	return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static int teardown_sysfs(void **state)
 {
 	(void)state;
 	event_set_sysfs_root(NULL);
-	return nftw(fixture_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return test_rmtemp(fixture_root);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 #include "cgroup/metadata.h"
 #include "cgroup/metadata_parse.h"
 #include "tests/lib/stuck_fs.h"
+#include "tests/lib/test_files.h"
 #include "tests/lib/unit_skip.h"
 
 /* Fixture ids (sha256 of a label, so they are real 64-hex ids). */
@@ -347,12 +347,6 @@ static void test_malformed_fixtures(void **state)
 
 static char tmp_root[256];
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
 static int setup_tmp(void **state)
 {
 	if (setup_fixture_roots(state) < 0)
@@ -364,7 +358,7 @@ static int setup_tmp(void **state)
 static int teardown_tmp(void **state)
 {
 	if (tmp_root[0])
-		nftw(tmp_root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		test_rmtemp(tmp_root);
 	return 0;
 }
 
@@ -388,15 +382,6 @@ static const char *fresh_docker_root(const char *name, struct metadata_roots *re
 	return file;
 }
 
-static void write_file(const char *path, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, data, len), (ssize_t)len);
-	assert_int_equal(close(fd), 0);
-}
-
 /* {"Name":"/big","Config":{"Image":"img"},"Pad":"xxx...x"} of exactly size bytes. */
 static void write_padded_json(const char *path, size_t size)
 {
@@ -409,7 +394,7 @@ static void write_padded_json(const char *path, size_t size)
 	memcpy(buf, head, sizeof(head) - 1);
 	memset(buf + sizeof(head) - 1, 'x', size - (sizeof(head) - 1) - (sizeof(tail) - 1));
 	memcpy(buf + size - (sizeof(tail) - 1), tail, sizeof(tail) - 1);
-	write_file(path, buf, size);
+	test_write_file(path, buf, size);
 	free(buf);
 }
 
@@ -456,7 +441,7 @@ static size_t write_big_index(const char *path, size_t n, const char *name)
 	assert_true(len < cap);
 	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, &md, &cost), 0);
 	assert_string_equal(md.container_name, name);
-	write_file(path, buf, len);
+	test_write_file(path, buf, len);
 	free(buf);
 	return cost.kept;
 }
@@ -546,22 +531,22 @@ static void test_odd_bytes_in_json(void **state)
 
 	/* a raw NUL byte inside a string: not valid JSON text, ignored */
 	file = fresh_docker_root("nul", &r);
-	write_file(file, nul_inside, sizeof(nul_inside) - 1);
+	test_write_file(file, nul_inside, sizeof(nul_inside) - 1);
 	lookup(&r, "/docker/" TMP_ID, NULL, &md);
 	assert_string_equal(md.container_name, "");
 
 	/* an escaped NUL: the name ends there (C strings), nothing beyond leaks */
 	file = fresh_docker_root("escaped-nul", &r);
-	write_file(file, escaped_nul, sizeof(escaped_nul) - 1);
+	test_write_file(file, escaped_nul, sizeof(escaped_nul) - 1);
 	expect(&r, "/docker/" TMP_ID, (struct want){ "a", "i", .runtime = "docker" });
 
 	/* bytes that are not UTF-8: kept as they are, for the writers to escape */
 	file = fresh_docker_root("bad-utf8", &r);
-	write_file(file, bad_utf8, sizeof(bad_utf8) - 1);
+	test_write_file(file, bad_utf8, sizeof(bad_utf8) - 1);
 	expect(&r, "/docker/" TMP_ID, (struct want){ "\xff\xfe\x80x", "i", .runtime = "docker" });
 
 	file = fresh_docker_root("bad-escape", &r);
-	write_file(file, bad_escape, sizeof(bad_escape) - 1);
+	test_write_file(file, bad_escape, sizeof(bad_escape) - 1);
 	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
 
 	/* nesting far beyond the parser's depth limit */
@@ -570,7 +555,7 @@ static void test_odd_bytes_in_json(void **state)
 	assert_non_null(deep);
 	memset(deep, '[', 100000);
 	memset(deep + 100000, ']', 100000);
-	write_file(file, deep, 200000);
+	test_write_file(file, deep, 200000);
 	free(deep);
 	expect(&r, "/docker/" TMP_ID, (struct want){ 0 });
 }
@@ -663,7 +648,7 @@ static void test_rootless(void **state)
 	snprintf(dir, sizeof(dir), "%s/containers/" DOCKER_WEB, home);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	snprintf(file, sizeof(file), "%s/config.v2.json", dir);
-	write_file(file, "{\"Name\":\"/mine\",\"Config\":{\"Image\":\"own\"}}", 41);
+	test_write_file(file, "{\"Name\":\"/mine\",\"Config\":{\"Image\":\"own\"}}", 41);
 	assert_int_equal(chown(file, tenant, tenant), 0);
 	snprintf(tmpl, sizeof(tmpl), "%s/home-%%u", tmp_root);
 	r.rootless_docker = tmpl;
@@ -723,7 +708,7 @@ static void test_podman_pod_names(void **state)
 	snprintf(dir, sizeof(dir), "%s/libpod", root);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(file, sizeof(file), "%s/bolt_state.db", dir);
-	write_file(file, db, sizeof(db));
+	test_write_file(file, db, sizeof(db));
 	r.podman = root;
 
 	snprintf(path, sizeof(path), "/libpod_parent/%s", pod_a);
@@ -762,10 +747,10 @@ static void test_cache(void **state)
 
 	/* a rewritten index (same inode, new contents) is seen */
 	file = fresh_podman_index("podman-cache", root, c, &r);
-	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"one\"]}]", 91);
+	test_write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"one\"]}]", 91);
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "one", .runtime = "podman" });
 	/* (mtime, size) tell versions apart: another size, whatever the clock */
-	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"second\"]}]", 94);
+	test_write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"second\"]}]", 94);
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "second", .runtime = "podman" });
 	metadata_cache_free(c);
 	metadata_cache_free(NULL);
@@ -819,7 +804,7 @@ static void test_cache_over_budget(void **state)
 	assert_int_equal(warnings, 1);
 
 	/* changed: parsed again, and under the budget it names */
-	write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"small\"]}]", 93);
+	test_write_file(file, "[{\"id\":\"" TMP_ID "\",\"names\":[\"small\"]}]", 93);
 	expect(&r, "/libpod_parent/libpod-" TMP_ID, (struct want){ "small", .runtime = "podman" });
 	metadata_cache_get_stats(c, &st);
 	assert_int_equal(st.parses, 2);
@@ -876,8 +861,8 @@ static void test_cache_budget(void **state)
 	assert_int_equal(metadata_cache_new(&c), 0);
 	for (int i = 0; i <= METADATA_CACHE_SLOTS; i++) {
 		snprintf(name, sizeof(name), "slots-%d", i);
-		write_file(fresh_podman_index(name, i == 0 ? first : root, c, &small),
-			   "[{\"id\":\"" TMP_ID "\",\"names\":[\"s\"]}]", 89);
+		test_write_file(fresh_podman_index(name, i == 0 ? first : root, c, &small),
+				"[{\"id\":\"" TMP_ID "\",\"names\":[\"s\"]}]", 89);
 		expect(&small, "/libpod_parent/libpod-" TMP_ID,
 		       (struct want){ "s", .runtime = "podman" });
 	}
@@ -958,8 +943,8 @@ static void test_hostile_pod_db(void **state)
 	len = 8192;
 	while (len + 8192 < cap) {
 		for (int d = 0; d < 40; d++)
-			len += (size_t)snprintf(db + len, cap - len, "{\"id\":\"%s\",\"c\":",
-						POD_ID_A);
+			len += (size_t)snprintf(db + len, cap - len,
+						"{\"id\":\"%s\",\"c\":", POD_ID_A);
 		len += (size_t)snprintf(db + len, cap - len, "0");
 		for (int d = 0; d < 40; d++)
 			db[len++] = '}';
@@ -987,7 +972,8 @@ static void test_hostile_huge_strings(void **state)
 	len += (size_t)snprintf(buf, cap, "[{\"id\":\"%s\",\"names\":[\"", TMP_ID);
 	memset(buf + len, 'n', big);
 	len += big;
-	len += (size_t)snprintf(buf + len, cap - len, "\"],\"metadata\":\"{\\\"image-name\\\":\\\"");
+	len += (size_t)snprintf(buf + len, cap - len,
+				"\"],\"metadata\":\"{\\\"image-name\\\":\\\"");
 	memset(buf + len, 'i', big);
 	len += big;
 	len += (size_t)snprintf(buf + len, cap - len, "\\\"}\"},{\"id\":\"");
@@ -1083,7 +1069,7 @@ static void test_hostile_growing_file(void **state)
 		const char *file = fresh_docker_root(i == 0 ? "grow-to-cap" : "grow-past-cap", &r);
 		struct stat st;
 
-		write_file(file, head, sizeof(head) - 1);
+		test_write_file(file, head, sizeof(head) - 1);
 		grow = (typeof(grow)){ .fd = open(file, O_WRONLY | O_CLOEXEC), .to = to[i] };
 		assert_true(grow.fd >= 0);
 		assert_int_equal(fstat(grow.fd, &st), 0);
@@ -1169,7 +1155,7 @@ static void test_hostile_lease_not_waited(void **state)
 	static const char json[] = "{\"ID\":\"" TMP_ID "\",\"Name\":\"/leased\","
 				   "\"Config\":{\"Image\":\"busybox\"}}";
 
-	write_file(file, json, strlen(json));
+	test_write_file(file, json, strlen(json));
 	/* Without the lease, it is found (so the check below can fail). */
 	expect(&r, "/docker/" TMP_ID, (struct want){ "leased", "busybox", .runtime = "docker" });
 	assert_int_equal(pipe(ready), 0);

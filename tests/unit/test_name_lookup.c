@@ -24,6 +24,7 @@
 
 #include "agent/name_lookup.h"
 #include "tests/lib/stuck_fs.h"
+#include "tests/lib/test_files.h"
 #include "tests/lib/unit_skip.h"
 
 #define DOCKER_WEB "f31f384749f9115acf01fcf82f5a966b59dcc0a4cbd7c9740888c0bf32aa2bbb"
@@ -159,15 +160,6 @@ static int name_threads(void)
 	return n;
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* A docker root where container STUCK_ID's directory is a stuck_fs mount
  * (its config.v2.json never answers a read) and FINE_ID's is plain, with the
  * podman fixtures beside (another storage). The daemon's pid, or -errno of
@@ -184,10 +176,12 @@ static pid_t stuck_docker_root(char *tmp, size_t len, struct metadata_roots *ret
 	snprintf(dir, sizeof(dir), "%s/containers/" FINE_ID, tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	strcat(dir, "/config.v2.json");
-	write_file(dir, "{\"ID\":\"" FINE_ID "\",\"Name\":\"/fine\",\"Config\":{\"Image\":\"busybox\"}}");
+	test_write_str(dir, "{\"ID\":\"" FINE_ID
+			    "\",\"Name\":\"/fine\",\"Config\":{\"Image\":\"busybox\"}}");
 	snprintf(dir, sizeof(dir), "%s/containers/" STUCK_ID, tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	pid = stuck_fs_start(dir, "config.v2.json", "{\"ID\":\"" STUCK_ID "\",\"Name\":\"/stuck\"}", 0);
+	pid = stuck_fs_start(dir, "config.v2.json", "{\"ID\":\"" STUCK_ID "\",\"Name\":\"/stuck\"}",
+			     0);
 	*ret = roots;
 	ret->docker = tmp;
 	return pid;

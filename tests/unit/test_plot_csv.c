@@ -24,7 +24,7 @@
 #include "plot/plot_input.h"
 #include "plot/plot_model.h"
 #include "plot/plot_time.h"
-#include "tests/lib/rm_tree.h"
+#include "tests/lib/test_files.h"
 
 #define HEADER                                                                                   \
 	"timestamp,cgroup,cgroup_id,kind,runtime,container_id,container_name,pod,namespace,"     \
@@ -43,19 +43,12 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	return rm_tree_at(AT_FDCWD, dir, true);
+	return test_rmtemp(dir);
 }
 
 static void put(const char *name, const char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	test_write_at(dir, name, text);
 }
 
 /* A row at T0 + sec seconds of /c with name (a CSV field as written). */

@@ -21,6 +21,7 @@
 #include "sink/prom_format.h"
 #include "sink/prom_sink.h"
 #include "sink/textfile.h"
+#include "tests/lib/test_files.h"
 
 static char *escaped(const char *s)
 {
@@ -315,15 +316,10 @@ static char dir[] = "/tmp/cgperf-test-prom.XXXXXX";
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = calloc(1, 1 << 20);
-	size_t n;
+	char *text = test_read_file(path, NULL);
 
-	assert_non_null(f);
-	n = fread(buf, 1, (1 << 20) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	assert_non_null(text);
+	return text;
 }
 
 static void write_rec(struct sink *s, const struct sink_cgroup *cg, uint64_t counter,

@@ -33,6 +33,7 @@
 #include "sink/syslog_sink.h"
 #include "sink/syslog_transport.h"
 #include "agent/record.h"
+#include "tests/lib/test_files.h"
 
 #define RSYSLOGD "/usr/sbin/rsyslogd"
 #define FFFD "\xEF\xBF\xBD"
@@ -168,37 +169,10 @@ static int free_port(int type)
 	return ntohs(a.sin_port);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return strdup("");
-	FILE *mem = open_memstream(&buf, &len);
-	char chunk[65536];
-	size_t n;
-
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, n, mem);
-	fclose(f);
-	fclose(mem);
-	return buf;
-}
-
 static pid_t pid_from_pidfile(void)
 {
-	char *s = read_file(rs.pidfile);
+	/* Not there yet reads as empty: the callers poll. */
+	char *s = test_read_file(rs.pidfile, NULL) ?: strdup("");
 	pid_t pid = (pid_t)atoi(s);
 
 	free(s);
@@ -208,7 +182,7 @@ static pid_t pid_from_pidfile(void)
 /* Lines of the output file holding `a` and (if not NULL) `b`. */
 static int count_lines(const char *a, const char *b)
 {
-	char *text = read_file(rs.out), *line, *save = NULL;
+	char *text = test_read_file(rs.out, NULL) ?: strdup(""), *line, *save = NULL;
 	int n = 0;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
@@ -368,8 +342,8 @@ static int setup(void **state)
 		"template(name=\"raw\" type=\"string\" string=\"%%inputname%%\\t%%rawmsg%%\\n\")\n"
 		"*.* action(type=\"omfile\" file=\"%s\" template=\"raw\")\n",
 		rs.dir, rs.sock, rs.udp_port, rs.tcp_port, rs.out);
-	write_file(rs.conf, conf);
-	write_file(rs.parser, python_parser);
+	test_write_str(rs.conf, conf);
+	test_write_str(rs.parser, python_parser);
 	{
 		char cmd[512];
 		snprintf(cmd, sizeof(cmd), RSYSLOGD " -N1 -f %s >>%s 2>&1", rs.conf, rs.log);
@@ -384,8 +358,6 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[256];
-
 	free(end_capture());
 	if (rs.pid > 0) {
 		kill(rs.pid, SIGCONT);
@@ -401,8 +373,7 @@ static int teardown(void **state)
 		fprintf(stderr, "kept %s\n", rs.dir);
 		return 0;
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rs.dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rmtemp(rs.dir) < 0 ? -1 : 0;
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -823,7 +794,7 @@ static char *end_capture(void)
 	dup2(saved_stderr, 2);
 	close(saved_stderr);
 	saved_stderr = -1;
-	text = read_file(rs.errfile);
+	text = test_read_file(rs.errfile, NULL) ?: strdup("");
 	fputs(text, stderr); /* visible in the test log */
 	return text;
 }
@@ -1070,7 +1041,8 @@ static int fill_until_partial(struct sink *s, int next_k)
 				usleep(100 * 1000);
 				assert_int_equal(s->ops->flush(s), 0);
 				again = stats_of(s);
-				if (again.queued == st.queued && again.head_written == st.head_written)
+				if (again.queued == st.queued &&
+				    again.head_written == st.head_written)
 					break;
 			} else if (st.queued > 0) {
 				break;

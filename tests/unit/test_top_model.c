@@ -258,40 +258,13 @@ static void test_tree_and_filter(void **state)
 	top_model_free(&m);
 }
 
-static void test_display_name(void **state)
-{
-	struct cg_identity id = { .kind = CG_KIND_CONTAINER };
-	struct cg_metadata md = { 0 };
-	char buf[300];
-
-	snprintf(id.container_id, sizeof(id.container_id), "%s",
-		 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
-	top_display_name("/docker/0123", &id, &md, buf, sizeof(buf));
-	assert_string_equal(buf, "0123456789ab"); /* no name: the short id */
-	snprintf(md.container_name, sizeof(md.container_name), "web");
-	top_display_name("/docker/0123", &id, &md, buf, sizeof(buf));
-	assert_string_equal(buf, "web");
-	id = (struct cg_identity){ .kind = CG_KIND_POD };
-	snprintf(md.pod_name, sizeof(md.pod_name), "web-0");
-	snprintf(md.pod_namespace, sizeof(md.pod_namespace), "prod");
-	top_display_name("/kubepods/podX", &id, &md, buf, sizeof(buf));
-	assert_string_equal(buf, "prod/web-0");
-	id = (struct cg_identity){ .kind = CG_KIND_SERVICE };
-	snprintf(id.unit, sizeof(id.unit), "my-app.service");
-	top_display_name("/system.slice/my\\x2dapp.service", &id, &md, buf, sizeof(buf));
-	assert_string_equal(buf, "my-app.service");
-	id = (struct cg_identity){ .kind = CG_KIND_OTHER };
-	top_display_name("/a/b", &id, &md, buf, sizeof(buf));
-	assert_string_equal(buf, "b");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_columns_sw),	cmocka_unit_test(test_columns_hw),
 		cmocka_unit_test(test_rates),		cmocka_unit_test(test_multiplexed),
 		cmocka_unit_test(test_miss_rates),	cmocka_unit_test(test_sort),
-		cmocka_unit_test(test_tree_and_filter), cmocka_unit_test(test_display_name),
+		cmocka_unit_test(test_tree_and_filter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
