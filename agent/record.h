@@ -16,12 +16,13 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Outputs with a last-written state, by a fixed index (persisted). Outputs
- * that expose cumulative totals (Prometheus, textfile) need none. */
+/* Outputs with a last-written state, by a fixed index (persisted). */
 enum record_output_id {
 	RECORD_OUT_CSV,
 	RECORD_OUT_SYSLOG,
-	RECORD_OUT_PROMETHEUS, /* its rows use the totals; the index marks its final row done */
+	/* Its rows' deltas add up to the exposed counters (a series new to it
+	 * starts from the totals); the index also marks its final row done. */
+	RECORD_OUT_PROMETHEUS,
 	RECORD_MAX_OUTPUTS = 4
 };
 /* A mask of every record_output_id (bit n: output n). */

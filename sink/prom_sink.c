@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The Prometheus sink: per-cgroup state in an array (the exposition's order:
  * insertion order) indexed by cgroup id, exposition built in
- * prom_sink_publish(). */
+ * prom_sink_publish(). What it keeps is what the exposition shows; the
+ * change of each interval is the agent's row delta. */
 #include "sink/prom_sink.h"
 #include "sink/textfile.h"
 #include "util/id_map.h"
@@ -17,7 +18,6 @@ struct entry {
 	uint64_t id;
 	struct buf labels;
 	struct timespec created;
-	struct reading last[READINGS_MAX_EVENTS]; /* raw totals of the previous record */
 	uint64_t totals[READINGS_MAX_EVENTS]; /* scaled, since created */
 	double ratio[READINGS_MAX_EVENTS]; /* last interval; < 0: not known */
 	bool removed;
@@ -95,21 +95,16 @@ static struct entry *add(struct prom_sink *s, const struct sink_record *r)
 
 /* ---- records ---- */
 
-static void update(struct entry *e, const struct reading *totals, int n, bool first)
+/* Adds one interval's change d, scaled, so the counter never goes down. */
+static void update(struct entry *e, const struct reading *d, int n)
 {
 	for (int i = 0; i < n; i++) {
-		struct reading d = totals[i];
 		uint64_t add;
 
-		/* The first record's totals are cumulative since `created`; later
-		 * ones add the scaled change, so the counter never goes down. */
-		if (!first)
-			reading_delta(&totals[i], &e->last[i], &d);
-		reading_scale(&d, &add, NULL);
+		reading_scale(&d[i], &add, NULL);
 		e->totals[i] = e->totals[i] > UINT64_MAX - add ? UINT64_MAX : e->totals[i] + add;
-		if (d.enabled)
-			e->ratio[i] = (double)d.running / (double)d.enabled;
-		e->last[i] = totals[i];
+		if (d[i].enabled)
+			e->ratio[i] = (double)d[i].running / (double)d[i].enabled;
 	}
 }
 
@@ -150,7 +145,11 @@ static int prom_write(struct sink *base, const struct sink_record *r)
 				r->cgroup->id);
 		return -ENOMEM;
 	}
-	update(e, r->totals, n, first);
+	/* A series new here starts from the totals since `created` (an adopted
+	 * session's: the counter continues across agent restarts). After that
+	 * the agent's delta is the change since this series' previous row:
+	 * every row of a series kept here is answered written. */
+	update(e, first ? r->totals : r->delta, n);
 	e->removed = r->final;
 	if (r->final)
 		clock_gettime(CLOCK_MONOTONIC, &e->removed_at);

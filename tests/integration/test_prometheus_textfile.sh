@@ -105,6 +105,14 @@ for _ in $(seq 50); do [ -s "$FILE" ] && break; sleep 0.1; done
 grep -qE '^cgperf_unseen_switch_seconds_total [0-9.]+(e[-+][0-9]+)?$' "$FILE" ||
 	fail "no cgperf_unseen_switch_seconds_total after adoption"
 lint=$("$PROMTOOL" check metrics <"$FILE" 2>&1) || fail "promtool after the restart: $lint"
+# The adopted session's counters continue: the burner's first value from the
+# new agent is its whole total, not the change since the previous agent's
+# last row (docs/PROMETHEUS.md, "Counters, restarts, _created").
+for ev in $prom_events; do
+	v=$(prom_value "$FILE" text cgperf_events_total "$ev" "$burn_rel")
+	awk -v a="$v" -v b="${total[$ev]}" 'BEGIN { exit !(a >= b && a > 0) }' ||
+		fail "$ev: ${v:-none} after the restart, ${total[$ev]} before: the counter did not continue"
+done
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "second agent exit status $?"
-log "ok: the unseen-switch counters before and after adoption"
+log "ok: the unseen-switch counters before and after adoption, the burner's totals continue"
 log "PASS"

@@ -322,19 +322,25 @@ static char *slurp(const char *path)
 	return text;
 }
 
-static void write_rec(struct sink *s, const struct sink_cgroup *cg, uint64_t counter,
-		      uint64_t enabled, uint64_t running, bool final)
+/* A row as the agent hands it: the totals, and the delta since *last (the
+ * output's last written row), which then becomes the totals. */
+static void write_rec(struct sink *s, const struct sink_cgroup *cg, struct reading *last,
+		      uint64_t counter, uint64_t enabled, uint64_t running, bool final)
 {
 	const struct reading tot[1] = { { counter, enabled, running } };
 	const char *const ev[1] = { "cycles" };
+	struct reading delta[1];
 	struct sink_record r = { .cgroup = cg,
 				 .nr_events = 1,
 				 .event_names = ev,
 				 .totals = tot,
+				 .delta = delta,
 				 .final = final,
 				 .created = { 1700000000, 5000000 } };
 
+	reading_delta(&tot[0], last, &delta[0]);
 	assert_int_equal(s->ops->write(s, &r), 0);
+	*last = tot[0];
 }
 
 static char *publish(struct sink *s, const char *path)
@@ -352,6 +358,7 @@ static void test_sink_totals(void **state)
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 0 };
 	struct prom_sink_stats st;
+	struct reading last_a = { 0 }, last_b = { 0 };
 	struct sink *s;
 	char *t;
 
@@ -359,8 +366,8 @@ static void test_sink_totals(void **state)
 	assert_int_equal(prom_sink_new(&(struct prom_sink_opts){ 0 }, &s), -EINVAL);
 	assert_int_equal(prom_sink_new(&o, &s), 0);
 	/* First record: cumulative since `created`, scaled (half the time running). */
-	write_rec(s, &a, 100, 2000, 1000, false);
-	write_rec(s, &b, 7, 10, 10, false);
+	write_rec(s, &a, &last_a, 100, 2000, 1000, false);
+	write_rec(s, &b, &last_b, 7, 10, 10, false);
 	t = publish(s, path);
 	assert_has(t,
 		   "cgperf_events_total{event=\"cycles\",cgroup=\"/a\",kind=\"other\",runtime=\"\","
@@ -369,10 +376,10 @@ static void test_sink_totals(void **state)
 	assert_has(t, "namespace=\"\"} 0.5\n");
 	free(t);
 	/* Later records add the scaled change: 50 more at full time = 250. */
-	write_rec(s, &a, 150, 3000, 2000, false);
+	write_rec(s, &a, &last_a, 150, 3000, 2000, false);
 	/* Counting restarted underneath (totals went backwards): the new totals
 	 * count as the change, the counter does not go down. */
-	write_rec(s, &b, 3, 10, 10, false);
+	write_rec(s, &b, &last_b, 3, 10, 10, false);
 	t = publish(s, path);
 	assert_has(
 		t,
@@ -385,7 +392,7 @@ static void test_sink_totals(void **state)
 	free(t);
 	/* A removed cgroup with keep_removed 0 is gone at the next publish
 	 * after its final record. */
-	write_rec(s, &b, 5, 20, 20, true);
+	write_rec(s, &b, &last_b, 5, 20, 20, true);
 	t = publish(s, path);
 	assert_lacks(t, "cgroup=\"/b\"");
 	assert_has(t, "cgroup=\"/a\"");
@@ -404,27 +411,63 @@ static void test_sink_keep_removed(void **state)
 	const struct sink_cgroup again = { 22, "/svc", "service", "systemd", "", "", "", "", 0 };
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 60000 };
+	struct reading last_a = { 0 }, last_again = { 0 };
 	struct sink *s;
 	char *t, *p;
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/keep.prom", dir);
 	assert_int_equal(prom_sink_new(&o, &s), 0);
-	write_rec(s, &a, 40, 1, 1, false);
-	write_rec(s, &a, 42, 2, 2, true);
+	write_rec(s, &a, &last_a, 40, 1, 1, false);
+	write_rec(s, &a, &last_a, 42, 2, 2, true);
 	t = publish(s, path);
 	assert_has(t, "cgroup=\"/svc\",kind=\"service\",runtime=\"systemd\",container_id=\"\","
 		      "container_name=\"\",pod=\"\",namespace=\"\"} 42\n");
 	free(t);
 	/* The same service again (new cgroup id, same labels): the live one
 	 * wins, the removed one is not written next to it. */
-	write_rec(s, &again, 3, 1, 1, false);
+	write_rec(s, &again, &last_again, 3, 1, 1, false);
 	t = publish(s, path);
 	for (p = t; (p = strstr(p, "cgperf_events_total{event=\"cycles\",cgroup=\"/svc\"")); p++)
 		n++;
 	assert_int_equal(n, 1);
 	assert_has(t, "namespace=\"\"} 3\n");
 	free(t);
+	s->ops->free(s);
+	unlink(path);
+}
+
+/* A new agent adopting the session: the output's last row was the previous
+ * agent's, yet the series, new to this sink, shows the totals since
+ * `created` (the counter continues); later rows add the agent's delta. */
+static void test_sink_adopted(void **state)
+{
+	const struct sink_cgroup a = { 31, "/a", "other", "", "", "", "", "", 0 };
+	char path[sizeof(dir) + 32];
+	struct prom_sink_opts o = { .textfile = path };
+	/* totals (counter, enabled, running), then the total and ratio shown */
+	static const struct {
+		struct reading tot;
+		const char *total, *ratio;
+	} rows[] = {
+		{ { 150, 20, 10 }, "namespace=\"\"} 300\n", "namespace=\"\"} 0.5\n" },
+		{ { 170, 30, 20 }, "namespace=\"\"} 320\n", "namespace=\"\"} 1\n" },
+	};
+	struct reading last = { 100, 10, 10 };
+	struct sink *s;
+
+	snprintf(path, sizeof(path), "%s/adopted.prom", dir);
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *t;
+
+		write_rec(s, &a, &last, rows[i].tot.counter, rows[i].tot.enabled,
+			  rows[i].tot.running, false);
+		t = publish(s, path);
+		assert_has(t, rows[i].total);
+		assert_has(t, rows[i].ratio);
+		free(t);
+	}
 	s->ops->free(s);
 	unlink(path);
 }
@@ -475,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_sink_totals),
 		cmocka_unit_test(test_sink_keep_removed),
+		cmocka_unit_test(test_sink_adopted),
 		cmocka_unit_test(test_textfile),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
