@@ -196,6 +196,8 @@ static int open_outputs(struct agent *a)
 			.http = a->http,
 			.textfile = a->cfg.textfile.enabled ? a->cfg.textfile.path : NULL,
 			.keep_removed_ms = a->cfg.prometheus.keep_removed_ms,
+			.nr_events = a->nr_events,
+			.event_names = a->event_names,
 		};
 		r = prom_sink_new(&po, &s);
 		if (r < 0) {
@@ -420,8 +422,7 @@ static int agent_start(struct agent *a)
 	report_watch_limits(a);
 	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)",
 		 record_count_live(&a->recs), log_name(root), a->nr_events,
-		 (unsigned long long)a->cfg.interval_ms,
-		 counter_mode_name(a->counter));
+		 (unsigned long long)a->cfg.interval_ms, counter_mode_name(a->counter));
 	/* Adopted: the rows of the time no agent ran, and the last rows of
 	 * cgroups gone meanwhile, now rather than at the next tick. */
 	if (counter_adopted(a->counter))

@@ -104,7 +104,7 @@ static void cgroup_path(char *buf, size_t size, int i)
  * output): rows, then the publish. Hardware-like events run half the time. */
 static void bench_sink(struct prom_http *http, int nr, int rounds, const char *const *names)
 {
-	struct prom_sink_opts o = { .http = http };
+	struct prom_sink_opts o = { .http = http, .nr_events = NR_EVENTS, .event_names = names };
 	struct record_set set = { 0 };
 	struct reading *tot = calloc((size_t)nr * NR_EVENTS, sizeof(*tot));
 	double *t_rows = calloc((size_t)rounds, sizeof(double)),

@@ -30,7 +30,7 @@ struct prom_sink {
 	char *textfile;
 	uint64_t keep_removed_ms;
 	int nr_events;
-	const char *event_names[READINGS_MAX_EVENTS]; /* the agent's, valid while it runs */
+	const char *const *event_names; /* prom_sink_opts' */
 	struct entry **items;
 	size_t nr, cap;
 	struct id_map by_id;
@@ -122,20 +122,39 @@ static void retire_same_labels(struct prom_sink *s, const struct entry *live)
 	}
 }
 
+/* d (in r's event order) into ret (in the sink's), by event name. */
+static void by_name(const struct prom_sink *s, const struct sink_record *r, const struct reading *d,
+		    struct reading ret[READINGS_MAX_EVENTS])
+{
+	memset(ret, 0, READINGS_MAX_EVENTS * sizeof(*ret));
+	for (int i = 0; i < s->nr_events; i++)
+		for (int j = 0; j < r->nr_events; j++)
+			if (!strcmp(s->event_names[i], r->event_names[j])) {
+				ret[i] = d[j];
+				break;
+			}
+}
+
 static int prom_write(struct sink *base, const struct sink_record *r)
 {
 	struct prom_sink *s = to_prom(base);
 	struct entry *e = id_map_find(&s->by_id, r->cgroup->id);
+	struct reading totals[READINGS_MAX_EVENTS], delta[READINGS_MAX_EVENTS];
+	const struct reading *r_totals = r->totals, *r_delta = r->delta;
 	bool first = !e;
 	int n;
 
-	if (s->nr_events == 0) {
-		s->nr_events =
-			r->nr_events < READINGS_MAX_EVENTS ? r->nr_events : READINGS_MAX_EVENTS;
-		memcpy(s->event_names, r->event_names,
-		       (size_t)s->nr_events * sizeof(*s->event_names));
+	if (r->event_names != s->event_names) {
+		/* Another session's events (the last rows of one drained):
+		 * by name into ours; what we do not count is left out. */
+		by_name(s, r, r->totals, totals);
+		by_name(s, r, r->delta, delta);
+		r_totals = totals;
+		r_delta = delta;
+		n = s->nr_events;
+	} else {
+		n = r->nr_events < s->nr_events ? r->nr_events : s->nr_events;
 	}
-	n = r->nr_events < s->nr_events ? r->nr_events : s->nr_events;
 	if (!e && (e = add(s, r)))
 		retire_same_labels(s, e);
 	if (!e) {
@@ -149,7 +168,7 @@ static int prom_write(struct sink *base, const struct sink_record *r)
 	 * session's: the counter continues across agent restarts). After that
 	 * the agent's delta is the change since this series' previous row:
 	 * every row of a series kept here is answered written. */
-	update(e, first ? r->totals : r->delta, n);
+	update(e, first ? r_totals : r_delta, n);
 	e->removed = r->final;
 	if (r->final)
 		clock_gettime(CLOCK_MONOTONIC, &e->removed_at);
@@ -333,7 +352,8 @@ int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret)
 {
 	struct prom_sink *s;
 
-	if (!o || (!o->http && !o->textfile))
+	if (!o || (!o->http && !o->textfile) || o->nr_events < 0 ||
+	    o->nr_events > READINGS_MAX_EVENTS || (o->nr_events && !o->event_names))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -341,6 +361,8 @@ int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret)
 	s->base.ops = &prom_ops;
 	s->http = o->http;
 	s->keep_removed_ms = o->keep_removed_ms;
+	s->nr_events = o->nr_events;
+	s->event_names = o->event_names;
 	if (o->textfile && !(s->textfile = strdup(o->textfile))) {
 		free(s);
 		return -ENOMEM;

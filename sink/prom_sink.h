@@ -15,6 +15,11 @@ struct prom_sink_opts {
 	struct prom_http *http; /* NULL: no endpoint; not owned */
 	const char *textfile; /* NULL: no textfile (copied) */
 	uint64_t keep_removed_ms;
+	/* The events counted, in the agent's order (not copied: valid while the
+	 * sink is). Rows of another event set (a drained session's) are
+	 * matched to them by name; their other events are not exported. */
+	int nr_events;
+	const char *const *event_names;
 };
 
 /* -EINVAL when neither an endpoint nor a textfile is given, -ENOMEM. */

@@ -322,17 +322,19 @@ static char *slurp(const char *path)
 	return text;
 }
 
+/* The events the sink tests count (the agent's, given to prom_sink_new). */
+static const char *const sink_events[1] = { "cycles" };
+
 /* A row as the agent hands it: the totals, and the delta since *last (the
  * output's last written row), which then becomes the totals. */
 static void write_rec(struct sink *s, const struct sink_cgroup *cg, struct reading *last,
 		      uint64_t counter, uint64_t enabled, uint64_t running, bool final)
 {
 	const struct reading tot[1] = { { counter, enabled, running } };
-	const char *const ev[1] = { "cycles" };
 	struct reading delta[1];
 	struct sink_record r = { .cgroup = cg,
 				 .nr_events = 1,
-				 .event_names = ev,
+				 .event_names = sink_events,
 				 .totals = tot,
 				 .delta = delta,
 				 .final = final,
@@ -356,7 +358,9 @@ static void test_sink_totals(void **state)
 	const struct sink_cgroup a = { 11, "/a", "other", "", "", "", "", "", 0 };
 	const struct sink_cgroup b = { 12, "/b", "other", "", "", "", "", "", 0 };
 	char path[sizeof(dir) + 32];
-	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 0 };
+	struct prom_sink_opts o = {
+		.textfile = path, .keep_removed_ms = 0, .nr_events = 1, .event_names = sink_events
+	};
 	struct prom_sink_stats st;
 	struct reading last_a = { 0 }, last_b = { 0 };
 	struct sink *s;
@@ -410,7 +414,10 @@ static void test_sink_keep_removed(void **state)
 	const struct sink_cgroup a = { 21, "/svc", "service", "systemd", "", "", "", "", 0 };
 	const struct sink_cgroup again = { 22, "/svc", "service", "systemd", "", "", "", "", 0 };
 	char path[sizeof(dir) + 32];
-	struct prom_sink_opts o = { .textfile = path, .keep_removed_ms = 60000 };
+	struct prom_sink_opts o = { .textfile = path,
+				    .keep_removed_ms = 60000,
+				    .nr_events = 1,
+				    .event_names = sink_events };
 	struct reading last_a = { 0 }, last_again = { 0 };
 	struct sink *s;
 	char *t, *p;
@@ -444,7 +451,7 @@ static void test_sink_adopted(void **state)
 {
 	const struct sink_cgroup a = { 31, "/a", "other", "", "", "", "", "", 0 };
 	char path[sizeof(dir) + 32];
-	struct prom_sink_opts o = { .textfile = path };
+	struct prom_sink_opts o = { .textfile = path, .nr_events = 1, .event_names = sink_events };
 	/* totals (counter, enabled, running), then the total and ratio shown */
 	static const struct {
 		struct reading tot;
@@ -468,6 +475,56 @@ static void test_sink_adopted(void **state)
 		assert_has(t, rows[i].ratio);
 		free(t);
 	}
+	s->ops->free(s);
+	unlink(path);
+}
+
+/* The last rows of a drained session counted other events, in another
+ * order, from a names array that is gone once the drain is done: matched by
+ * name to the events the sink counts; what it does not count is left out. */
+static void write_drained(struct sink *s, const struct sink_cgroup *cg)
+{
+	char a[32], b[32];
+	const char *const ev[2] = { a, b };
+	const struct reading tot[2] = { { 7, 1, 1 }, { 500, 4, 4 } };
+	struct sink_record r = { .cgroup = cg,
+				 .nr_events = 2,
+				 .event_names = ev,
+				 .totals = tot,
+				 .delta = tot,
+				 .final = true,
+				 .created = { 1700000000, 0 } };
+
+	snprintf(a, sizeof(a), "context-switches");
+	snprintf(b, sizeof(b), "cycles");
+	assert_int_equal(s->ops->write(s, &r), 0);
+	memset(a, 0, sizeof(a)); /* the drain's names are gone */
+	memset(b, 0, sizeof(b));
+}
+
+static void test_sink_drained_events(void **state)
+{
+	const struct sink_cgroup old = { 41, "/old", "other", "", "", "", "", "", 0 };
+	const struct sink_cgroup now = { 42, "/now", "other", "", "", "", "", "", 0 };
+	char path[sizeof(dir) + 32], *t;
+	struct prom_sink_opts o = { .textfile = path,
+				    .keep_removed_ms = 60000,
+				    .nr_events = 1,
+				    .event_names = sink_events };
+	struct reading last = { 0 };
+	struct sink *s;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/drained.prom", dir);
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	write_drained(s, &old);
+	write_rec(s, &now, &last, 100, 10, 10, false);
+	t = publish(s, path);
+	assert_has(t, "event=\"cycles\",cgroup=\"/old\"");
+	assert_has(t, "event=\"cycles\",cgroup=\"/now\"");
+	assert_lacks(t, "context-switches");
+	assert_lacks(t, "event=\"\"");
+	free(t);
 	s->ops->free(s);
 	unlink(path);
 }
@@ -519,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_sink_totals),
 		cmocka_unit_test(test_sink_keep_removed),
 		cmocka_unit_test(test_sink_adopted),
+		cmocka_unit_test(test_sink_drained_events),
 		cmocka_unit_test(test_textfile),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
