@@ -17,6 +17,7 @@
 struct entry {
 	uint64_t id;
 	struct buf labels;
+	uint32_t gen; /* the sink_cgroup generation the labels were made of */
 	struct timespec created;
 	uint64_t totals[READINGS_MAX_EVENTS]; /* scaled, since created */
 	double ratio[READINGS_MAX_EVENTS]; /* last interval; < 0: not known */
@@ -75,11 +76,12 @@ static struct entry *add(struct prom_sink *s, const struct sink_record *r)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
-	/* Labels never change for an id: escape them once. */
+	/* Escaped once, and again only when the cgroup's names change. */
 	if (prom_cgroup_labels(&e->labels, r->cgroup) < 0) {
 		entry_free(e);
 		return NULL;
 	}
+	e->gen = r->cgroup->gen;
 	e->id = r->cgroup->id;
 	/* When the (persistent) session first counted the cgroup. */
 	e->created = r->created;
@@ -135,6 +137,24 @@ static void by_name(const struct prom_sink *s, const struct sink_record *r, cons
 			}
 }
 
+/* The cgroup's names changed since its labels were made (a name lookup
+ * that ended after its first row: the short id was its container_name):
+ * the series goes on under the new labels, the old ones go stale. Out of
+ * memory: the old labels stay, and the next row tries again. */
+static void relabel(struct prom_sink *s, struct entry *e, const struct sink_record *r)
+{
+	struct buf labels = { 0 };
+
+	if (prom_cgroup_labels(&labels, r->cgroup) < 0) {
+		buf_free(&labels);
+		return;
+	}
+	buf_free(&e->labels);
+	e->labels = labels;
+	e->gen = r->cgroup->gen;
+	retire_same_labels(s, e);
+}
+
 static int prom_write(struct sink *base, const struct sink_record *r)
 {
 	struct prom_sink *s = to_prom(base);
@@ -157,6 +177,8 @@ static int prom_write(struct sink *base, const struct sink_record *r)
 	}
 	if (!e && (e = add(s, r)))
 		retire_same_labels(s, e);
+	else if (e && e->gen != r->cgroup->gen)
+		relabel(s, e, r);
 	if (!e) {
 		log_ratelimited(&s->mem_rl, 60, LOG_LVL_ERROR,
 				"prometheus: out of memory: cgroup %" PRIu64

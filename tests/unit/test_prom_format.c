@@ -529,6 +529,40 @@ static void test_sink_drained_events(void **state)
 	unlink(path);
 }
 
+/* A container named after its first row (a slow name lookup): the series
+ * goes on under its name, not its short id, with its total continued. */
+static void test_sink_relabel(void **state)
+{
+	struct sink_cgroup cg = { .id = 51,
+				  .gen = 1,
+				  .path = "/docker/0123456789ab",
+				  .kind = "container",
+				  .runtime = "docker",
+				  .container_id = "0123456789ab",
+				  .container_name = "0123456789ab",
+				  .pod = "",
+				  .pod_namespace = "" };
+	char path[sizeof(dir) + 32], *t;
+	struct prom_sink_opts o = { .textfile = path, .nr_events = 1, .event_names = sink_events };
+	struct reading last = { 0 };
+	struct sink *s;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/relabel.prom", dir);
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	write_rec(s, &cg, &last, 100, 10, 10, false);
+	free(publish(s, path));
+	cg.gen = 2;
+	cg.container_name = "web";
+	write_rec(s, &cg, &last, 150, 20, 20, false);
+	t = publish(s, path);
+	assert_has(t, "container_name=\"web\",pod=\"\",namespace=\"\"} 150\n");
+	assert_lacks(t, "container_name=\"0123456789ab\"");
+	free(t);
+	s->ops->free(s);
+	unlink(path);
+}
+
 static void test_textfile(void **state)
 {
 	char path[sizeof(dir) + 32], bad[sizeof(dir) + 32];
@@ -577,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_sink_keep_removed),
 		cmocka_unit_test(test_sink_adopted),
 		cmocka_unit_test(test_sink_drained_events),
+		cmocka_unit_test(test_sink_relabel),
 		cmocka_unit_test(test_textfile),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
