@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/id_map.h"
@@ -13,6 +14,14 @@
 /* Values are pointers into this array: value of id i is &vals[i]. */
 #define N 4096
 static char vals[N];
+
+/* Linked with --wrap=calloc: the next calloc fails while fail_calloc. */
+static bool fail_calloc;
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return fail_calloc ? NULL : __real_calloc(n, size);
+}
 
 static void test_empty(void **state)
 {
@@ -195,16 +204,57 @@ static void test_reserve(void **state)
 	id_map_free(&m);
 }
 
+/* Out of memory: an insert that would grow the map fails with -ENOMEM and
+ * leaves the map as it was; a removal whose shrink cannot get memory still
+ * removes (the map keeps its slots). */
+static void test_no_memory(void **state)
+{
+	struct id_map m = ID_MAP_INIT;
+	const struct id_map_slot *slots;
+	int n;
+
+	(void)state;
+	fail_calloc = true;
+	assert_int_equal(id_map_insert(&m, 1, &vals[1]), -ENOMEM);
+	assert_null(id_map_find(&m, 1));
+	assert_int_equal(m.nr, 0);
+	fail_calloc = false;
+	/* Fill up to the last insert that fits without growing. */
+	for (n = 0;
+	     id_map_insert(&m, (uint64_t)n + 1, &vals[n]) == 0 && 2 * (m.nr + 1) <= m.mask + 1; n++)
+		;
+	n++;
+	slots = m.slots;
+	fail_calloc = true;
+	assert_int_equal(id_map_insert(&m, 10000, &vals[10]), -ENOMEM);
+	assert_ptr_equal(m.slots, slots);
+	assert_int_equal((int)m.nr, n);
+	for (int i = 0; i < n; i++)
+		assert_ptr_equal(id_map_find(&m, (uint64_t)i + 1), &vals[i]);
+	assert_null(id_map_find(&m, 10000));
+	fail_calloc = false;
+	/* Grow well past the minimum, then remove all but one with every
+	 * shrink failing: each removal still takes effect. */
+	for (int i = n; i < 200; i++)
+		assert_int_equal(id_map_insert(&m, (uint64_t)i + 1, &vals[i]), 0);
+	fail_calloc = true;
+	for (int i = 1; i < 200; i++)
+		assert_int_equal(id_map_remove(&m, (uint64_t)i + 1), 0);
+	fail_calloc = false;
+	assert_int_equal(m.nr, 1);
+	assert_ptr_equal(id_map_find(&m, 1), &vals[0]);
+	for (int i = 1; i < 200; i++)
+		assert_null(id_map_find(&m, (uint64_t)i + 1));
+	id_map_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_insert_find),
-		cmocka_unit_test(test_wrap_stays),
-		cmocka_unit_test(test_shrink),
-		cmocka_unit_test(test_wrap),
-		cmocka_unit_test(test_churn),
-		cmocka_unit_test(test_reserve),
+		cmocka_unit_test(test_empty),	   cmocka_unit_test(test_insert_find),
+		cmocka_unit_test(test_wrap_stays), cmocka_unit_test(test_shrink),
+		cmocka_unit_test(test_wrap),	   cmocka_unit_test(test_churn),
+		cmocka_unit_test(test_reserve),	   cmocka_unit_test(test_no_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
