@@ -147,10 +147,26 @@ static __always_inline void release_held(struct prev_state *prev, const struct c
 	prev->held_id = 0;
 }
 
-/* resolve_cgroup_in() for a cgroup that is not the current task's (one a
- * task left by moving itself): its entry, else its deepest monitored
- * ancestor's, through its ancestors array. Kernels before 6.0 keep ids
- * there instead: the cgroup's own entry only. */
+/* The id of cg's ancestor at level l (0: the root): through its ancestors
+ * array (6.1 and later), or the ids kept before. */
+static __always_inline __u64 ancestor_id(struct cgroup *cg, int l)
+{
+	struct cgroup___old *old = (void *)cg;
+	struct cgroup *a = NULL;
+	__u64 id = 0;
+
+	if (bpf_core_field_exists(cg->ancestors)) {
+		bpf_core_read(&a, sizeof(a), &cg->ancestors[l]);
+		id = BPF_CORE_READ(a, kn, id);
+	} else if (bpf_core_field_exists(old->ancestor_ids)) {
+		bpf_core_read(&id, sizeof(id), &old->ancestor_ids[l]);
+	}
+	return id;
+}
+
+/* resolve_cgroup_in() for a cgroup that is not the current task's (the
+ * one a task left by moving itself): its entry, else its deepest monitored
+ * ancestor's. */
 static __always_inline const struct cgperf_slots *resolve_cgroup_of(void *filter, struct cgroup *cg)
 {
 	const struct cgperf_slots *found = NULL, *s;
@@ -158,16 +174,13 @@ static __always_inline const struct cgperf_slots *resolve_cgroup_of(void *filter
 	int level;
 
 	s = bpf_map_lookup_elem(filter, &id);
-	if (s || !bpf_core_field_exists(cg->ancestors))
+	if (s)
 		return s;
 	level = BPF_CORE_READ(cg, level);
 	for (int l = 0; l < CGPERF_MAX_CGROUP_DEPTH; l++) {
-		struct cgroup *a = NULL;
-
 		if (l >= level)
 			break;
-		bpf_core_read(&a, sizeof(a), &cg->ancestors[l]);
-		id = BPF_CORE_READ(a, kn, id);
+		id = ancestor_id(cg, l);
 		s = id ? bpf_map_lookup_elem(filter, &id) : NULL;
 		if (s)
 			found = s;
@@ -252,6 +265,16 @@ static __always_inline void settle_owed(struct prev_state *prev)
 	hold_counters(prev, d);
 }
 
+/* The interval's owner as a cgroup, if its pointer still names it: the
+ * cgroup may have been removed (and its memory reused) while the task that
+ * made it the owner kept running elsewhere. */
+static __always_inline struct cgroup *owner_cgroup(const struct prev_state *prev)
+{
+	struct cgroup *cg = (struct cgroup *)prev->owner_cgrp;
+
+	return cg && BPF_CORE_READ(cg, kn, id) == prev->owner ? cg : NULL;
+}
+
 /* Charge what ran on this CPU since the last flush to the cgroup id of the
  * task that ran (idle: nobody), less what a hidden task did (h), and start
  * over from now. at_switch: the task is being switched out (its switch
@@ -274,20 +297,26 @@ static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 
 	 * counter's whole history. */
 	if (first)
 		return;
-	take_out_hidden(d, h);
-	/* A switch to idle hidden: the counters read are the interval's
-	 * owner's (tasks of its cgroup switched in since, switches among them
-	 * skipped; idle moves none), unless reads are owed to what is held;
-	 * the time is idle's, nobody's. */
-	if (idle && h->to_idle && !prev->reads_owed) {
+	/* A switch to idle hidden: the task hidden is of the interval's owner
+	 * (switched in with a flush that made it the owner, or with a skip
+	 * within it), and so is everything read (idle moves no counter):
+	 * all of it goes to the owner, unless reads are owed to what is held.
+	 * The time is idle's as much as theirs, and unknown apart: nobody's. */
+	if (idle && h->to_idle) {
+		struct cgroup *owner = owner_cgroup(prev);
+
+		if (prev->reads_owed || !owner)
+			goto read;
 		for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++) {
 			if ((clock_mask | switch_mask) & (1u << e))
 				d[e].counter = 0;
 			d[e].enabled = d[e].running = 0;
 		}
-		charge_cgroup(prev, d, prev->owner, (struct cgroup *)prev->owner_cgrp);
+		charge_cgroup(prev, d, prev->owner, owner);
 		return;
 	}
+	take_out_hidden(d, h);
+read:
 	/* Reads owed to what is held are in d. Charged to the held cgroup with
 	 * the rest when the interval is its too (the task came in from idle as
 	 * one of its tasks: settle_owed ran otherwise); to what is held alone
@@ -326,6 +355,17 @@ static __always_inline void set_owner(struct prev_state *prev, struct task_struc
 
 	prev->owner_cgrp = (__u64)cg;
 	prev->owner = cg->kn->id;
+}
+
+/* The same for the current task, through probe reads (a sync's or
+ * on_attach's: bpf_get_current_task() is not a trusted pointer). */
+static __always_inline void set_owner_current(struct prev_state *prev)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct cgroup *cg = BPF_CORE_READ(t, cgroups, dfl_cgrp);
+
+	prev->owner_cgrp = (__u64)cg;
+	prev->owner = BPF_CORE_READ(cg, kn, id);
 }
 
 /* perf's trick: a switch between two tasks of the same cgroup changes
@@ -429,6 +469,17 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	if (idle_skips_reads && !hidden && !n->pid && p->pid && prev->ktime &&
 	    hold_to_idle(prev, p))
 		return 0;
+	/* p changed cgroups while it ran and on_attach did not charge the
+	 * interval at the move: moved by another process, or switched out
+	 * between the move and the tracepoint (a preemptible kernel does when
+	 * the cpu controller moves a running task). The interval is its old
+	 * cgroup's (the owner's: p came in as one of its tasks), but for p's
+	 * own run after the move, at most this stint. */
+	if (!hidden && p->pid && (__u64)cgroup_of(p) != prev->owner_cgrp && owner_cgroup(prev)) {
+		flush(prev, 1, prev->owner, 0, &h, owner_cgroup(prev));
+		set_owner(prev, n);
+		return 0;
+	}
 	flush(prev, 1, cgroup_id_of(p), !p->pid, &h, NULL);
 	set_owner(prev, n);
 	return 0;
@@ -461,6 +512,9 @@ int BPF_PROG(on_sync)
 			    &h, 1);
 	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0, &h,
 	      NULL);
+	/* The interval from now is the current task's cgroup's (it may have
+	 * been moved since it came in). */
+	set_owner_current(prev);
 	g = bpf_map_lookup_elem(&filter_gen, &zero);
 	if (g)
 		release_held(prev, g);
@@ -484,23 +538,32 @@ SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(on_attach, struct cgroup *dst, const char *path, struct task_struct *task,
 	     _Bool threadgroup)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	/* Not the BTF helper: it needs 5.11, this hub loads from 5.8. */
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
 	struct prev_state *prev;
+	struct cgroup *owner;
 	struct hidden_work h;
 	__u32 zero = 0;
 
-	if (task != cur && !(threadgroup && task->tgid == cur->tgid))
+	if (task != cur && !(threadgroup && task->tgid == BPF_CORE_READ(cur, tgid)))
 		return 0;
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	/* Not before the CPU's first switch (no interval yet), nor inside a
-	 * sync (none can be: a cgroup write does not happen in an IPI). */
-	if (!prev || !prev->ktime || prev->syncing || (__u64)cgroup_of(cur) == prev->owner_cgrp)
+	 * sync (none can be: a cgroup write does not happen in an IPI); not
+	 * for a task that came in unseen (the owner is then the hidden task's
+	 * cgroup: its switch out sorts it out); nothing if its cgroup v2 did
+	 * not change (a v1 hierarchy's move fires this too). */
+	if (!prev || !prev->ktime || prev->syncing || (__u64)cur != prev->seen.cur ||
+	    (__u64)BPF_CORE_READ(cur, cgroups, dfl_cgrp) == prev->owner_cgrp)
+		return 0;
+	owner = owner_cgroup(prev);
+	if (!owner)
 		return 0;
 	/* A sync arriving as an IPI meanwhile waits (CGPERF_SYNC_BUSY). */
 	prev->syncing = 1;
 	catch_unseen_switch(&prev->ktime, &prev->seen, cur, &h, 1);
-	flush(prev, 0, prev->owner, 0, &h, (struct cgroup *)prev->owner_cgrp);
-	set_owner(prev, cur);
+	flush(prev, 0, prev->owner, 0, &h, owner);
+	set_owner_current(prev);
 	prev->syncing = 0;
 	return 0;
 }

@@ -241,18 +241,42 @@ static void open_bss(struct hub *h)
 }
 
 /* A found hub's on_attach link, held as long as the hub is (every member
- * holds it, so it lives while on_switch's does). */
-static void open_attach_link(struct hub *h)
+ * holds it, so it lives while on_switch's does). The id comes from the
+ * hub's .bss: the link must be an on_attach program's that shares the hub's
+ * prev_readings (ids are not reused soon, but checked all the same). */
+static void open_attach_link(struct hub *h, int switch_prog_fd)
 {
 	struct follower_hub_bpf__bss v;
-	__u32 zero = 0;
+	struct bpf_link_info li = { 0 };
+	__u32 zero = 0, len = sizeof(li);
+	int fd = -1, prog_fd = -1, mine = -1, theirs = -1;
+	const char *why = "an older cgperf made it";
 
-	if (h->bss_fd >= 0 && bpf_map_lookup_elem(h->bss_fd, &zero, &v) == 0 && v.attach_link_id)
-		h->attach_fd = bpf_link_get_fd_by_id(v.attach_link_id);
+	if (h->bss_fd < 0)
+		why = "its programs are of another cgperf build";
+	else if (bpf_map_lookup_elem(h->bss_fd, &zero, &v) == 0 && v.attach_link_id &&
+		 (fd = bpf_link_get_fd_by_id(v.attach_link_id)) < 0)
+		why = "its link is gone";
+	if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &li, &len) == 0 &&
+	    (prog_fd = bpf_prog_get_fd_by_id(li.prog_id)) >= 0 &&
+	    is_hub_prog(prog_fd, "on_attach") &&
+	    prog_map_by_name(prog_fd, "prev_readings", BPF_MAP_TYPE_PERCPU_ARRAY, &theirs) == 0 &&
+	    prog_map_by_name(switch_prog_fd, "prev_readings", BPF_MAP_TYPE_PERCPU_ARRAY, &mine) ==
+		    0 &&
+	    bpf_map_id_of(mine) && bpf_map_id_of(mine) == bpf_map_id_of(theirs)) {
+		h->attach_fd = fd;
+		fd = -1;
+	} else if (fd >= 0) {
+		why = "its link is another program's";
+	}
+	int fds[] = { fd, prog_fd, mine, theirs };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	if (h->attach_fd < 0)
-		log_info("the cgroup hub has no cgroup_attach_task program (an older cgperf made "
-			 "it): a task that moves itself to another cgroup is charged at its "
-			 "switch out");
+		log_info("the cgroup hub has no cgroup_attach_task program (%s): a task that moves "
+			 "itself to another cgroup is charged at its switch out",
+			 why);
 }
 
 /* The hub of a registry entry, if it is alive: its fds through its link. */
@@ -288,7 +312,7 @@ static int hub_find(struct hub *h, const struct hub_entry *e)
 		r = -ENOENT;
 	if (r == 0) {
 		open_bss(h);
-		open_attach_link(h);
+		open_attach_link(h, prog_fd);
 	}
 out:
 	if (prog_fd >= 0)

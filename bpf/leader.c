@@ -160,7 +160,7 @@ static bool map_is_events_array(int fd)
 	       (info.map_flags & BPF_F_PRESERVE_ELEMS);
 }
 
-static unsigned map_id_of(int fd)
+unsigned bpf_map_id_of(int fd)
 {
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
@@ -258,7 +258,7 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 		if (r < 0)
 			goto fail;
 		l.created = true;
-		e = (struct cgperf_leader_entry){ .events_map_id = map_id_of(l.events_map_fd) };
+		e = (struct cgperf_leader_entry){ .events_map_id = bpf_map_id_of(l.events_map_fd) };
 		cpus_online_signature(&e.cpus_sig);
 		entry_changed = true;
 	}
@@ -286,7 +286,7 @@ int leader_acquire(int attr_map_fd, const struct perf_event_attr *attr, const ch
 			goto fail;
 		}
 		e.link_id = bpf_link_id_of(l.link_fd);
-		e.diff_map_id = map_id_of(l.diff_map_fd);
+		e.diff_map_id = bpf_map_id_of(l.diff_map_fd);
 		entry_changed = true;
 	}
 

@@ -64,6 +64,8 @@ int leaders_share_events(struct bpf_object *obj, const struct leader *l, int nr,
 
 /* The id of the BPF link fd refers to (any link; 0 if it cannot be had). */
 unsigned bpf_link_id_of(int fd);
+/* The id of the map fd names; 0 if it cannot be read. */
+unsigned bpf_map_id_of(int fd);
 
 /* Drop this process's references; the kernel frees the leader once nobody holds it. */
 void leader_release(struct leader *l);

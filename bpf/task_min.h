@@ -14,7 +14,13 @@ struct kernfs_node {
 struct cgroup {
 	struct kernfs_node *kn;
 	int level; /* the root's is 0 */
-	struct cgroup *ancestors[]; /* 6.0 and later; [level] is the cgroup itself */
+	struct cgroup *ancestors[]; /* 6.1 and later; [level] is the cgroup itself */
+} __attribute__((preserve_access_index));
+
+/* Before 6.1 the ancestors are kept by id. */
+struct cgroup___old {
+	int level;
+	__u64 ancestor_ids[];
 } __attribute__((preserve_access_index));
 
 struct css_set {

@@ -18,7 +18,9 @@
  *                      cgroup.procs: it warms the lock), touches N fresh
  *                      pages, moves itself to $KNOWN_MOVE_TO while it runs;
  *                      prints its minflt before the move and after, and
- *                      whether the move slept (voluntary switches in it)
+ *                      whether it was switched out from its first fault to
+ *                      the end of the move (slept or preempted: a switch
+ *                      reads)
  * When done the process stops itself (SIGSTOP): the test reads the per-task
  * counts in /proc (voluntary_ctxt_switches, minflt) while nothing changes,
  * then sends SIGCONT and the workload exits. --no-stop: exit at once. */
@@ -137,11 +139,12 @@ static int sleep_then_move(long n)
  * runs, with nothing in between that reads: the write of cgroup.procs
  * sleeps (and so flushes) only when the cgroup lock's fast path is cold,
  * so it moves to its own cgroup first, which warms it for some ms. */
-static long nvcsw(void)
+/* Switches of this task, voluntary or not (either one reads). */
+static long nr_switches(void)
 {
 	struct rusage u;
 
-	return getrusage(RUSAGE_SELF, &u) < 0 ? -1 : u.ru_nvcsw;
+	return getrusage(RUSAGE_SELF, &u) < 0 ? -1 : u.ru_nvcsw + u.ru_nivcsw;
 }
 
 static int write_pid(const char *path)
@@ -161,12 +164,14 @@ static int touch_then_move(long n)
 {
 	const char *from = getenv("KNOWN_MOVE_FROM"), *to = getenv("KNOWN_MOVE_TO");
 	struct rusage before, after;
-	long slept;
+	long slept, sw;
 
-	if (!from || !to || write_pid(from) < 0 || touch_fresh_pages(n, 0) ||
-	    getrusage(RUSAGE_SELF, &before) < 0 || write_pid(to) < 0)
+	/* Switched out anywhere from the first fault to the end of the move,
+	 * a switch reads: the case is not exercised. */
+	if (!from || !to || write_pid(from) < 0 || (sw = nr_switches()) < 0 ||
+	    touch_fresh_pages(n, 0) || getrusage(RUSAGE_SELF, &before) < 0 || write_pid(to) < 0)
 		return 1;
-	slept = nvcsw() - before.ru_nvcsw;
+	slept = nr_switches() - sw;
 	if (getrusage(RUSAGE_SELF, &after) < 0)
 		return 1;
 	printf("%ld %ld %ld\n", before.ru_minflt, after.ru_minflt, slept);

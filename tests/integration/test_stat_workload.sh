@@ -21,7 +21,7 @@ FORKER_CPU_OUT=$TMP/cmd.cpu "$CGPERF" stat -v -x, -o "$TMP/cmd.csv" -e "cpu-cloc
 	-- "$FORKER" 3 0.4 2>"$TMP/cmd.log" || fail "cgperf stat -- forker failed: $(cat "$TMP/cmd.log")"
 steal_end cmd
 cmd_ms=$(stat_csv_value "$TMP/cmd.csv" cpu-clock)
-allow_unseen cmd "$TMP/cmd.log"
+allow_unseen cmd "$TMP/cmd.log" "$(cat "$TMP/cmd.cpu")"
 assert_cpu_clock "-- CMD counts forked children" "$cmd_ms" "$(cat "$TMP/cmd.cpu")" 3 cmd
 [ -z "$tsc_ev" ] || assert_tsc "-- CMD" "$(stat_csv_value "$TMP/cmd.csv" "$TSC")" "$cmd_ms"
 
@@ -40,7 +40,7 @@ after=$(usage_usec w)
 steal_end p
 kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -p failed"
 pid_ms=$(stat_csv_value "$TMP/pid.csv" cpu-clock)
-allow_unseen p "$TMP/pid.log"
+allow_unseen p "$TMP/pid.log" "$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')"
 assert_cpu_clock "-p counts children forked after attach" "$pid_ms" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 p
 [ -z "$tsc_ev" ] || assert_tsc "-p" "$(stat_csv_value "$TMP/pid.csv" "$TSC")" "$pid_ms"
@@ -77,7 +77,7 @@ burn_p() {
 	# Steal on that CPU, or on all for a range.
 	steal_end "$name" "$([[ $cpus =~ ^[0-9]+$ ]] && echo "$cpus")"
 	kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -p ($name) failed"
-	allow_unseen "$name" "$TMP/$name.log"
+	allow_unseen "$name" "$TMP/$name.log" "$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')"
 	assert_cpu_clock "$what" "$(stat_csv_value "$TMP/$name.csv" cpu-clock)" \
 		"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 "$name"
 }
@@ -137,7 +137,7 @@ interval_rows() { [ "$(grep -c ',cpu-clock,' "$TMP/a.csv" 2>/dev/null)" -ge 3 ];
 poll 100 0.05 interval_rows || fail "-a -I 300 printed fewer than 3 rows in 5 s: $(cat "$TMP/a.csv")"
 kill -INT "$a_pid" "$g_pid"
 wait "$a_pid" && wait "$g_pid" || fail "the -a/-G sessions failed"
-allow_unseen g "$TMP/g.log"
+allow_unseen g "$TMP/g.log" "$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')"
 assert_cpu_clock "-G next to -a" "$(stat_csv_value "$TMP/g.csv" cpu-clock)" \
 	"$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')" 3 g
 assert_cpus_per_interval "$TMP/a.csv" cpu-clock "$ncpu"

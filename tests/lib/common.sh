@@ -174,14 +174,17 @@ steal_end() {
 	STEAL_MS[$1]=$(awk -v a="${STEAL_MS[$1]:-0}" -v b="$ms" 'BEGIN { print a + b }')
 	unset "STEAL_OPEN[$1]"
 }
-# allow_unseen NAME LOG: a kernel that hides some switches from sched_switch
-# (this project's VMs hide their agent's): what the cgperf -v session of LOG
-# says may still be charged of hidden tasks' time (a chain of them) widens
-# NAME's bound as steal does. Nothing where no switch is hidden.
+# allow_unseen NAME LOG ORACLE_MS: a kernel that hides some switches from
+# sched_switch (this project's VMs hide their agent's): what the cgperf -v
+# session of LOG says may still be charged of hidden tasks' time (a chain of
+# them) widens NAME's bound as steal does, by at most a tenth of ORACLE_MS
+# (the bound counts every CPU's, and a CPU back from offline can make it
+# large). Nothing where no switch is hidden.
 allow_unseen() {
 	local ms
 	ms=$(sed -n 's/.*up to \([0-9.]*\) ms more may be charged to tasks.*/\1/p' "$2" | tail -1)
 	[ -n "$ms" ] || return 0
+	ms=$(awk -v m="$ms" -v o="$3" 'BEGIN { c = o / 10; print (m > c ? c : m) }')
 	log "hidden switches ($(basename "$2")): up to $ms ms of hidden tasks' time may be in cgperf's count"
 	STEAL_MS[$1]=$(awk -v a="${STEAL_MS[$1]:-0}" -v b="$ms" 'BEGIN { print a + b }')
 }
@@ -429,7 +432,7 @@ assert_count() {
 # holds whatever the machine's speed. Timestamps must increase.
 assert_cpus_per_interval() {
 	python3 - "$@" <<'PY' || fail "$2 per interval in $1 is not $3 CPUs: $(cat "$1")"
-import csv, sys
+import csv, os, sys
 path, event, n = sys.argv[1], sys.argv[2], float(sys.argv[3])
 rows = [r for r in csv.reader(open(path, newline='')) if len(r) == 8 and r[3] == event]
 ts = [float(r[0]) for r in rows]
@@ -437,13 +440,16 @@ assert len(rows) >= 3 and all(b > a for a, b in zip(ts, ts[1:])), ts
 cpus = [float(r[1]) / ((t - p) * 1000) for r, t, p in zip(rows, ts, [0.0] + ts[:-1])]
 print("# %s: CPUs counted per interval: %s" % (path, ["%.3f" % c for c in cpus]))
 # The last interval is the partial one at the end. Over all the full ones
-# within 3 %. Each one by the running total since the start: a sync that
-# runs late on a CPU (a loaded host; an emulated vCPU runs it when the
-# emulator gets to it: one interval's 1.18 CPUs, the next's 0.96) moves
-# time from one interval into the next, which the running total does not
-# see; an interval counted twice, or lost, moves it by a whole interval.
+# within 3 %; each one within 3 % too. Under emulation (vm-run sets
+# CGPERF_INTERVAL_TOL_PCT) a sync reaches another vCPU when the emulator
+# runs it, late, which moves time from one interval into the next (one
+# interval's 1.18 CPUs, the next's 0.96): there each one by the running
+# total since the start, within half an interval (an interval counted twice,
+# or lost, moves it by a whole one).
 full = sum(float(r[1]) for r in rows[:-1]) / (ts[-2] * 1000)
 assert abs(full - n) <= 0.03 * n, 'over all full intervals: %.3f CPUs' % full
+if not os.environ.get('CGPERF_INTERVAL_TOL_PCT'):
+    assert all(abs(c - n) <= 0.03 * n for c in cpus[:-1]), cpus
 total = 0.0
 for r, t, p in zip(rows[:-1], ts, [0.0] + ts):
     total += float(r[1])
