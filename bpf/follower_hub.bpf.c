@@ -452,6 +452,12 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	 * another cgroup, idle's or held ones alike: read. */
 	hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h, 0);
 	seen_switch_in(&prev->seen, n);
+	/* The switches skipped since the last flush were among the owner's
+	 * tasks, the hidden one's (a busy hidden service switching among its
+	 * threads): not p's, which came in unseen. Nobody's, as the hidden
+	 * task's time. */
+	if (hidden && p->pid)
+		prev->switches = 0;
 	if (idle_skips_reads && !hidden && !p->pid && prev->ktime) {
 		/* Idle (owed to nobody) ends: the switch to idle flushed or
 		 * held, and nothing read since moved (idle_skips_reads), so the
@@ -508,8 +514,10 @@ int BPF_PROG(on_sync)
 	if (prev->syncing)
 		return CGPERF_SYNC_BUSY;
 	prev->syncing = 1;
-	catch_unseen_switch(&prev->ktime, &prev->seen, (struct task_struct *)bpf_get_current_task(),
-			    &h, 1);
+	if (catch_unseen_switch(&prev->ktime, &prev->seen,
+				(struct task_struct *)bpf_get_current_task(), &h, 1) &&
+	    bpf_get_current_pid_tgid())
+		prev->switches = 0; /* as in on_switch */
 	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0, &h,
 	      NULL);
 	/* The interval from now is the current task's cgroup's (it may have
