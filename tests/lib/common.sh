@@ -486,12 +486,17 @@ tsc_rate() {
 }
 # assert_tsc WHAT TSC_COUNT CPU_CLOCK_MS: a target's msr/tsc/ count is its
 # cpu-clock times the TSC rate within 1 % (both count the same time on the
-# CPU; a halved PMU delta reads 50 %).
+# CPU; a halved PMU delta reads 50 %). Under emulation (vm-run sets
+# CGPERF_SLOW_FACTOR) within 3 %: an emulated TSC keeps the host's time, and
+# its rate against the guest's clock moves with the host's load between
+# tsc_rate's window and the target's (1.08 % apart in a 6.1 guest beside two
+# CPU hogs).
 assert_tsc() {
-	local want
+	local want pct=1
+	[ -z "${CGPERF_SLOW_FACTOR:-}" ] || pct=3
 	tsc_rate
 	want=$(awk -v r="$TSC_PER_MS" -v ms="$3" 'BEGIN { printf "%.0f", r * ms }')
-	assert_within_pct "$1: $TSC vs cpu-clock $3 ms x $TSC_PER_MS/ms" "$2" "$want" 1
+	assert_within_pct "$1: $TSC vs cpu-clock $3 ms x $TSC_PER_MS/ms" "$2" "$want" "$pct"
 }
 
 # without_lib SONAME CMD...: CMD in a private mount namespace where the
