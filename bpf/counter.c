@@ -22,12 +22,6 @@
 
 _Static_assert(CGPERF_MAX_EVENTS == READINGS_MAX_EVENTS, "one event limit");
 
-/* The tp follower's program that a sync runs on every CPU; sessions pinned
- * by layout 1 (one raw_tp program for switches and syncs) have only the
- * older one. */
-#define TP_SYNC_PROG "on_sync"
-#define TP_SYNC_PROG_V1 "on_switch"
-
 const char *counter_mode_name(const struct counter *c)
 {
 	return c->ops->name ? c->ops->name : follower_mode_name(c->mode);
@@ -101,6 +95,30 @@ static int load_programs(struct counter *c, const struct counter_opts *o)
 	return c->ops->load(c);
 }
 
+/* A persistent session: load sched_switch followers (an fexit follower
+ * depends on a leader link that a process holds), then pin them. */
+static int load_and_pin(struct counter *c, const struct counter_opts *o)
+{
+	int r;
+
+	c->mode = FOLLOWER_TP;
+	r = load_programs(c, o);
+	return r < 0 ? r : counter_pins_make(c, o->pin_dir);
+}
+
+/* The session pinned in o->pin_dir, if it counts what o says (-ESTALE if
+ * not). */
+static int adopt(struct counter *c, const struct counter_opts *o)
+{
+	int r = counter_pins_adopt(c, o->pin_dir);
+
+	/* Our own references to the shared leaders, for CPU hotplug (the
+	 * pinned program holds the perf_event arrays anyway). */
+	if (r == 0)
+		r = acquire_leaders(c, o);
+	return r;
+}
+
 /* Undo load_programs(), also after a partial failure. */
 static void unload_programs(struct counter *c)
 {
@@ -115,14 +133,8 @@ static void unload_programs(struct counter *c)
 	sync_skip_free(c->skip);
 	c->skip = NULL;
 	c->skip_tried = false;
-	/* Opened from pins (a skeleton or a hub owns them otherwise). */
-	if (c->adopted) {
-		close(c->filter_fd);
-		close(c->accum_fd);
-		close(c->sync_fd);
-		if (c->gen.fd >= 0)
-			close(c->gen.fd);
-	}
+	if (c->adopted)
+		counter_pins_close(c);
 	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
 }
 
@@ -200,115 +212,6 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	slot_table_set_reset(c->slots, reset_slot);
 	*ret = c;
 	return 0;
-}
-
-static void describe(const struct counter *c, const struct counter_opts *o, struct session_meta *m)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	*m = (struct session_meta){
-		.layout = CGPERF_SESSION_LAYOUT,
-		.filter = o->filter,
-		.mode = c->mode,
-		.nr_events = o->nr_events,
-		.max_slots = o->max_slots,
-		.value_size = o->nr_events * sizeof(struct cgperf_reading),
-		.created_real_ns = (uint64_t)now.tv_sec * 1000000000u + now.tv_nsec,
-	};
-	for (int i = 0; i < o->nr_events; i++) {
-		const struct perf_event_attr *a = &o->events[i].attr;
-
-		m->attr[i] = (struct session_attr){ a->type, 0, a->config, a->config1, a->config2 };
-		snprintf(m->names[i], sizeof(m->names[i]), "%.*s", SESSION_NAME_MAX - 1,
-			 o->events[i].name);
-	}
-}
-
-/* The pinned session counts what o asks for, in this layout. */
-static bool same_session(const struct counter *c, const struct counter_opts *o,
-			 const struct session_meta *pinned)
-{
-	struct session_meta want;
-
-	describe(c, o, &want);
-	want.mode = FOLLOWER_TP;
-	return pinned->layout == want.layout && pinned->filter == want.filter &&
-	       pinned->mode == want.mode && pinned->nr_events == want.nr_events &&
-	       pinned->max_slots == want.max_slots && pinned->value_size == want.value_size &&
-	       memcmp(pinned->attr, want.attr, sizeof(want.attr)) == 0;
-}
-
-/* fds of the pinned session's programs and maps; layout: the session's. */
-static int open_pins(struct counter *c, const char *dir, uint32_t layout)
-{
-	int r = session_pin_get(dir, "prog_" TP_SYNC_PROG, &c->sync_fd);
-
-	if (r == -ENOENT)
-		r = session_pin_get(dir, "prog_" TP_SYNC_PROG_V1, &c->sync_fd);
-	if (r == 0)
-		r = session_pin_get(dir, "map_filter", &c->filter_fd);
-	if (r == 0)
-		r = session_pin_get(dir, "map_accum_readings", &c->accum_fd);
-	if (r == 0)
-		r = accum_init(&c->acc, c->accum_fd, c->nr_events, c->max_slots);
-	/* Layouts before 5 have none (they are only drained). A session
-	 * that says 5 without one is not one this cgperf can run. */
-	if (r == 0 && layout >= 5) {
-		int fd = -1;
-
-		r = session_pin_get(dir, "map_filter_gen", &fd);
-		r = r == -ENOENT ? -ESTALE : r;
-		/* A hub's (layout 7 on) is shared with other processes. */
-		if (r == 0 && (r = layout >= 7 ? filter_gen_open_shared(&c->gen, fd)
-					       : filter_gen_open(&c->gen, fd)) < 0)
-			close(fd);
-	}
-	/* From layout 7 on the session is at an index of a hub; before, it had
-	 * a tp follower of its own (only drained: syncs run its program). */
-	if (r == 0) {
-		c->ops = layout >= 7 ? &follower_hub_ops : &follower_tp_ops;
-		if (c->ops->adopt)
-			r = c->ops->adopt(c, dir);
-	}
-	if (r == 0) {
-		c->adopted = true;
-		c->mode = FOLLOWER_TP;
-		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", dir);
-	}
-	return r;
-}
-
-static int adopt(struct counter *c, const struct counter_opts *o)
-{
-	struct session_meta m;
-	int r = session_read_meta(o->pin_dir, &m);
-
-	if (r == -EPROTO || (r == 0 && !same_session(c, o, &m)))
-		return -ESTALE;
-	if (r == 0)
-		r = open_pins(c, o->pin_dir, m.layout);
-	/* Our own references to the shared leaders, for CPU hotplug (the
-	 * pinned program holds the perf_event arrays anyway). */
-	if (r == 0)
-		r = acquire_leaders(c, o);
-	return r;
-}
-
-static int load_and_pin(struct counter *c, const struct counter_opts *o)
-{
-	struct session_meta m;
-	int r;
-
-	c->mode = FOLLOWER_TP;
-	r = load_programs(c, o);
-	if (r < 0)
-		return r;
-	describe(c, o, &m);
-	r = c->ops->pin(c, o->pin_dir, &m);
-	if (r == 0)
-		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", o->pin_dir);
-	return r;
 }
 
 static int load_session(struct counter *c, const struct counter_opts *o)
@@ -420,7 +323,7 @@ int counter_open_pinned(const char *dir, struct counter **ret, struct session_me
 	r = counter_new(m.filter, m.nr_events, m.max_slots, &c);
 	if (r < 0)
 		return r;
-	r = open_pins(c, dir, m.layout);
+	r = counter_pins_open(c, dir, m.layout);
 	if (r == 0)
 		r = counter_sync(c);
 	if (r < 0) {

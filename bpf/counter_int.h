@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* A counting session from the inside (bpf/counter.h is its face), for the
  * files that do its jobs: counter.c (the API: opening, slots and filter,
- * reads) and one file per follower kind, each behind a struct follower_ops
- * as perf's bpf_counter.c has a struct bpf_counter_ops per kind:
+ * syncs, reads), counter_pin.c (persistent sessions: pinning, adopting) and
+ * one file per follower kind, each behind a struct follower_ops as perf's
+ * bpf_counter.c has a struct bpf_counter_ops per kind:
  * counter_fexit.c (fexit followers on the leaders' programs), counter_tp.c
  * (a session's own sched_switch follower), counter_hub.c (the cgroup hub,
  * shared with other sessions). counter.c chooses the kind and calls it
@@ -105,3 +106,14 @@ struct follower_ops {
 extern const struct follower_ops follower_fexit_ops;
 extern const struct follower_ops follower_tp_ops;
 extern const struct follower_ops follower_hub_ops;
+
+/* counter_pin.c: persistent sessions. */
+/* Adopt the session pinned in dir if it counts what c is to (-ESTALE if
+ * not, or if it is of another layout). */
+int counter_pins_adopt(struct counter *c, const char *dir);
+/* Open the session pinned in dir, of this layout, whatever it counts. */
+int counter_pins_open(struct counter *c, const char *dir, uint32_t layout);
+/* Pin the session just loaded in dir (sched_switch followers). */
+int counter_pins_make(struct counter *c, const char *dir);
+/* Close the fds counter_pins_open opened. */
+void counter_pins_close(struct counter *c);
