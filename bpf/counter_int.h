@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* A counting session from the inside (bpf/counter.h is its face), for the
  * files that do its jobs: counter.c (the API: opening, slots and filter,
- * syncs, reads), counter_pin.c (persistent sessions: pinning, adopting) and
- * one file per follower kind, each behind a struct follower_ops as perf's
- * bpf_counter.c has a struct bpf_counter_ops per kind:
- * counter_fexit.c (fexit followers on the leaders' programs), counter_tp.c
- * (a session's own sched_switch follower), counter_hub.c (the cgroup hub,
- * shared with other sessions). counter.c chooses the kind and calls it
- * through c->ops; the kinds know nothing of counter.c. */
+ * reads), counter_sync.c (syncs and CPU hotplug), counter_pin.c (persistent
+ * sessions: pinning, adopting), and one file per follower kind behind a
+ * struct follower_ops, as perf's bpf_counter.c has a struct bpf_counter_ops
+ * per kind: counter_fexit.c (fexit followers on the leaders' programs),
+ * counter_tp.c (a session's own sched_switch follower), counter_hub.c (the
+ * cgroup hub, shared with other sessions). counter.c chooses the kind and
+ * calls it through c->ops; the kinds know nothing of counter.c. */
 #pragma once
 #include "bpf/accum.h"
 #include "bpf/cgperf_shared.h"
@@ -117,3 +117,11 @@ int counter_pins_open(struct counter *c, const char *dir, uint32_t layout);
 int counter_pins_make(struct counter *c, const char *dir);
 /* Close the fds counter_pins_open opened. */
 void counter_pins_close(struct counter *c);
+
+/* counter_sync.c: syncs. */
+/* Every online CPU brought up to date, the CPU list followed first;
+ * periodic: a sync for a read that another read follows (bpf/sync_skip.h).
+ * Sets release_mark. */
+int counter_sync_all(struct counter *c, bool periodic);
+/* counter_follow_cpus() (bpf/counter.h). */
+int counter_sync_follow_cpus(struct counter *c);
