@@ -1,17 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "bpf/counter.h"
 #include "bpf/accum.h"
+#include "bpf/counter_int.h"
 #include "bpf/filter_gen.h"
-#include "bpf/hub.h"
 #include "bpf/leader.h"
 #include "bpf/map_retry.h"
-#include "bpf/prog_stats.h"
-#include "bpf/read_masks.h"
 #include "bpf/session_pin.h"
 #include "bpf/slot_table.h"
 #include "bpf/sync_skip.h"
-#include "follower_fexit.skel.h"
-#include "follower_tp.skel.h"
 #include "util/cpus.h"
 #include "util/caps.h"
 #include "util/log.h"
@@ -26,52 +22,9 @@
 
 _Static_assert(CGPERF_MAX_EVENTS == READINGS_MAX_EVENTS, "one event limit");
 
-struct counter {
-	enum follower_mode mode;
-	enum cgperf_filter_type filter;
-	int nr_events;
-	int max_slots;
-	struct leader leaders[CGPERF_MAX_EVENTS];
-	int nr_leaders;
-	/* FOLLOWER_TP: one program serves all events: the session's own, or
-	 * for a cgroup filter a hub it shares with other sessions */
-	struct follower_tp_bpf *tp;
-	struct hub *hub;
-	/* FOLLOWER_FEXIT: one program per event; [0] owns filter and accum maps */
-	struct follower_fexit_bpf *fexit[CGPERF_MAX_EVENTS];
-	int filter_fd, accum_fd;
-	enum accum_kind accum_kind; /* of a session being loaded */
-	struct accum acc; /* bound to accum_fd once loaded or opened */
-	int *cpus, nr_cpus; /* online CPUs, for syncing */
-	uint32_t cpus_sig; /* signature of that list */
-	int online_fd; /* the online CPU list, re-read by the CPU check */
-	char bpffs_dir[256];
-	struct event_spec events[CGPERF_MAX_EVENTS];
-	int nr_possible; /* per-CPU map values come for every possible CPU */
-	struct slot_table *slots;
-	int sync_fd; /* the program test_run syncs run (tp mode) */
-	/* A hub's: which CPUs a sync can leave out (NULL: none can; tried:
-	 * looked for once). */
-	struct sync_skip *skip;
-	bool skip_tried;
-	uint64_t cpu_syncs, cpu_skips; /* CPUs synced, left out */
-	struct filter_gen gen;
-	/* The generation the last sync vouches for (0: it failed somewhere):
-	 * what releases drop holds below. */
-	__u64 release_mark;
-	bool adopted; /* opened from pins */
-	char pin_dir[600]; /* persistent: where it is pinned */
-};
-
-/* The tp follower's program that a sync runs on every CPU; sessions pinned
- * by layout 1 (one raw_tp program for switches and syncs) have only the
- * older one. */
-#define TP_SYNC_PROG "on_sync"
-#define TP_SYNC_PROG_V1 "on_switch"
-
 const char *counter_mode_name(const struct counter *c)
 {
-	return c->hub ? "the cgroup hub on shared perf_events" : follower_mode_name(c->mode);
+	return c->ops->name ? c->ops->name : follower_mode_name(c->mode);
 }
 
 enum follower_mode counter_mode(const struct counter *c)
@@ -122,168 +75,14 @@ static int acquire_leaders(struct counter *c, const struct counter_opts *o)
 	return r;
 }
 
-static void size_maps(const struct counter *c, struct bpf_map *filter, struct bpf_map *accum,
-		      struct bpf_map *threads, const struct counter_opts *o)
+/* The follower kind of a mode: sched_switch followers for a cgroup filter
+ * are the cgroup hub. */
+static const struct follower_ops *follower_kind(enum follower_mode mode,
+						enum cgperf_filter_type filter)
 {
-	bpf_map__set_max_entries(filter, o->max_keys > 0 ? o->max_keys : 1);
-	/* A thread count per child process (on_fork), where the object's
-	 * programs keep them (NULL: its threads_left stays at one entry). */
-	if (threads && o->filter == CGPERF_FILTER_TGID)
-		bpf_map__set_max_entries(threads, o->max_keys > 0 ? o->max_keys : 1);
-	/* Where the accumulators follow the live slots, so does a cgroup
-	 * filter (user space alone adds and removes its keys; PID/TGID
-	 * filters gain keys from on_fork, in the hot path, and stay
-	 * preallocated). */
-	if (c->accum_kind == ACCUM_HASH && o->filter == CGPERF_FILTER_CGROUP)
-		bpf_map__set_map_flags(filter, BPF_F_NO_PREALLOC);
-	accum_configure(accum, c->accum_kind, o->max_slots, o->nr_events);
-}
-
-/* PID/TGID filters forget tasks as they go (pids get reused): at their last
- * switch out, or when freed. */
-static bool tracks_tasks(const struct counter_opts *o)
-{
-	return o->filter == CGPERF_FILTER_PID || o->filter == CGPERF_FILTER_TGID;
-}
-
-static void set_tp_event_masks(struct follower_tp_bpf *skel, const struct counter_opts *o)
-{
-	struct read_masks m;
-
-	read_masks_of(o->events, o->nr_events, tracks_tasks(o), &m);
-	skel->rodata->software_mask = m.software;
-	skel->rodata->clock_mask = m.clock;
-	skel->rodata->switch_mask = m.switches;
-	skel->rodata->minflt_mask = m.minflt;
-	skel->rodata->majflt_mask = m.majflt;
-	skel->rodata->idle_skips_reads = m.idle_skips_reads;
-}
-
-/* A cgroup session: its own filter and accumulators, registered with a hub
- * (the host's shared one; a persistent session's own). */
-static int load_hub_session(struct counter *c, const struct counter_opts *o)
-{
-	struct hub_opts ho = {
-		.events = o->events,
-		.leaders = c->leaders,
-		.nr_events = o->nr_events,
-		.nr_possible = c->nr_possible,
-		.accum_kind = c->accum_kind,
-		.max_slots = o->max_slots,
-		.bpffs_dir = c->bpffs_dir,
-		.pinned = o->pin_dir != NULL,
-	};
-	int r = hub_session_maps(c->accum_kind, o->max_keys, o->max_slots, o->nr_events,
-				 &c->filter_fd, &c->accum_fd);
-
-	if (r < 0)
-		return r;
-	r = hub_join(&ho, c->filter_fd, c->accum_fd, &c->hub);
-	if (r < 0) {
-		close(c->filter_fd);
-		close(c->accum_fd);
-		c->filter_fd = c->accum_fd = -1;
-		return r;
-	}
-	c->sync_fd = hub_sync_fd(c->hub);
-	r = filter_gen_open_shared(&c->gen, hub_gen_fd(c->hub));
-	return r < 0 ? r : accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
-}
-
-static int load_tp_follower(struct counter *c, const struct counter_opts *o)
-{
-	struct follower_tp_bpf *skel;
-	int r;
-
-	if (o->filter == CGPERF_FILTER_CGROUP)
-		return load_hub_session(c, o);
-	skel = follower_tp_bpf__open();
-	if (!skel)
-		return -errno;
-	skel->rodata->filter_type = o->filter;
-	skel->rodata->nr_events = o->nr_events;
-	skel->rodata->inherit = o->inherit;
-	set_tp_event_masks(skel, o);
-	r = leaders_share_events(skel->obj, c->leaders, o->nr_events, c->nr_possible);
-	if (r < 0)
-		goto fail;
-	size_maps(c, skel->maps.filter, skel->maps.accum_readings, skel->maps.threads_left, o);
-	if (!o->inherit)
-		bpf_program__set_autoload(skel->progs.on_fork, false);
-	if (o->filter != CGPERF_FILTER_TGID)
-		bpf_program__set_autoload(skel->progs.on_new_thread, false);
-	if (!tracks_tasks(o))
-		bpf_program__set_autoload(skel->progs.on_free, false);
-	/* on_sync is only run by syncs (test_run), never attached. */
-	bpf_program__set_autoattach(skel->progs.on_sync, false);
-	r = follower_tp_bpf__load(skel);
-	if (r < 0)
-		goto fail;
-	r = follower_tp_bpf__attach(skel);
-	if (r < 0)
-		goto fail;
-	c->tp = skel;
-	c->filter_fd = bpf_map__fd(skel->maps.filter);
-	c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
-	c->sync_fd = bpf_program__fd(skel->progs.on_sync);
-	return accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
-fail:
-	follower_tp_bpf__destroy(skel);
-	return r;
-}
-
-static int load_fexit_followers(struct counter *c, const struct counter_opts *o)
-{
-	for (int i = 0; i < o->nr_events; i++) {
-		struct follower_fexit_bpf *skel = follower_fexit_bpf__open();
-		int r;
-
-		if (!skel)
-			return -errno;
-		c->fexit[i] = skel;
-		skel->rodata->filter_type = o->filter;
-		skel->rodata->nr_events = o->nr_events;
-		skel->rodata->inherit = o->inherit;
-		skel->rodata->event_index = i;
-		size_maps(c, skel->maps.filter, skel->maps.accum_readings,
-			  i == 0 ? skel->maps.threads_left : NULL, o);
-		r = bpf_map__reuse_fd(skel->maps.diff_readings, c->leaders[i].diff_map_fd);
-		if (r < 0)
-			return r;
-		if (i > 0) {
-			/* One filter and one accumulator for the whole session. */
-			r = bpf_map__reuse_fd(skel->maps.filter, c->filter_fd);
-			if (!r)
-				r = bpf_map__reuse_fd(skel->maps.accum_readings, c->accum_fd);
-			if (r < 0)
-				return r;
-		}
-		/* Only one fork tracker per session. */
-		if (!o->inherit || i > 0)
-			bpf_program__set_autoload(skel->progs.on_fork, false);
-		if (!tracks_tasks(o) || i > 0) {
-			bpf_program__set_autoload(skel->progs.on_free, false);
-			bpf_program__set_autoload(skel->progs.on_switch_out, false);
-		}
-		if (o->filter != CGPERF_FILTER_TGID || i > 0)
-			bpf_program__set_autoload(skel->progs.on_new_thread, false);
-		r = bpf_program__set_attach_target(skel->progs.fexit_on_switch,
-						   c->leaders[i].prog_fd, "on_switch");
-		if (!r)
-			r = follower_fexit_bpf__load(skel);
-		if (!r)
-			r = follower_fexit_bpf__attach(skel);
-		if (r < 0)
-			return r;
-		if (i == 0) {
-			c->filter_fd = bpf_map__fd(skel->maps.filter);
-			c->accum_fd = bpf_map__fd(skel->maps.accum_readings);
-			r = accum_init(&c->acc, c->accum_fd, o->nr_events, o->max_slots);
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
+	if (mode == FOLLOWER_FEXIT)
+		return &follower_fexit_ops;
+	return filter == CGPERF_FILTER_CGROUP ? &follower_hub_ops : &follower_tp_ops;
 }
 
 static int load_programs(struct counter *c, const struct counter_opts *o)
@@ -292,18 +91,40 @@ static int load_programs(struct counter *c, const struct counter_opts *o)
 
 	if (r < 0)
 		return r;
-	return c->mode == FOLLOWER_TP ? load_tp_follower(c, o) : load_fexit_followers(c, o);
+	c->ops = follower_kind(c->mode, o->filter);
+	return c->ops->load(c);
+}
+
+/* A persistent session: load sched_switch followers (an fexit follower
+ * depends on a leader link that a process holds), then pin them. */
+static int load_and_pin(struct counter *c, const struct counter_opts *o)
+{
+	int r;
+
+	c->mode = FOLLOWER_TP;
+	r = load_programs(c, o);
+	return r < 0 ? r : counter_pins_make(c, o->pin_dir);
+}
+
+/* The session pinned in o->pin_dir, if it counts what o says (-ESTALE if
+ * not). */
+static int adopt(struct counter *c, const struct counter_opts *o)
+{
+	int r = counter_pins_adopt(c, o->pin_dir);
+
+	/* Our own references to the shared leaders, for CPU hotplug (the
+	 * pinned program holds the perf_event arrays anyway). */
+	if (r == 0)
+		r = acquire_leaders(c, o);
+	return r;
 }
 
 /* Undo load_programs(), also after a partial failure. */
 static void unload_programs(struct counter *c)
 {
-	follower_tp_bpf__destroy(c->tp);
-	c->tp = NULL;
-	for (int i = 0; i < CGPERF_MAX_EVENTS; i++) {
-		follower_fexit_bpf__destroy(c->fexit[i]);
-		c->fexit[i] = NULL;
-	}
+	if (c->ops)
+		c->ops->close(c);
+	c->ops = NULL;
 	for (int i = 0; i < c->nr_leaders; i++)
 		leader_release(&c->leaders[i]);
 	c->nr_leaders = 0;
@@ -312,23 +133,8 @@ static void unload_programs(struct counter *c)
 	sync_skip_free(c->skip);
 	c->skip = NULL;
 	c->skip_tried = false;
-	/* Opened from pins, or made for a hub (a skeleton owns them otherwise). */
-	if (c->adopted || c->hub) {
-		close(c->filter_fd);
-		close(c->accum_fd);
-	}
-	if (c->adopted) {
-		close(c->sync_fd);
-		if (c->gen.fd >= 0)
-			close(c->gen.fd);
-	}
-	/* The hub's own fds (sync, generation) go with it; a session still
-	 * pinned goes on counting. */
-	if (c->pin_dir[0])
-		hub_close(c->hub);
-	else
-		hub_leave(c->hub);
-	c->hub = NULL;
+	if (c->adopted)
+		counter_pins_close(c);
 	c->filter_fd = c->accum_fd = c->sync_fd = c->gen.fd = -1;
 }
 
@@ -408,132 +214,6 @@ static int counter_new(enum cgperf_filter_type filter, int nr_events, int max_sl
 	return 0;
 }
 
-static void describe(const struct counter *c, const struct counter_opts *o, struct session_meta *m)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_REALTIME, &now);
-	*m = (struct session_meta){
-		.layout = CGPERF_SESSION_LAYOUT,
-		.filter = o->filter,
-		.mode = c->mode,
-		.nr_events = o->nr_events,
-		.max_slots = o->max_slots,
-		.value_size = o->nr_events * sizeof(struct cgperf_reading),
-		.created_real_ns = (uint64_t)now.tv_sec * 1000000000u + now.tv_nsec,
-	};
-	for (int i = 0; i < o->nr_events; i++) {
-		const struct perf_event_attr *a = &o->events[i].attr;
-
-		m->attr[i] = (struct session_attr){ a->type, 0, a->config, a->config1, a->config2 };
-		snprintf(m->names[i], sizeof(m->names[i]), "%.*s", SESSION_NAME_MAX - 1,
-			 o->events[i].name);
-	}
-}
-
-/* The pinned session counts what o asks for, in this layout. */
-static bool same_session(const struct counter *c, const struct counter_opts *o,
-			 const struct session_meta *pinned)
-{
-	struct session_meta want;
-
-	describe(c, o, &want);
-	want.mode = FOLLOWER_TP;
-	return pinned->layout == want.layout && pinned->filter == want.filter &&
-	       pinned->mode == want.mode && pinned->nr_events == want.nr_events &&
-	       pinned->max_slots == want.max_slots && pinned->value_size == want.value_size &&
-	       memcmp(pinned->attr, want.attr, sizeof(want.attr)) == 0;
-}
-
-/* fds of the pinned session's programs and maps; layout: the session's. */
-static int open_pins(struct counter *c, const char *dir, uint32_t layout)
-{
-	int r = session_pin_get(dir, "prog_" TP_SYNC_PROG, &c->sync_fd);
-
-	if (r == -ENOENT)
-		r = session_pin_get(dir, "prog_" TP_SYNC_PROG_V1, &c->sync_fd);
-	if (r == 0)
-		r = session_pin_get(dir, "map_filter", &c->filter_fd);
-	if (r == 0)
-		r = session_pin_get(dir, "map_accum_readings", &c->accum_fd);
-	if (r == 0)
-		r = accum_init(&c->acc, c->accum_fd, c->nr_events, c->max_slots);
-	/* Layouts before 5 have none (they are only drained). A session
-	 * that says 5 without one is not one this cgperf can run. */
-	if (r == 0 && layout >= 5) {
-		int fd = -1;
-
-		r = session_pin_get(dir, "map_filter_gen", &fd);
-		r = r == -ENOENT ? -ESTALE : r;
-		/* A hub's (layout 7 on) is shared with other processes. */
-		if (r == 0 && (r = layout >= 7 ? filter_gen_open_shared(&c->gen, fd)
-					       : filter_gen_open(&c->gen, fd)) < 0)
-			close(fd);
-	}
-	/* From layout 7 on the session is at an index of a hub, which other
-	 * sessions may share: what enabling and leaving work on. */
-	if (r == 0 && layout >= 7) {
-		r = hub_open_pinned(dir, &c->hub);
-		r = r == -ENOENT ? -ESTALE : r;
-	}
-	if (r == 0) {
-		c->adopted = true;
-		c->mode = FOLLOWER_TP;
-		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", dir);
-	}
-	return r;
-}
-
-static int adopt(struct counter *c, const struct counter_opts *o)
-{
-	struct session_meta m;
-	int r = session_read_meta(o->pin_dir, &m);
-
-	if (r == -EPROTO || (r == 0 && !same_session(c, o, &m)))
-		return -ESTALE;
-	if (r == 0)
-		r = open_pins(c, o->pin_dir, m.layout);
-	/* Our own references to the shared leaders, for CPU hotplug (the
-	 * pinned program holds the perf_event arrays anyway). */
-	if (r == 0)
-		r = acquire_leaders(c, o);
-	return r;
-}
-
-/* A cgroup session's hub is its own: pinned with the session's own maps,
- * under the names a tp follower's had (what open_pins and drains look for). */
-static int pin_session(struct counter *c, const char *dir, const struct session_meta *m)
-{
-	int r;
-
-	if (!c->hub)
-		return session_pin(dir, c->tp->skeleton, m);
-	r = session_pin_map(dir, "map_filter", c->filter_fd);
-	if (r == 0)
-		r = session_pin_map(dir, "map_accum_readings", c->accum_fd);
-	if (r == 0)
-		r = session_pin(dir, hub_skeleton(c->hub), m);
-	if (r < 0)
-		session_unpin(dir);
-	return r;
-}
-
-static int load_and_pin(struct counter *c, const struct counter_opts *o)
-{
-	struct session_meta m;
-	int r;
-
-	c->mode = FOLLOWER_TP;
-	r = load_programs(c, o);
-	if (r < 0)
-		return r;
-	describe(c, o, &m);
-	r = pin_session(c, o->pin_dir, &m);
-	if (r == 0)
-		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", o->pin_dir);
-	return r;
-}
-
 static int load_session(struct counter *c, const struct counter_opts *o)
 {
 	/* An adopted session's accumulators are whatever kind it was pinned
@@ -586,12 +266,16 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 	if (r < 0)
 		return r;
 	memcpy(c->events, o->events, o->nr_events * sizeof(*o->events));
+	c->max_keys = o->max_keys;
+	c->inherit = o->inherit;
+	c->persistent = o->pin_dir != NULL;
 	r = load_session(c, o);
 	if (r < 0)
 		goto fail;
-	/* Joined a hub: lists held from before the join (which may name an
-	 * earlier owner's slots at this index) are of an older generation. */
-	if (c->hub && !c->adopted && (r = filter_gen_changed(&c->gen)) < 0)
+	/* Joined a hub (the one new session with a generation): lists held
+	 * from before the join (which may name an earlier owner's slots at
+	 * this index) are of an older generation. */
+	if (!c->adopted && (r = filter_gen_changed(&c->gen)) < 0)
 		goto fail;
 	/* Leaders can only be trusted with exact reads if test_run works on
 	 * this kernel for raw_tp programs (perf's check, too). */
@@ -604,7 +288,7 @@ int counter_open(const struct counter_opts *o, struct counter **ret)
 	}
 	/* Joined a hub: what CPUs that missed the sync hold under lists of
 	 * before the join (an earlier owner of this index's) is dropped. */
-	if (c->hub && !c->adopted && (r = filter_gen_released(&c->gen, c->release_mark)) < 0)
+	if (!c->adopted && (r = filter_gen_released(&c->gen, c->release_mark)) < 0)
 		goto fail;
 	/* What the followers held is in the slots now; a process killed
 	 * between a filter change and its generation store (the previous
@@ -639,7 +323,7 @@ int counter_open_pinned(const char *dir, struct counter **ret, struct session_me
 	r = counter_new(m.filter, m.nr_events, m.max_slots, &c);
 	if (r < 0)
 		return r;
-	r = open_pins(c, dir, m.layout);
+	r = counter_pins_open(c, dir, m.layout);
 	if (r == 0)
 		r = counter_sync(c);
 	if (r < 0) {
@@ -656,56 +340,12 @@ bool counter_adopted(const struct counter *c)
 	return c->adopted;
 }
 
-/* Appends the id of the program fd holds (fd < 0: none). */
-static int add_prog_id(int fd, uint32_t *ids, int *nr)
-{
-	if (fd < 0)
-		return 0;
-	if (*nr == COUNTER_MAX_PROGS)
-		return -E2BIG;
-	return prog_stats_id_of(fd, &ids[(*nr)++]);
-}
-
-/* The loaded programs of obj (NULL: none); autoload off: not loaded. */
-static int add_obj_ids(struct bpf_object *obj, uint32_t *ids, int *nr)
-{
-	struct bpf_program *p;
-	int r = 0;
-
-	if (!obj)
-		return 0;
-	bpf_object__for_each_program (p, obj)
-		if (!r)
-			r = add_prog_id(bpf_program__fd(p), ids, nr);
-	return r;
-}
-
-static int loaded_prog_ids(const struct counter *c, uint32_t *ids, int *nr)
-{
-	int r = add_obj_ids(c->tp ? c->tp->obj : NULL, ids, nr);
-
-	if (!r && c->hub) {
-		int n = 0;
-
-		if (*nr + HUB_MAX_PROGS > COUNTER_MAX_PROGS)
-			return -E2BIG;
-		r = hub_prog_ids(c->hub, &ids[*nr], &n);
-		*nr += n;
-	}
-
-	for (int i = 0; !r && i < CGPERF_MAX_EVENTS; i++)
-		r = add_obj_ids(c->fexit[i] ? c->fexit[i]->obj : NULL, ids, nr);
-	for (int i = 0; !r && i < c->nr_leaders; i++)
-		r = add_prog_id(c->leaders[i].prog_fd, ids, nr);
-	return r;
-}
-
 int counter_prog_ids(const struct counter *c, uint32_t ret_ids[COUNTER_MAX_PROGS], int *ret_nr)
 {
 	uint32_t ids[COUNTER_MAX_PROGS];
 	int nr = 0;
 	int r = c->adopted ? session_prog_ids(c->pin_dir, ids, COUNTER_MAX_PROGS, &nr)
-			   : loaded_prog_ids(c, ids, &nr);
+			   : c->ops->prog_ids(c, ids, &nr, COUNTER_MAX_PROGS);
 
 	if (r < 0)
 		return r;
@@ -727,14 +367,13 @@ int counter_reserve_slot(struct counter *c, int slot)
 	return slot_table_reserve(c->slots, slot);
 }
 
-/* The tp follower charges a switch between two tasks of one cgroup only at
- * the next switch that leaves the cgroup, or at a sync: before the filter
- * changes, what is owed is charged under the lists it accrued under (the
- * time a cgroup's tasks ran before it was added is not its own, and what
- * they ran before it is removed is). */
+/* A follower that holds charges (follower_ops.holds_charges): before the
+ * filter changes, what is owed is charged under the lists it accrued under
+ * (the time a cgroup's tasks ran before it was added is not its own, and
+ * what they ran before it is removed is). */
 static void settle_owed(struct counter *c)
 {
-	if (c->mode == FOLLOWER_TP)
+	if (c->ops->holds_charges)
 		counter_sync(c);
 }
 
@@ -872,182 +511,22 @@ int counter_enable(struct counter *c)
 	/* Deltas before this point were computed (prev is current) but
 	 * dropped; the sync drops what is owed up to now, too. */
 	settle_owed(c);
-	if (c->tp)
-		c->tp->bss->enabled = 1;
-	if (c->hub) {
-		int r = hub_enable(c->hub);
-
-		if (r < 0)
-			return r;
-	}
-	for (int i = 0; i < CGPERF_MAX_EVENTS; i++)
-		if (c->fexit[i])
-			c->fexit[i]->bss->enabled = 1;
-	return 0;
+	return c->ops->enable(c);
 }
 
-/* ENXIO: the CPU went offline since the session started. Nothing runs
- * there, so there is nothing to bring up to date: not an error. */
-static int run_on_cpu_if_online(int prog_fd, int cpu)
-{
-	int r = bpf_run_on_cpu(prog_fd, cpu);
-	return r == -ENXIO ? 0 : r;
-}
-
-/* One CPU's sync (a sync_cpu_fn). */
-static int sync_cpu(void *ctx, int cpu)
-{
-	struct counter *c = ctx;
-	int r;
-
-	c->cpu_syncs++;
-	if (c->mode == FOLLOWER_TP)
-		return run_on_cpu_if_online(c->sync_fd, cpu);
-	/* fexit: running a leader runs every session's followers on it. */
-	for (int e = 0; e < c->nr_leaders; e++) {
-		r = run_on_cpu_if_online(c->leaders[e].prog_fd, cpu);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int sync_cpus(struct counter *c, const int *cpus, int nr)
-{
-	for (int i = 0; i < nr; i++) {
-		int r = sync_cpu(c, cpus[i]);
-
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* What a hub's periodic syncs need to leave CPUs out, at its first sync
- * (the session's opening one: the fd is there from the start). */
-static void open_skip(struct counter *c)
-{
-	int r;
-
-	if (!c->hub || c->skip_tried)
-		return;
-	r = sync_skip_open(c->sync_fd, c->nr_possible, &c->skip);
-	/* Short of memory: next time. Anything else (a hub that lacks what is
-	 * read, a host whose possible CPUs do not match its map's, a map this
-	 * process may not open) stays so. */
-	c->skip_tried = r != -ENOMEM && r != -EAGAIN && r != -EINTR;
-	if (r < 0 && c->skip_tried)
-		log_info(
-			"every sync runs on every CPU: the hub's per-CPU state cannot be read (%s)",
-			strerror(-r));
-}
-
-/* A hub's sync leaves out the CPUs that owe it nothing (bpf/sync_skip.h);
- * without the hub's per-CPU state, every CPU is synced. */
-static int sync_cpus_needed(struct counter *c, const int *cpus, int nr)
-{
-	int skipped, r;
-
-	if (!c->skip)
-		return sync_cpus(c, cpus, nr);
-	r = sync_skip_run(c->skip, cpus, nr, sync_cpu, c, &skipped);
-	if (r == 0)
-		c->cpu_skips += (uint64_t)skipped;
-	return r;
-}
-
-/* CPUs came or went since the last sync: make the shared perf_events cover
- * the CPUs online now (a CPU that was offlined and onlined again keeps a
- * perf_event that no longer counts) and sync over the new list. */
 int counter_follow_cpus(struct counter *c)
 {
-	int *cpus = NULL, *fresh = NULL, nr = 0, nr_fresh = 0, map_fd, lock_fd = -1, r;
-	uint32_t sig;
-
-	if (cpus_online_signature_fd(c->online_fd, &sig) < 0 || sig == c->cpus_sig)
-		return 0;
-	r = cpus_online(&cpus, &nr);
-	if (r < 0)
-		return r;
-	/* Only CPUs that were not online before need new perf_events:
-	 * reopening the others would drop what they counted since the last
-	 * switch. */
-	fresh = calloc(nr ? nr : 1, sizeof(int));
-	if (!fresh) {
-		free(cpus);
-		return -ENOMEM;
-	}
-	for (int i = 0; i < nr; i++) {
-		bool known = false;
-		for (int j = 0; j < c->nr_cpus; j++)
-			known |= c->cpus[j] == cpus[i];
-		if (!known)
-			fresh[nr_fresh++] = cpus[i];
-	}
-	map_fd = attr_map_lock(c->bpffs_dir, &lock_fd);
-	if (map_fd < 0) {
-		free(cpus);
-		free(fresh);
-		return map_fd;
-	}
-	/* What a returning CPU owes from before it went down is read from its
-	 * old perf_events (they stopped there), and its readings start over at
-	 * the new ones right after they are in (a reopened event starts from
-	 * zero: a first read against the old reading would drop or subtract).
-	 * Best effort: a failed sync here leaves it to the next one. */
-	(void)sync_cpus(c, fresh, nr_fresh);
-	for (int i = 0; i < c->nr_leaders && r == 0; i++)
-		r = leader_refresh_cpus(map_fd, &c->events[i].attr, c->events[i].name,
-					&c->leaders[i], sig, fresh, nr_fresh);
-	if (r == 0)
-		(void)sync_cpus(c, fresh, nr_fresh);
-	attr_map_unlock(map_fd, lock_fd);
-	free(fresh);
-	if (r < 0) {
-		free(cpus);
-		return r;
-	}
-	free(c->cpus);
-	c->cpus = cpus;
-	c->nr_cpus = nr;
-	c->cpus_sig = sig;
-	return 0;
-}
-
-/* periodic: a sync for a read that another read follows (bpf/sync_skip.h). */
-static int sync_all(struct counter *c, bool periodic)
-{
-	__u64 mark = filter_gen_now(&c->gen);
-	int *online = NULL, nr = 0, r = counter_follow_cpus(c);
-
-	open_skip(c);
-	c->release_mark = 0;
-	if (r == 0) {
-		r = periodic ? sync_cpus_needed(c, c->cpus, c->nr_cpus)
-			     : sync_cpus(c, c->cpus, c->nr_cpus);
-		c->release_mark = r == 0 ? mark : 0;
-		return r;
-	}
-	/* Counting on a CPU that came online may be incomplete (its perf_events
-	 * were not reopened), but what runs there is still synced: a CPU
-	 * left out would keep what it holds out of every read. */
-	log_warn("cannot follow a change of online CPUs: %s", strerror(-r));
-	if (cpus_online(&online, &nr) < 0)
-		return sync_cpus(c, c->cpus, c->nr_cpus);
-	r = sync_cpus(c, online, nr);
-	c->release_mark = r == 0 ? mark : 0; /* every CPU online now was synced */
-	free(online);
-	return r;
+	return counter_sync_follow_cpus(c);
 }
 
 int counter_sync(struct counter *c)
 {
-	return sync_all(c, false);
+	return counter_sync_all(c, false);
 }
 
 int counter_sync_periodic(struct counter *c)
 {
-	return sync_all(c, true);
+	return counter_sync_all(c, true);
 }
 
 int counter_read(struct counter *c, int slot, struct reading *ret_vals)
@@ -1078,21 +557,10 @@ void counter_sync_stats(const struct counter *c, uint64_t *ret_synced, uint64_t 
 
 int counter_unseen_switches(const struct counter *c, struct unseen_stats *ret)
 {
-	const struct follower_tp_bpf__bss *v;
-
-	if (c->hub)
-		return hub_unseen_switches(c->hub, ret);
-	if (!c->tp)
-		return -ENODATA;
-	v = c->tp->bss;
-	*ret = (struct unseen_stats){ v->unseen_switches, v->unseen_ns, v->unseen_faults,
-				      v->unseen_left_ns };
-	return 0;
+	return c->ops->unseen_switches ? c->ops->unseen_switches(c, ret) : -ENODATA;
 }
 
 uint64_t counter_filter_drops(const struct counter *c)
 {
-	if (c->tp)
-		return c->tp->bss->filter_full_drops;
-	return c->fexit[0] ? c->fexit[0]->bss->filter_full_drops : 0;
+	return c->ops->filter_drops ? c->ops->filter_drops(c) : 0;
 }
