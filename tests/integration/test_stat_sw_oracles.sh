@@ -127,7 +127,9 @@ for try in 1 2 3 4 5 6 7 8 9 10; do
 	got_f=$(stat_csv_value "$TMP/selfmove$try.csv" page-faults "$cgf")
 	log "a self-move after faults (try $try, switches in the move: $slept): e $got_e (minflt before the move $m_before), f $got_f (after: $((m_after - m_before)) and its exit's)"
 	[ "$m_before" -ge 500 ] || fail "the mover made only $m_before faults"
-	assert_count "page-faults of the cgroup left vs the mover's minflt before" "$got_e" "$m_before" 1 50
+	# Its minflt also holds the ~60 faults its shell made before it
+	# entered e (run_in_cg); broken, e would lose the 500 to f.
+	assert_count "page-faults of the cgroup left vs the mover's minflt before" "$got_e" "$m_before" 1 100
 	# After the move, the mover only exits (a few faults, past its minflt).
 	awk -v g="$got_f" -v m="$((m_after - m_before))" 'BEGIN { exit !(g <= m + 50) }' ||
 		fail "the cgroup moved to was charged $got_f page faults; the mover made $((m_after - m_before)) there before its exit"
