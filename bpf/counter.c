@@ -158,8 +158,6 @@ static int publish_slots(void *ctx, uint64_t key, const struct cgperf_slots *v)
 	return r;
 }
 
-/* An add that was rolled back after its key went live: wait out running
- * programs (sync), then clear what they added. */
 /* Before slots are cleared: running programs waited out and what every CPU
  * held added (a sync), and lists held from before now dropped at their
  * CPU's next flush (the release generation). Returns 0 or -errno. */
@@ -170,6 +168,8 @@ static int sync_and_release(struct counter *c)
 	return r < 0 ? r : filter_gen_released(&c->gen, c->release_mark);
 }
 
+/* An add that was rolled back after its key went live: wait out running
+ * programs (sync), then clear what they added. */
 static int reset_slot(void *ctx, int slot)
 {
 	struct counter *c = ctx;
