@@ -485,15 +485,17 @@ tsc_rate() {
 	log "TSC rate (perf stat -a: $TSC per cpu-clock ms): $TSC_PER_MS"
 }
 # assert_tsc WHAT TSC_COUNT CPU_CLOCK_MS: a target's msr/tsc/ count is its
-# cpu-clock times the TSC rate within 1 % (both count the same time on the
-# CPU; a halved PMU delta reads 50 %). Under emulation (vm-run sets
-# CGPERF_SLOW_FACTOR) within 3 %: an emulated TSC keeps the host's time, and
-# its rate against the guest's clock moves with the host's load between
-# tsc_rate's window and the target's (1.08 % apart in a 6.1 guest beside two
-# CPU hogs).
+# cpu-clock times the TSC rate within 3 % (both count the same time on the
+# CPU; a halved PMU delta reads 50 %). Not closer, for two reasons of the
+# host: an emulated TSC keeps the host's time, and its rate against the
+# guest's clock moves with the host's load between tsc_rate's window and the
+# target's (1.08 % apart in a 6.1 guest beside two CPU hogs); and where the
+# kernel hides some switches (this project's VMs), the hidden tasks' time is
+# taken out of cpu-clock but stays in the PMU counts, which cannot be split
+# (1.28 % here, beside two CPU hogs: docs/ARCHITECTURE.md, "Switches the
+# tracepoint does not show").
 assert_tsc() {
-	local want pct=1
-	[ -z "${CGPERF_SLOW_FACTOR:-}" ] || pct=3
+	local want pct=3
 	tsc_rate
 	want=$(awk -v r="$TSC_PER_MS" -v ms="$3" 'BEGIN { printf "%.0f", r * ms }')
 	assert_within_pct "$1: $TSC vs cpu-clock $3 ms x $TSC_PER_MS/ms" "$2" "$want" "$pct"
