@@ -19,12 +19,7 @@ static void set_event_masks(struct follower_tp_bpf *skel, const struct counter *
 	struct read_masks m;
 
 	read_masks_of(c->events, c->nr_events, follower_tracks_tasks(c), &m);
-	skel->rodata->software_mask = m.software;
-	skel->rodata->clock_mask = m.clock;
-	skel->rodata->switch_mask = m.switches;
-	skel->rodata->minflt_mask = m.minflt;
-	skel->rodata->majflt_mask = m.majflt;
-	skel->rodata->idle_skips_reads = m.idle_skips_reads;
+	READ_MASKS_SET(skel->rodata, m);
 }
 
 static int tp_load(struct counter *c)

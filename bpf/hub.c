@@ -146,12 +146,7 @@ static void set_masks(struct follower_hub_bpf *skel, const struct hub_opts *o)
 
 	read_masks_of(o->events, o->nr_events, true, &m);
 	skel->rodata->nr_events = o->nr_events;
-	skel->rodata->software_mask = m.software;
-	skel->rodata->clock_mask = m.clock;
-	skel->rodata->switch_mask = m.switches;
-	skel->rodata->minflt_mask = m.minflt;
-	skel->rodata->majflt_mask = m.majflt;
-	skel->rodata->idle_skips_reads = m.idle_skips_reads;
+	READ_MASKS_SET(skel->rodata, m);
 }
 
 static int dup_cloexec(int fd)

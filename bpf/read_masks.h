@@ -22,5 +22,17 @@ struct read_masks {
  * back in idle, and the interval its first switch flushes spans the time it
  * was away, which a derived clock would count for -a/-C (the perf_event,
  * reopened then, counts only what ran). */
+/* Set m's masks in a switch program's rodata: the tp follower's and the
+ * hub's skeletons have the same fields (follower_reads.bpf.h), of two types. */
+#define READ_MASKS_SET(rodata, m)                                  \
+	do {                                                       \
+		(rodata)->software_mask = (m).software;            \
+		(rodata)->clock_mask = (m).clock;                  \
+		(rodata)->switch_mask = (m).switches;              \
+		(rodata)->minflt_mask = (m).minflt;                \
+		(rodata)->majflt_mask = (m).majflt;                \
+		(rodata)->idle_skips_reads = (m).idle_skips_reads; \
+	} while (0)
+
 void read_masks_of(const struct event_spec *events, int nr, bool never_idle,
 		   struct read_masks *ret);
