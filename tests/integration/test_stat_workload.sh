@@ -110,7 +110,7 @@ run_in_cg w taskset -c 0 "$KNOWN" switches 20000; k=$LAST_PID
 wait_stopped "$k"
 oracle=$(task_switches $(cg_pids w))
 kill -CONT "$k"; wait "$k" || fail "known switches failed"
-sleep 0.4
+for f in c0 cx all; do wait_interval_rows "$TMP/$f.csv" cpu-clock 3; done
 kill -INT "$c0_pid" "$cx_pid" "$all_pid"
 wait "$c0_pid" && wait "$cx_pid" && wait "$all_pid" || fail "a -C/-a session failed"
 c0_cs=$(stat_csv_value "$TMP/c0.csv" context-switches)
@@ -131,10 +131,7 @@ start_cgperf a -e cpu-clock -a -I 300; a_pid=$CGPERF_PID
 before=$(usage_usec w)
 burn_pinned w 0.5 g
 after=$(usage_usec w)
-# At least three full -I rows before the end (a burn on an idle host can
-# end within one or two intervals).
-interval_rows() { [ "$(grep -c ',cpu-clock,' "$TMP/a.csv" 2>/dev/null)" -ge 3 ]; }
-poll 100 0.05 interval_rows || fail "-a -I 300 printed fewer than 3 rows in 5 s: $(cat "$TMP/a.csv")"
+wait_interval_rows "$TMP/a.csv" cpu-clock 3
 kill -INT "$a_pid" "$g_pid"
 wait "$a_pid" && wait "$g_pid" || fail "the -a/-G sessions failed"
 allow_unseen g "$TMP/g.log" "$(awk -v a="$before" -v b="$after" 'BEGIN { print (b - a) / 1000 }')"

@@ -426,6 +426,14 @@ assert_count() {
 	log "ok: $1: $2 vs $3 (within $4% + $5)"
 }
 
+# wait_interval_rows FILE EVENT N: -I output FILE has N rows of EVENT (a
+# short workload can end within one or two intervals; a check per interval
+# needs full ones, counted rather than waited for). Two minutes at most.
+has_rows() { [ "$(grep -c ",$2," "$1" 2>/dev/null)" -ge "$3" ]; }
+wait_interval_rows() {
+	poll 2400 0.05 has_rows "$@" || fail "$1 has fewer than $3 $2 rows after 2 min: $(cat "$1")"
+}
+
 # assert_cpus_per_interval FILE EVENT N: in `-I -x,` output, every full
 # interval's time event (cpu-clock) divided by the interval's length (from
 # the timestamps) is N CPUs within 3%: a ratio of cgperf's own clocks that
