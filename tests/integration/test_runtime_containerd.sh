@@ -24,8 +24,10 @@ $CTR run -d --rootfs --cgroup "$TEST_CG_REL/$rel" \
 	--label io.kubernetes.cri.sandbox-name=payments-api-0 \
 	--label io.kubernetes.cri.sandbox-namespace=prod \
 	--label io.kubernetes.cri.sandbox-uid="$uid" \
-	"$RT/rootfs" "$id" /bin/sh -c "$(rc_burn_cmd)" >/dev/null || fail "ctr run failed: $(tail -5 "$RT/containerd.log")"
+	--mount "type=bind,src=$RC_GATE_MOUNT,dst=/gate,options=rbind:ro" \
+	"$RT/rootfs" "$id" /bin/sh -c "$(rc_burn_cmd app)" >/dev/null || fail "ctr run failed: $(tail -5 "$RT/containerd.log")"
 [ -d "$TEST_CG/$rel" ] || fail "the container is not at $TEST_CG_REL/$rel"
+rc_open_gate "$rel" app
 rc_wait_idle "$rel"
 rc_lookalikes "$id" "$uid"
 sleep 1.5

@@ -12,11 +12,13 @@ rt_start_dockerd
 rc_agent_config "$TMP/agent.yaml" "docker: \"$DOCKER_DATA\""
 start_agent agent "$TMP/agent.yaml"
 rc_begin
-id=$($DOCKER run -d --name "web-$$" --label app=web --label tier=front cgperf-bb:1 sh -c "$(rc_burn_cmd)") ||
+id=$($DOCKER run -d --name "web-$$" --label app=web --label tier=front \
+	-v "$RC_GATE_MOUNT:/gate:ro" cgperf-bb:1 sh -c "$(rc_burn_cmd web)") ||
 	fail "docker run failed: $(tail -5 "$RT/dockerd.log")"
 [ "${#id}" = 64 ] || fail "docker run printed '$id', not a container id"
 rel="docker/$id"
 [ -d "$TEST_CG/$rel" ] || fail "the container is not at $TEST_CG_REL/$rel: $(find "$TEST_CG" -maxdepth 2)"
+rc_open_gate "$rel" web
 rc_wait_idle "$rel"
 rc_lookalikes "$id"
 sleep 1.5 # a row for the look-alikes too

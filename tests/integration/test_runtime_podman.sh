@@ -13,15 +13,18 @@ rc_agent_config "$TMP/agent.yaml" "podman: \"$PODMAN_ROOT\""
 start_agent agent "$TMP/agent.yaml"
 rc_begin
 solo=$($PODMAN run -d --name "solo-$$" --label app=solo --cgroup-parent "$PODMAN_PARENT" \
-	localhost/cgperf-bb:1 sh -c "$(rc_burn_cmd)") || fail "podman run failed"
+	-v "$RC_GATE_MOUNT:/gate:ro" localhost/cgperf-bb:1 sh -c "$(rc_burn_cmd solo)") || fail "podman run failed"
 pod=$($PODMAN pod create --name "shop-$$" --cgroup-parent "$PODMAN_PARENT" \
 	--infra-image localhost/cgperf-bb:1 --infra-command /bin/pause) || fail "podman pod create failed"
-api=$($PODMAN run -d --name "api-$$" --pod "$pod" localhost/cgperf-bb:1 sh -c "$(rc_burn_cmd)") ||
+api=$($PODMAN run -d --name "api-$$" --pod "$pod" -v "$RC_GATE_MOUNT:/gate:ro" \
+	localhost/cgperf-bb:1 sh -c "$(rc_burn_cmd api)") ||
 	fail "podman run in the pod failed"
 p=libpod_parent
 for rel in "$p/libpod-$solo" "$p/$pod" "$p/$pod/libpod-$api"; do
 	[ -d "$TEST_CG/$rel" ] || fail "podman did not make $TEST_CG_REL/$rel: $(find "$TEST_CG" -maxdepth 3 -type d)"
 done
+rc_open_gate "$p/libpod-$solo" solo
+rc_open_gate "$p/$pod/libpod-$api" api
 rc_wait_idle "$p/libpod-$solo"
 rc_wait_idle "$p/$pod/libpod-$api"
 rc_lookalikes "$api" "$pod"
