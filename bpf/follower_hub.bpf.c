@@ -25,6 +25,15 @@
 #include "follower_reads.bpf.h"
 #include "unseen_switch.bpf.h"
 
+/* What the tasks switched out by skipped switches since the last flush ran
+ * and faulted on this CPU, all the owner's: after a hidden switch, the part
+ * of the interval that is the owner's (give_to_owner). */
+struct skipped_work {
+	__u64 ns;
+	__u64 minflt;
+	__u64 majflt;
+};
+
 /* One registered session (user space writes; this reads enabled). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -90,6 +99,9 @@ struct prev_state {
 	__u64 switches;
 	/* The task last seen switched in here (unseen_switch.bpf.h). */
 	struct seen_switch seen;
+	/* What the tasks switched out by those skips ran and faulted here
+	 * (see skip_out). */
+	struct skipped_work skip;
 	/* Charges held (see charge_cgroup): what flushes charged to the
 	 * cgroup held_id since the sessions' slot lists were looked up under
 	 * filter generation held_gen, not added to those slots yet. held_id 0:
@@ -206,15 +218,33 @@ static __always_inline void look_up_lists(struct prev_state *prev, struct cgroup
 	}
 }
 
+/* look_up_lists() on this CPU's state, as a global function: verified once
+ * rather than at each caller (after a hidden switch one path looks the lists
+ * up twice, an ancestor walk per session each: more states than the
+ * verifier takes). Scalars only, which any kernel with global functions
+ * takes. */
+__noinline int look_up_lists_here(__u64 cg)
+{
+	struct prev_state *prev;
+	__u32 zero = 0;
+
+	prev = bpf_map_lookup_elem(&prev_readings, &zero);
+	if (prev)
+		look_up_lists(prev, (struct cgroup *)cg);
+	return 0;
+}
+
 /* The flushes of one CPU charge the same cgroup over and over (a task and
  * idle taking turns; threads of one service): instead of looking the slot
  * lists up and adding to every slot of every session at each flush, the
  * charges are held per CPU and added at the first flush that charges
  * another cgroup, or at a sync, under the lists looked up for the first of
  * them. The lists are trusted while the filter generation stands still; a
- * read always comes after a sync, so nothing held is ever missing from it. */
-static __always_inline void charge_cgroup(struct prev_state *prev, const struct cgperf_reading *d,
-					  __u64 id, struct cgroup *cg)
+ * read always comes after a sync, so nothing held is ever missing from it.
+ * hold_for makes what is held the charges of cgroup id (cg: its cgroup, or
+ * NULL for the current task's), releasing what was held before; 0, or -1
+ * if the filter generation cannot be read (nothing can be charged). */
+static __always_inline int hold_for(struct prev_state *prev, __u64 id, struct cgroup *cg)
 {
 	const struct cgperf_filter_gen *g;
 	__u32 zero = 0;
@@ -222,18 +252,12 @@ static __always_inline void charge_cgroup(struct prev_state *prev, const struct 
 
 	g = bpf_map_lookup_elem(&filter_gen, &zero);
 	if (!g)
-		return;
+		return -1;
 	gen = g->gen; /* before the lookups: a change after them moves gen on */
-	if (prev->held_id == id && prev->held_gen == gen) {
-		for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
-			prev->held[e].counter += d[e].counter;
-			prev->held[e].enabled += d[e].enabled;
-			prev->held[e].running += d[e].running;
-		}
-		return;
-	}
+	if (prev->held_id == id && prev->held_gen == gen)
+		return 0;
 	release_held(prev, g);
-	look_up_lists(prev, cg);
+	look_up_lists_here((__u64)cg);
 	/* The lists are of cg (its id), or of the current task's cgroup: id,
 	 * unless the task was moved to another cgroup while it ran (a
 	 * cgroup.procs write on another CPU); then what it ran goes to the
@@ -241,7 +265,20 @@ static __always_inline void charge_cgroup(struct prev_state *prev, const struct 
 	prev->held_id = cg ? id : bpf_get_current_cgroup_id();
 	prev->held_gen = gen;
 	for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++)
-		prev->held[e] = d[e];
+		prev->held[e] = (struct cgperf_reading){};
+	return 0;
+}
+
+static __always_inline void charge_cgroup(struct prev_state *prev, const struct cgperf_reading *d,
+					  __u64 id, struct cgroup *cg)
+{
+	if (hold_for(prev, id, cg))
+		return;
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
+		prev->held[e].counter += d[e].counter;
+		prev->held[e].enabled += d[e].enabled;
+		prev->held[e].running += d[e].running;
+	}
 }
 
 /* What was read since ev but not taken: the counters of events that are
@@ -275,48 +312,101 @@ static __always_inline struct cgroup *owner_cgroup(const struct prev_state *prev
 	return cg && BPF_CORE_READ(cg, kn, id) == prev->owner ? cg : NULL;
 }
 
+/* The interval starts over at now: nothing skipped in it yet. */
+static __always_inline void restart_interval(struct prev_state *prev, __u64 now)
+{
+	prev->ktime = now;
+	prev->switches = 0;
+	prev->skip = (struct skipped_work){};
+}
+
+/* After a hidden switch, the interval since the last flush holds, before
+ * the task switched out (or synced) came in unseen, what the owner's tasks
+ * did: those switched out by skips (skip) and the hidden task, the last one
+ * seen switched in (h), which came in as one of the owner's tasks. That
+ * part is charged to the owner and taken out of d; the rest stays with the
+ * task switched out. Counters no task keeps a count of (PMU events) are
+ * split by time, but a switch to idle leaves them all to the owner (idle
+ * moves none), as it does page faults; what reads owe to the held cgroup
+ * stays in d for it (flush). Without this, a hidden task switched in by a
+ * skip gave the owner's tasks' faults before it to the next task's cgroup
+ * (146 of a python3 in / to a cgroup with a sleeper). */
+static __always_inline void give_to_owner(struct prev_state *prev, struct cgperf_reading *d,
+					  __u64 dt, __u64 switches, const struct hidden_work *h, int idle)
+{
+	const struct skipped_work *skip = &prev->skip;
+	struct cgroup *owner = owner_cgroup(prev);
+	__u64 ns = skip->ns + h->ns, most = 0;
+
+	if (!owner || hold_for(prev, prev->owner, owner))
+		return;
+	if (ns > dt)
+		ns = dt;
+	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
+		__u32 bit = 1u << e;
+		__u64 c, hf = 0;
+
+		if (clock_mask & bit) {
+			c = ns;
+		} else if (switch_mask & bit) {
+			c = switches;
+		} else if (prev->reads_owed) {
+			c = 0;
+		} else if (idle) {
+			c = d[e].counter;
+		} else if ((minflt_mask | majflt_mask) & bit) {
+			if (minflt_mask & bit)
+				hf += h->minflt;
+			if (majflt_mask & bit)
+				hf += h->majflt;
+			c = hf + (minflt_mask & bit ? skip->minflt : 0) +
+			    (majflt_mask & bit ? skip->majflt : 0);
+		} else {
+			c = hidden_share(d[e].counter, ns, dt);
+		}
+		if (c > d[e].counter)
+			c = d[e].counter;
+		if (hf > c)
+			hf = c;
+		if (hf > most)
+			most = hf;
+		prev->held[e].counter += c;
+		d[e].counter -= c;
+		c = hidden_share(d[e].enabled, ns, dt);
+		prev->held[e].enabled += c;
+		d[e].enabled -= c;
+		c = hidden_share(d[e].running, ns, dt);
+		prev->held[e].running += c;
+		d[e].running -= c;
+	}
+	if (most)
+		__sync_fetch_and_add(&unseen_faults, most);
+}
+
 /* Charge what ran on this CPU since the last flush to the cgroup id of the
- * task that ran (idle: nobody), less what a hidden task did (h), and start
- * over from now. at_switch: the task is being switched out (its switch
- * belongs to this interval), not synced. cg: the cgroup of id when it is
- * not the current task's (NULL: it is). */
+ * task that ran (idle: nobody), after a hidden switch (hidden) less the
+ * owner's part (give_to_owner, h: the hidden task's), and start over from
+ * now. at_switch: the task is being switched out (its switch belongs to this
+ * interval), not synced. cg: the cgroup of id when it is not the current
+ * task's (NULL: it is). */
 static __always_inline void flush(struct prev_state *prev, int at_switch, __u64 id, int idle,
-				  const struct hidden_work *h, struct cgroup *cg)
+				  int hidden, const struct hidden_work *h, struct cgroup *cg)
 {
 	struct cgperf_reading d[CGPERF_MAX_EVENTS] = {};
 	__u64 now = bpf_ktime_get_ns(), dt = now - prev->ktime;
 	int first = prev->ktime == 0;
 
-	prev->ktime = now;
 	/* Always advance the readings, counting or not: otherwise the next
 	 * task would be charged for what ran before it. */
 	read_deltas(prev->ev, d, dt, prev->switches + at_switch);
-	prev->switches = 0;
 	/* The first run on a CPU (one that was offline when the hub was made)
 	 * only sets the previous readings: a delta from zero would be the
 	 * counter's whole history. */
+	if (!first && hidden)
+		give_to_owner(prev, d, dt, prev->switches, h, idle);
+	restart_interval(prev, now);
 	if (first)
 		return;
-	/* A switch to idle hidden: the task hidden is of the interval's owner
-	 * (switched in with a flush that made it the owner, or with a skip
-	 * within it), and so is everything read (idle moves no counter):
-	 * all of it goes to the owner, unless reads are owed to what is held.
-	 * The time is idle's as much as theirs, and unknown apart: nobody's. */
-	if (idle && h->to_idle) {
-		struct cgroup *owner = owner_cgroup(prev);
-
-		if (prev->reads_owed || !owner)
-			goto read;
-		for (__u32 e = 0; e < CGPERF_MAX_EVENTS; e++) {
-			if ((clock_mask | switch_mask) & (1u << e))
-				d[e].counter = 0;
-			d[e].enabled = d[e].running = 0;
-		}
-		charge_cgroup(prev, d, prev->owner, owner);
-		return;
-	}
-	take_out_hidden(d, h);
-read:
 	/* Reads owed to what is held are in d. Charged to the held cgroup with
 	 * the rest when the interval is its too (the task came in from idle as
 	 * one of its tasks: settle_owed ran otherwise); to what is held alone
@@ -368,6 +458,18 @@ static __always_inline void set_owner_current(struct prev_state *prev)
 	prev->owner = BPF_CORE_READ(cg, kn, id);
 }
 
+/* p, seen switched in, is switched out by a skip: what it ran and faulted
+ * since is the owner's (two more loads from p, three with page faults: a
+ * line the scheduler has just written). */
+static __always_inline void skip_out(struct prev_state *prev, struct task_struct *p)
+{
+	prev->skip.ns += p->se.sum_exec_runtime - prev->seen.cur_sum;
+	if (counts_faults()) {
+		prev->skip.minflt += p->min_flt - prev->seen.cur_minflt;
+		prev->skip.majflt += p->maj_flt - prev->seen.cur_majflt;
+	}
+}
+
 /* perf's trick: a switch between two tasks of the same cgroup changes
  * nothing anyone counts, so it needs no reads at all: the interval since the
  * last flush just goes on, owed to that cgroup, and is charged at the next
@@ -376,13 +478,14 @@ static __always_inline void set_owner_current(struct prev_state *prev)
  * from the idle task (pid 0) are never skipped: idle is counted by no
  * session, so an interval that ends in idle is dropped whole, which is
  * right only if nothing else ran in it (a switch from idle may still read
- * nothing: idle_skips_reads). */
+ * nothing: idle_skips_reads). Nor a switch out of a task that came in
+ * unseen (unseen_switch.bpf.h): the interval is then split. */
 static __always_inline int same_owner(const struct prev_state *prev, struct task_struct *p,
 				      struct task_struct *n)
 {
 	struct cgroup *cg;
 
-	if (!prev->ktime || !p->pid || !n->pid)
+	if (!prev->ktime || !p->pid || !n->pid || (__u64)p != prev->seen.cur)
 		return 0;
 	/* By address: two loads a task, not four (the id is one more
 	 * dependent load away). A cgroup's address is reused only after it
@@ -426,8 +529,7 @@ static __always_inline int hold_to_idle(struct prev_state *prev, struct task_str
 		prev->held[e].enabled += dt;
 		prev->held[e].running += dt;
 	}
-	prev->ktime = now;
-	prev->switches = 0;
+	restart_interval(prev, now);
 	prev->reads_owed = 1;
 	return 1;
 }
@@ -437,27 +539,24 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 {
 	struct prev_state *prev;
 	struct hidden_work h;
+	struct cgroup *cg;
 	__u32 zero = 0;
 	int hidden;
+	__u64 id;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
 	if (same_owner(prev, p, n)) {
 		prev->switches++;
+		skip_out(prev, p);
 		seen_switch_in(&prev->seen, n);
 		return 0;
 	}
 	/* After a hidden switch, the counters may have moved for a task of
 	 * another cgroup, idle's or held ones alike: read. */
-	hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h, 0);
+	hidden = catch_unseen_switch(prev->ktime, &prev->seen, p, &h, 0, prev->skip.ns);
 	seen_switch_in(&prev->seen, n);
-	/* The switches skipped since the last flush were among the owner's
-	 * tasks, the hidden one's (a busy hidden service switching among its
-	 * threads): not p's, which came in unseen. Nobody's, as the hidden
-	 * task's time. */
-	if (hidden && p->pid)
-		prev->switches = 0;
 	if (idle_skips_reads && !hidden && !p->pid && prev->ktime) {
 		/* Idle (owed to nobody) ends: the switch to idle flushed or
 		 * held, and nothing read since moved (idle_skips_reads), so the
@@ -465,8 +564,7 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 		 * interval starts, unless reads are owed to another cgroup's
 		 * charges; only the clock has run on, and idle's own switch is
 		 * idle's. */
-		prev->ktime = bpf_ktime_get_ns();
-		prev->switches = 0;
+		restart_interval(prev, bpf_ktime_get_ns());
 		set_owner(prev, n);
 		if (prev->reads_owed && prev->owner != prev->held_id)
 			settle_owed(prev);
@@ -481,12 +579,14 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	 * the cpu controller moves a running task). The interval is its old
 	 * cgroup's (the owner's: p came in as one of its tasks), but for p's
 	 * own run after the move, at most this stint. */
-	if (!hidden && p->pid && (__u64)cgroup_of(p) != prev->owner_cgrp && owner_cgroup(prev)) {
-		flush(prev, 1, prev->owner, 0, &h, owner_cgroup(prev));
-		set_owner(prev, n);
-		return 0;
+	cg = NULL;
+	id = cgroup_id_of(p);
+	if (!hidden && p->pid && (__u64)cgroup_of(p) != prev->owner_cgrp) {
+		cg = owner_cgroup(prev);
+		if (cg)
+			id = prev->owner;
 	}
-	flush(prev, 1, cgroup_id_of(p), !p->pid, &h, NULL);
+	flush(prev, 1, id, !p->pid, hidden, &h, cg);
 	set_owner(prev, n);
 	return 0;
 }
@@ -507,6 +607,7 @@ int BPF_PROG(on_sync)
 	struct prev_state *prev;
 	struct hidden_work h;
 	__u32 zero = 0;
+	int hidden;
 
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
@@ -514,12 +615,11 @@ int BPF_PROG(on_sync)
 	if (prev->syncing)
 		return CGPERF_SYNC_BUSY;
 	prev->syncing = 1;
-	if (catch_unseen_switch(&prev->ktime, &prev->seen,
-				(struct task_struct *)bpf_get_current_task(), &h, 1) &&
-	    bpf_get_current_pid_tgid())
-		prev->switches = 0; /* as in on_switch */
-	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0, &h,
-	      NULL);
+	hidden = catch_unseen_switch(prev->ktime, &prev->seen,
+				     (struct task_struct *)bpf_get_current_task(), &h, 1,
+				     prev->skip.ns);
+	flush(prev, 0, bpf_get_current_cgroup_id(), (__u32)bpf_get_current_pid_tgid() == 0, hidden,
+	      &h, NULL);
 	/* The interval from now is the current task's cgroup's (it may have
 	 * been moved since it came in). */
 	set_owner_current(prev);
@@ -569,8 +669,8 @@ int BPF_PROG(on_attach, struct cgroup *dst, const char *path, struct task_struct
 		return 0;
 	/* A sync arriving as an IPI meanwhile waits (CGPERF_SYNC_BUSY). */
 	prev->syncing = 1;
-	catch_unseen_switch(&prev->ktime, &prev->seen, cur, &h, 1);
-	flush(prev, 0, prev->owner, 0, &h, owner);
+	catch_unseen_switch(prev->ktime, &prev->seen, cur, &h, 1, 0); /* cur was seen */
+	flush(prev, 0, prev->owner, 0, 0, &h, owner);
 	set_owner_current(prev);
 	prev->syncing = 0;
 	return 0;

@@ -81,8 +81,11 @@ int BPF_PROG(on_switch, int preempt, struct task_struct *p, struct task_struct *
 	if (!prev)
 		return 0;
 	if (charges_tasks()) {
-		hidden = catch_unseen_switch(&prev->ktime, &prev->seen, p, &h, 0);
+		hidden = catch_unseen_switch(prev->ktime, &prev->seen, p, &h, 0, 0);
 		seen_switch_in(&prev->seen, n);
+		/* The hidden task's time is nobody's (not the task switched out's). */
+		if (hidden && !h.to_idle)
+			prev->ktime += h.ns;
 	}
 	if (idle_skips_reads && !hidden && !p->pid && prev->ktime) {
 		/* Idle (counted by no filter that sets idle_skips_reads) ends:
@@ -112,9 +115,11 @@ int BPF_PROG(on_sync)
 	prev = bpf_map_lookup_elem(&prev_readings, &zero);
 	if (!prev)
 		return 0;
-	if (charges_tasks())
-		catch_unseen_switch(&prev->ktime, &prev->seen,
-				    (struct task_struct *)bpf_get_current_task(), &h, 1);
+	if (charges_tasks() && catch_unseen_switch(prev->ktime, &prev->seen,
+						   (struct task_struct *)bpf_get_current_task(), &h,
+						   1, 0) &&
+	    !h.to_idle)
+		prev->ktime += h.ns;
 	flush(prev, 0, &h);
 	return 0;
 }

@@ -35,10 +35,13 @@
  * 9: the hub takes hidden tasks' page faults out (prev_readings and .bss
  * grew) and charges a task that moves itself to its old cgroup at the move
  * (its on_attach program, pinned with the session).
+ * 10: after a hidden switch the hub charges the interval's owner what its
+ * tasks switched out by skips and the hidden task did (prev_readings grew
+ * what the skipped tasks ran and faulted).
  * Layouts from CGPERF_SESSION_LAYOUT_MIN on have the same session
  * description, and accumulators whose kind their map says, so they can
  * still be read (drained). */
-#define CGPERF_SESSION_LAYOUT 9
+#define CGPERF_SESSION_LAYOUT 10
 #define CGPERF_SESSION_LAYOUT_MIN 1
 #define SESSION_NAME_MAX 64
 

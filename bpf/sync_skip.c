@@ -39,8 +39,8 @@ struct sync_skip {
  * other (a later build's, which may hold charges some other way) is synced
  * on every CPU. */
 static const char *const known_fields[] = {
-	"ktime",      "owner", "owner_cgrp", "switches",   "seen",    "held_id", "held_gen",
-	"reads_owed", "held",  "ev",	     "held_slots", "syncing", NULL,
+	"ktime", "owner", "owner_cgrp", "switches", "seen",	  "skip",    "held_id",
+	"held_gen", "reads_owed", "held", "ev", "held_slots", "syncing", NULL,
 };
 static const char *const known_seen[] = { "cur",     "cur_sum", "cur_minflt", "cur_majflt",
 					  "cur_pid", "pad",	NULL };

@@ -63,10 +63,11 @@ struct seen_switch {
 	__u64 cur_majflt;
 };
 
-/* What a hidden task did in an interval, to be taken out of its reads;
- * to_idle: it was switched to idle unseen (what else the interval read is
- * its owner's: idle moves no counter). */
+/* What a hidden task did in an interval: its time there (ns) and its page
+ * faults; to_idle: it was switched to idle unseen (what else the interval
+ * read is its owner's: idle moves no counter). */
 struct hidden_work {
+	__u64 ns;
 	__u64 minflt;
 	__u64 majflt;
 	int to_idle;
@@ -125,21 +126,22 @@ static __always_inline __u64 hidden_task_ran(const struct seen_switch *seen, str
 }
 
 /* p runs here (being switched out, or synced: at_sync) and the interval
- * since *ktime is about to be charged to it. Returns 1 if p is not the task
- * last seen switched in (a hidden switch: the caller reads, and takes w out
- * of what it read), after moving *ktime past what the hidden task ran. At
- * a sync, the task seen keeps running with what it did so far charged: its
- * runtime and fault counts start over from now. Read through probe reads:
- * p may come from bpf_get_current_task() (a sync), and the hidden task may
- * be gone. */
-static __always_inline int catch_unseen_switch(__u64 *ktime, struct seen_switch *seen,
+ * since ktime is about to be charged to it. Returns 1 if p is not the task
+ * last seen switched in (a hidden switch: the caller reads, and sets w, the
+ * hidden task's part of the interval, apart from what it read). skip_ns:
+ * what tasks switched out without a flush since ktime ran in it (the hub's
+ * skipped switches; they came before the hidden task). At a sync, the task
+ * seen keeps running with what it did so far charged: its runtime and
+ * fault counts start over from now. Read through probe reads: p may come
+ * from bpf_get_current_task() (a sync), and the hidden task may be gone. */
+static __always_inline int catch_unseen_switch(__u64 ktime, struct seen_switch *seen,
 					       struct task_struct *p, struct hidden_work *w,
-					       int at_sync)
+					       int at_sync, __u64 skip_ns)
 {
 	__u64 now, p_ran, hidden_ran, interval, hidden;
 	int idle;
 
-	w->minflt = w->majflt = 0;
+	w->ns = w->minflt = w->majflt = 0;
 	w->to_idle = 0;
 	if ((__u64)p == seen->cur || !seen->cur) {
 		if (at_sync || !seen->cur)
@@ -150,15 +152,14 @@ static __always_inline int catch_unseen_switch(__u64 *ktime, struct seen_switch 
 	seen_now(seen, p);
 	idle = !seen->cur_pid;
 	w->to_idle = idle;
-	if (!*ktime) {
+	if (!ktime) {
 		w->minflt = w->majflt = 0;
 		return 1;
 	}
-	/* Idle's interval goes to nobody whole: no time to take out. */
 	p_ran = idle ? 0 : seen->cur_sum - BPF_CORE_READ(p, se.prev_sum_exec_runtime);
 	now = bpf_ktime_get_ns();
-	interval = now - *ktime;
-	hidden = p_ran < interval ? interval - p_ran : 0;
+	interval = now - ktime;
+	hidden = p_ran + skip_ns < interval ? interval - p_ran - skip_ns : 0;
 	if (hidden_ran < hidden) {
 		if (!idle)
 			__sync_fetch_and_add(&unseen_left_ns, hidden - hidden_ran);
@@ -169,11 +170,12 @@ static __always_inline int catch_unseen_switch(__u64 *ktime, struct seen_switch 
 	 * of its time. */
 	w->minflt = hidden_share(w->minflt, hidden, hidden_ran);
 	w->majflt = hidden_share(w->majflt, hidden, hidden_ran);
+	w->ns = hidden;
+	/* Idle's own time is nobody's either way: not counted. */
 	if (!hidden || idle)
 		return 1;
 	__sync_fetch_and_add(&unseen_switches, 1);
 	__sync_fetch_and_add(&unseen_ns, hidden);
-	*ktime += hidden;
 	return 1;
 }
 

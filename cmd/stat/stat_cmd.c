@@ -520,8 +520,8 @@ static int run_bpf(const struct stat_opts *o)
 }
 
 /* A kernel that hides some switches from sched_switch (bpf/unseen_switch.bpf.h):
- * say how often, and how much time and how many page faults were charged to
- * nobody (-v). */
+ * say how often, and how much time and how many page faults of hidden tasks
+ * were set apart from the task switched out (-v). */
 static void log_unseen_switches(const struct counter *c)
 {
 	struct unseen_stats u;
@@ -530,8 +530,8 @@ static void log_unseen_switches(const struct counter *c)
 		return;
 	log_info("%llu switches out of tasks sched_switch did not show switching in; "
 		 "%.3f ms and %llu page faults that hidden tasks made before them "
-		 "charged to nobody; up to %.3f ms more may be charged to tasks "
-		 "(chains of hidden tasks)",
+		 "charged to the hidden tasks' cgroups (the cgroup hub) or to nobody; "
+		 "up to %.3f ms more may be charged to tasks (chains of hidden tasks)",
 		 (unsigned long long)u.switches, u.ns / 1e6, (unsigned long long)u.faults,
 		 u.left_ns / 1e6);
 }

@@ -36,6 +36,9 @@ struct hub_cpu {
 		__u32 pad;
 		__u64 cur_minflt, cur_majflt;
 	} seen;
+	struct {
+		__u64 ns, minflt, majflt;
+	} skip;
 	__u64 held_id, held_gen, reads_owed;
 	struct cgperf_reading held[CGPERF_MAX_EVENTS];
 	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
