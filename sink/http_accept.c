@@ -4,6 +4,7 @@
  * not offered, never as an error (a scraper always gets an answer). */
 #include "sink/http_accept.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -100,33 +101,80 @@ static void for_each_element(const char *list, void (*fn)(const struct element *
 	}
 }
 
-struct format_pick {
-	int openmetrics_q, text_q;
+/* How well one format is matched: the most specific range naming it
+ * (RFC 9110 12.5.1: "text/plain;version=0.0.4" over "text/plain" over
+ * "text/ *" over "* / *"), the highest q among those; spec -1: not named. */
+struct match {
+	int spec, q;
 };
+
+struct format_pick {
+	struct match m[2]; /* by enum prom_format */
+	bool any_range; /* some element was a media range (type/subtype) */
+};
+
+static void consider(struct match *m, int spec, int q)
+{
+	if (spec > m->spec || (spec == m->spec && q > m->q))
+		*m = (struct match){ spec, q };
+}
+
+/* How specifically the element names a type: 3 with the version served, 2
+ * without a version, -1 when it names another version (it does not match). */
+static int exact_spec(const struct element *e, const char *version)
+{
+	return !e->version[0] ? 2 : !strcmp(e->version, version) ? 3 : -1;
+}
 
 static void rank_format(const struct element *e, void *ctx)
 {
 	struct format_pick *p = ctx;
+	const char *slash = strchr(e->token, '/');
+	int spec;
 
-	if (!strcmp(e->token, "application/openmetrics-text")) {
-		if ((!e->version[0] || !strcmp(e->version, "1.0.0") ||
-		     !strcmp(e->version, "0.0.1")) &&
-		    e->q > p->openmetrics_q)
-			p->openmetrics_q = e->q;
-	} else if (!strcmp(e->token, "text/plain") || !strcmp(e->token, "text/*") ||
-		   !strcmp(e->token, "*/*")) {
-		if ((!e->version[0] || !strcmp(e->version, "0.0.4")) && e->q > p->text_q)
-			p->text_q = e->q;
+	if (!slash || slash == e->token || !slash[1])
+		return; /* not a media range: not offered */
+	p->any_range = true;
+	if (!strcmp(e->token, "*/*")) {
+		consider(&p->m[PROM_FORMAT_TEXT], 0, e->q);
+		consider(&p->m[PROM_FORMAT_OPENMETRICS], 0, e->q);
+	} else if (!strcmp(e->token, "text/*")) {
+		consider(&p->m[PROM_FORMAT_TEXT], 1, e->q);
+	} else if (!strcmp(e->token, "application/*")) {
+		consider(&p->m[PROM_FORMAT_OPENMETRICS], 1, e->q);
+	} else if (!strcmp(e->token, "text/plain")) {
+		if ((spec = exact_spec(e, "0.0.4")) >= 0)
+			consider(&p->m[PROM_FORMAT_TEXT], spec, e->q);
+	} else if (!strcmp(e->token, "application/openmetrics-text")) {
+		if ((spec = exact_spec(e, "1.0.0")) >= 0)
+			consider(&p->m[PROM_FORMAT_OPENMETRICS], spec, e->q);
 	}
 }
 
-enum prom_format http_pick_format(const char *accept)
+void http_negotiate(const char *accept, struct http_accept *ret)
 {
-	struct format_pick p = { 0, 0 };
+	struct format_pick p = { { { -1, 0 }, { -1, 0 } }, false };
+	const struct match *t = &p.m[PROM_FORMAT_TEXT], *o = &p.m[PROM_FORMAT_OPENMETRICS];
 
 	for_each_element(accept, rank_format, &p);
-	return p.openmetrics_q > 0 && p.openmetrics_q >= p.text_q ? PROM_FORMAT_OPENMETRICS
-								  : PROM_FORMAT_TEXT;
+	/* No header, or nothing in it that reads as a media range: anything
+	 * goes (RFC 9110: no Accept means any type), text first. */
+	if (!p.any_range) {
+		*ret = (struct http_accept){ PROM_FORMAT_TEXT, { true, true } };
+		return;
+	}
+	ret->ok[PROM_FORMAT_TEXT] = t->spec >= 0 && t->q > 0;
+	ret->ok[PROM_FORMAT_OPENMETRICS] = o->spec >= 0 && o->q > 0;
+	/* The higher q; at equal q the more specific match; OpenMetrics when
+	 * both are named as specifically (Prometheus' preference), text when
+	 * only wildcards name them (curl's * / *). */
+	if (!ret->ok[PROM_FORMAT_OPENMETRICS])
+		ret->best = PROM_FORMAT_TEXT;
+	else if (!ret->ok[PROM_FORMAT_TEXT] || o->q > t->q ||
+		 (o->q == t->q && (o->spec > t->spec || (o->spec == t->spec && o->spec >= 2))))
+		ret->best = PROM_FORMAT_OPENMETRICS;
+	else
+		ret->best = PROM_FORMAT_TEXT;
 }
 
 struct gzip_pick {

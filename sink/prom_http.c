@@ -227,19 +227,33 @@ static bool has_body(struct MHD_Connection *c)
 
 static enum MHD_Result serve(struct prom_http *h, struct MHD_Connection *c, struct snapshot *s)
 {
-	enum prom_format fmt = http_pick_format(
-		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	bool gz = http_accepts_gzip(
 		MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+	struct http_accept a;
+	enum prom_format fmt;
 	struct body *b;
 	const struct buf *z;
 
-	/* The agent builds the formats scrapers asked for; the first request
-	 * for another one gets the one there is (both are valid answers to
-	 * what Prometheus sends), and the next snapshot has it. */
+	http_negotiate(MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &a);
+	if (!a.ok[PROM_FORMAT_TEXT] && !a.ok[PROM_FORMAT_OPENMETRICS]) {
+		snapshot_unref(s);
+		return reply_text(h, c, MHD_HTTP_NOT_ACCEPTABLE,
+				  "Not acceptable. cgperf serves " PROM_CONTENT_TYPE_TEXT
+				  " and " PROM_CONTENT_TYPE_OPENMETRICS ".\n");
+	}
+	/* Text is in every snapshot; OpenMetrics from the collection after a
+	 * scrape first preferred it. Until then a client that takes text gets
+	 * text, one that takes only OpenMetrics is asked to come back. */
+	fmt = a.best;
 	atomic_store(&h->wanted[fmt], true);
-	if (!s->body[fmt].data)
+	if (!s->body[fmt].data) {
 		fmt = fmt == PROM_FORMAT_TEXT ? PROM_FORMAT_OPENMETRICS : PROM_FORMAT_TEXT;
+		if (!a.ok[fmt] || !s->body[fmt].data) {
+			snapshot_unref(s);
+			return reply_text(h, c, MHD_HTTP_SERVICE_UNAVAILABLE,
+					  "The format asked for comes with the next collection.\n");
+		}
+	}
 	b = &s->body[fmt];
 	z = gz ? gzip_body(b) : NULL;
 	struct MHD_Response *resp;

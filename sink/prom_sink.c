@@ -292,12 +292,14 @@ static void write_textfile(struct prom_sink *s, const struct buf *text)
 			s->textfile, strerror(-r));
 }
 
-/* Which bodies to build: OpenMetrics when a scraper asked for it, text
- * when one did, for the textfile, or before any scrape. */
+/* Which bodies to build: text always (the textfile, and any client may ask
+ * for it: a scrape must never get a format it did not accept), OpenMetrics
+ * once a scraper preferred it (Prometheus does: ~1.5 ms more per collection
+ * at 1000 cgroups from then on). */
 static void formats_needed(struct prom_sink *s, bool *ret_text, bool *ret_om)
 {
 	*ret_om = s->http && prom_http_wants(s->http, PROM_FORMAT_OPENMETRICS);
-	*ret_text = s->textfile || !*ret_om || prom_http_wants(s->http, PROM_FORMAT_TEXT);
+	*ret_text = true;
 }
 
 int prom_sink_publish(struct sink *base, const struct prom_health *h)

@@ -273,31 +273,53 @@ static void test_duplicates(void **state)
 
 static void test_accept(void **state)
 {
+	/* T, O: text or OpenMetrics served; the flags: which are acceptable
+	 * (neither: 406). */
+	enum { T = PROM_FORMAT_TEXT, O = PROM_FORMAT_OPENMETRICS };
 	static const struct {
 		const char *accept;
-		enum prom_format fmt;
+		int best; /* -1: 406 */
+		bool text_ok, om_ok;
 	} cases[] = {
-		{ NULL, PROM_FORMAT_TEXT },
-		{ "", PROM_FORMAT_TEXT },
-		{ "*/*", PROM_FORMAT_TEXT },
-		{ "text/plain", PROM_FORMAT_TEXT },
-		{ "application/openmetrics-text", PROM_FORMAT_OPENMETRICS },
+		{ NULL, T, true, true },
+		{ "", T, true, true },
+		{ ";;;,,,=;q=", T, true, true }, /* no media range in it: as none */
+		{ "*/*", T, true, true }, /* curl */
+		{ "text/plain", T, true, false },
+		{ "text/plain;version=0.0.4", T, true, false },
+		{ "text/*", T, true, false },
+		{ "application/openmetrics-text", O, false, true },
+		{ "application/*", O, false, true },
 		/* What Prometheus 2.x sends. */
 		{ "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
 		  "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
-		  PROM_FORMAT_OPENMETRICS },
-		{ "Application/OpenMetrics-Text; Version=\"1.0.0\"", PROM_FORMAT_OPENMETRICS },
-		{ "application/openmetrics-text;version=2.0.0", PROM_FORMAT_TEXT },
-		{ "application/openmetrics-text;q=0", PROM_FORMAT_TEXT },
-		{ "text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5",
-		  PROM_FORMAT_TEXT },
-		{ "text/plain;q=0.5, application/openmetrics-text;q=0.5", PROM_FORMAT_OPENMETRICS },
-		{ "application/json", PROM_FORMAT_TEXT },
-		{ ";;;,,,=;q=", PROM_FORMAT_TEXT },
+		  O, true, true },
+		/* Older Prometheus: OpenMetrics 0.0.1 is not what is served. */
+		{ "application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", T,
+		  true, true },
+		{ "Application/OpenMetrics-Text; Version=\"1.0.0\"", O, false, true },
+		{ "application/openmetrics-text;version=2.0.0", -1, false, false },
+		{ "application/openmetrics-text;version=2.0.0, text/plain", T, true, false },
+		{ "application/openmetrics-text;q=0", -1, false, false },
+		{ "text/plain;version=0.0.3", -1, false, false },
+		{ "application/json", -1, false, false },
+		{ "text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5", T, true, true },
+		{ "text/plain;q=0.5, application/openmetrics-text;q=0.5", O, true, true },
+		/* The most specific range decides (RFC 9110 12.5.1). */
+		{ "text/plain;q=0, */*", O, false, true },
+		{ "*/*;q=0.1, application/openmetrics-text;version=1.0.0;q=0", T, true, false },
+		{ "text/*;q=0.5, text/plain;version=0.0.4;q=0.8, application/*;q=0.8", T, true, true },
+		{ "text/plain;version=0.0.4;q=0.001", T, true, false },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (http_pick_format(cases[i].accept) != cases[i].fmt)
-			fail_msg("Accept: %s", cases[i].accept ? cases[i].accept : "(none)");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct http_accept a;
+
+		http_negotiate(cases[i].accept, &a);
+		if (a.ok[T] != cases[i].text_ok || a.ok[O] != cases[i].om_ok ||
+		    (cases[i].best >= 0 && (int)a.best != cases[i].best))
+			fail_msg("Accept: %s: best %d text %d openmetrics %d",
+				 cases[i].accept ? cases[i].accept : "(none)", a.best, a.ok[T], a.ok[O]);
+	}
 
 	assert_false(http_accepts_gzip(NULL));
 	assert_false(http_accepts_gzip("identity"));
