@@ -11,6 +11,7 @@
 #include "sink/csv_sink.h"
 #include "sink/prom_sink.h"
 #include "sink/syslog_sink.h"
+#include "util/sd_notify.h"
 #include "util/timer.h"
 #include <errno.h>
 #include <poll.h>
@@ -42,8 +43,15 @@ int agent_load_config(const struct agent_opts *o, struct agent_config *cfg)
 	}
 	if (o->interval_ms)
 		cfg->interval_ms = o->interval_ms;
-	if (o->no_persist)
-		cfg->persist = false;
+	/* persist: auto keeps counting in the kernel between runs of a service
+	 * (systemd, a DaemonSet: stdin is not a terminal), not after a try in
+	 * a terminal (scripts/run, Ctrl-C). */
+	if (o->no_persist || o->persist) {
+		cfg->persist = o->persist;
+		cfg->persist_auto = false;
+	} else if (cfg->persist_auto) {
+		cfg->persist = !isatty(STDIN_FILENO);
+	}
 	if (o->instance) {
 		memset(cfg->instance, 0, sizeof(cfg->instance));
 		snprintf(cfg->instance, sizeof(cfg->instance), "%s", o->instance);
@@ -225,6 +233,26 @@ static void close_outputs(struct agent *a)
 }
 
 /* ---- the cgroup tree ---- */
+
+/* Nothing matched at start (a try on a host without containers, a
+ * selection too narrow): one line on what there is and how to see it; the
+ * agent goes on and counts what appears. */
+static void log_nothing_selected(const char *root)
+{
+	int n = cgroup2_for_each_matching("/**", NULL, NULL);
+
+	if (n == 0)
+		log_info("nothing to count yet: the cgroup v2 tree at %s has no cgroup below its "
+			 "root (processes only in cgroup v1 hierarchies, as on a hybrid host); "
+			 "cgroups made there are counted as they appear",
+			 log_name(root));
+	else if (n > 0)
+		log_info("nothing to count yet: none of the %d cgroups under %s matches the "
+			 "selection (cgroups: include, exclude, containers_only, "
+			 "include_infrastructure); 'cgperf list --all' with the agent's -c FILE "
+			 "shows what the selection makes of them",
+			 n, log_name(root));
+}
 
 /* inotify limits: new cgroups under unwatched directories are only found by
  * the periodic rescan (late, not lost): say so, once a minute at most. */
@@ -423,6 +451,8 @@ static int agent_start(struct agent *a)
 	log_info("counting %d cgroups under %s, %d events, every %llu ms (%s)",
 		 record_count_live(&a->recs), log_name(root), a->nr_events,
 		 (unsigned long long)a->cfg.interval_ms, counter_mode_name(a->counter));
+	if (record_count_live(&a->recs) == 0)
+		log_nothing_selected(root);
 	/* Adopted: the rows of the time no agent ran, and the last rows of
 	 * cgroups gone meanwhile, now rather than at the next tick. */
 	if (counter_adopted(a->counter))
@@ -522,8 +552,18 @@ enum {
 	FD_SYSLOG,
 	FD_NAMES,
 	FD_CPUS,
+	FD_WATCHDOG,
 	NR_FDS
 };
+
+/* Under systemd's Type=notify (util/sd_notify.h): what the agent does now,
+ * after each collection; READY=1 after the first one. */
+static void notify_collected(const struct agent *a, unsigned long long collections)
+{
+	sd_notifyf("%sSTATUS=counting %d cgroups, %d events; %llu collections",
+		   collections == 1 ? "READY=1\n" : "", record_count_live(&a->recs), a->nr_events,
+		   collections);
+}
 
 static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 {
@@ -536,8 +576,15 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 	 * interval's sync (counter_follow_cpus): notified (a->cpuhp), or else
 	 * checked every second. */
 	int cpus_fd = timer_relative(CPU_CHECK_MS / 1000.0, true);
+	/* systemd's watchdog (WatchdogSec=): pinged at half its interval from
+	 * this loop, so a loop that stalls is restarted. */
+	uint64_t watchdog_usec = sd_watchdog_usec();
+	int watchdog_fd = watchdog_usec ? timer_relative(watchdog_usec / 2e6, true) : -1;
+	unsigned long long collections = 0;
 	int rc = 0;
 
+	if (watchdog_usec && watchdog_fd < 0)
+		log_error("cannot ping systemd's watchdog: %s", strerror(-watchdog_fd));
 	if (interval_fd < 0 || rescan_fd < 0 || cpus_fd < 0 ||
 	    arm_interval_timer(interval_fd, a->cfg.interval_ms) < 0) {
 		rc = -errno;
@@ -555,6 +602,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			[FD_SYSLOG] = { -1, 0, 0 },
 			[FD_NAMES] = { a->names ? name_lookup_fd(a->names) : -1, POLLIN, 0 },
 			[FD_CPUS] = { a->cpuhp ? cpuhp_notify_fd(a->cpuhp) : cpus_fd, POLLIN, 0 },
+			[FD_WATCHDOG] = { watchdog_fd, POLLIN, 0 },
 		};
 		if (a->syslog)
 			p[FD_SYSLOG] = (struct pollfd){ syslog_sink_fd(a->syslog), POLLIN, 0 };
@@ -564,6 +612,8 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			log_error("poll: %s", strerror(errno));
 			break;
 		}
+		if (p[FD_WATCHDOG].revents & POLLIN && timer_drain(watchdog_fd))
+			sd_notify_send("WATCHDOG=1");
 		if (p[FD_SYSLOG].revents & POLLIN)
 			syslog_sink_process(a->syslog);
 		if (p[FD_WATCH].revents & POLLIN)
@@ -580,6 +630,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			agent_collect(a, COLLECT_INTERVAL);
 			/* Slots whose last rows took retries are free now. */
 			agent_fill_slots(a, a->watch);
+			notify_collected(a, ++collections);
 		}
 		if (p[FD_RESCAN].revents & POLLIN) {
 			timer_arm_ms(rescan_fd, (long long)a->cfg.cgroups.rescan_interval_ms);
@@ -588,16 +639,20 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 				report_watch_limits(a);
 			}
 		}
-		if (p[FD_END].revents & POLLIN)
+		if (p[FD_END].revents & POLLIN) {
+			sd_notify_send("STOPPING=1");
 			break;
+		}
 		if (p[FD_SIGNAL].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
 				continue;
 			if (si.ssi_signo == SIGHUP) {
+				sd_notify_send("RELOADING=1");
 				rc = reload(a, o);
 				if (rc < 0)
 					break;
+				sd_notify_send("READY=1");
 				arm_interval_timer(interval_fd, a->cfg.interval_ms);
 				arm_cpu_check(a, cpus_fd);
 				timer_arm_ms(rescan_fd,
@@ -606,6 +661,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			}
 			log_info("%s: writing %s rows and exiting", strsignal(si.ssi_signo),
 				 a->cfg.persist ? "the last" : "final");
+			sd_notify_send("STOPPING=1");
 			break;
 		}
 	}
@@ -618,6 +674,8 @@ out:
 		close(end_fd);
 	if (cpus_fd >= 0)
 		close(cpus_fd);
+	if (watchdog_fd >= 0)
+		close(watchdog_fd);
 	return rc;
 }
 
@@ -649,6 +707,9 @@ int agent_run(const struct agent_opts *o, const struct agent_config *cfg)
 	int sig_fd, rc, r;
 
 	raise_nofile_limit();
+	if (cfg->persist_auto && !cfg->persist && !o->release)
+		log_info("run from a terminal: counting ends with this run (persist: auto; "
+			 "--persist keeps it counting in the kernel across restarts)");
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);

@@ -16,6 +16,7 @@ struct agent_opts {
 	double duration_s; /* run this long, flush, exit 0 */
 	const char *instance; /* --instance NAME (checked by the caller) */
 	bool no_persist; /* --no-persist: the session ends with the process */
+	bool persist; /* --persist: it goes on counting after the process ends */
 	enum accum_request accum; /* --accumulators: a new session's (bpf/accum.h) */
 	bool release; /* `cgperf release`: last rows, remove the pins, exit */
 	bool release_all; /* --all: the other instances too (without their rows) */

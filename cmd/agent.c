@@ -12,7 +12,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: cgperf agent [-c FILE] [--interval DUR] [--csv-dir DIR] [--syslog TARGET]\n"
 	      "                    [--prometheus ADDR] [-e EV,...] [--duration SEC] [--instance NAME]\n"
-	      "                    [--no-persist] [--accumulators KIND] [-v]\n"
+	      "                    [--persist|--no-persist] [--accumulators KIND] [-v]\n"
 	      "\n"
 	      "  -c, --config FILE     YAML configuration (default: the embedded one,\n"
 	      "                        see 'cgperf check-config --default')\n"
@@ -24,6 +24,9 @@ static void usage(FILE *f)
 	      "  -e, --events EV,...   events to count\n"
 	      "      --duration SEC    run SEC seconds, write the last rows, exit 0\n"
 	      "      --instance NAME   the persistent session's name (config 'instance:')\n"
+	      "      --persist         counting goes on in the kernel after the process ends, for\n"
+	      "                        the next agent to adopt (config 'persist: true'; the\n"
+	      "                        default 'auto' persists unless run from a terminal)\n"
 	      "      --no-persist      counting ends with the process (config 'persist: false')\n"
 	      "      --accumulators KIND  a new session's: auto (default), hash or array\n"
 	      "  -v, --verbose         debug log lines\n"
@@ -62,6 +65,7 @@ enum {
 	OPT_DURATION,
 	OPT_INSTANCE,
 	OPT_NO_PERSIST,
+	OPT_PERSIST,
 	OPT_ACCUM,
 	OPT_ALL
 };
@@ -114,6 +118,11 @@ static int take_option(int opt, struct agent_opts *o, int *verbose, const char *
 		break;
 	case OPT_NO_PERSIST:
 		o->no_persist = true;
+		o->persist = false;
+		break;
+	case OPT_PERSIST:
+		o->persist = true;
+		o->no_persist = false;
 		break;
 	case OPT_ACCUM:
 		if (parse_accum_request(optarg, &o->accum) < 0)
@@ -149,6 +158,7 @@ static int run(int argc, char **argv, bool release)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "no-persist", no_argument, NULL, OPT_NO_PERSIST },
+		{ "persist", no_argument, NULL, OPT_PERSIST },
 		{ "accumulators", required_argument, NULL, OPT_ACCUM },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "verbose", no_argument, NULL, 'v' },

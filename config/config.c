@@ -292,9 +292,22 @@ static int parse_instance(struct parse_ctx *p)
 	return 0;
 }
 
+/* true, false, or auto: the agent decides at start (agent/agent.c). */
 static int parse_persist(struct parse_ctx *p)
 {
-	return cfg_next_bool(p, &p->cfg->persist);
+	const char *s;
+	char buf[ECHO_MAX + 8];
+	int r;
+
+	r = cfg_next_scalar(p, "true, false or auto", &s);
+	if (r < 0)
+		return r;
+	p->cfg->persist_auto = !strcmp(s, "auto");
+	if (p->cfg->persist_auto || cfg_bool_word(s, &p->cfg->persist) == 0)
+		return 0;
+	return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+			    "%s: expected true, false or auto, got '%s'", p->key,
+			    cfg_echo(p, buf, sizeof(buf)));
 }
 
 static const struct key_def top_keys[] = {
@@ -315,6 +328,7 @@ static void set_defaults(struct agent_config *c)
 	c->interval_ms = 10 * 1000;
 	cfg_set_string(c->instance, sizeof(c->instance), "default");
 	c->persist = true;
+	c->persist_auto = true;
 	for (size_t i = 0; i < sizeof(default_events) / sizeof(default_events[0]); i++)
 		cfg_set_string(c->events[i], sizeof(c->events[i]), default_events[i]);
 	c->nr_events = (int)(sizeof(default_events) / sizeof(default_events[0]));

@@ -96,7 +96,11 @@ struct agent_config {
 	/* The persistent counting session's name: its pinned state lives in
 	 * cgperf's bpffs directory under instances/<instance>. */
 	char instance[CONFIG_INSTANCE_MAX + 1];
-	bool persist; /* keep counting across agent restarts (default true) */
+	/* Keep counting across agent restarts. persist_auto (the default,
+	 * `persist: auto`): the agent sets persist at start, true unless it
+	 * runs in a terminal. */
+	bool persist;
+	bool persist_auto;
 	char events[CONFIG_MAX_EVENTS][128];
 	int nr_events;
 	struct {

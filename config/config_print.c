@@ -123,7 +123,7 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	put_duration(f, c->interval_ms);
 	fputs("\ninstance: ", f);
 	put_quoted(f, c->instance);
-	fprintf(f, "\npersist: %s", c->persist ? "true" : "false");
+	fprintf(f, "\npersist: %s", c->persist_auto ? "auto" : c->persist ? "true" : "false");
 	fputs("\nevents: [", f);
 	for (int i = 0; i < c->nr_events; i++) {
 		if (i)

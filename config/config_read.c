@@ -161,11 +161,22 @@ int cfg_next_duration(struct parse_ctx *p, const struct cfg_duration *d, uint64_
 	return 0;
 }
 
+int cfg_bool_word(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "true", "True", "TRUE" },
+				 *const no[] = { "false", "False", "FALSE" };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (!strcmp(s, yes[i]) || !strcmp(s, no[i])) {
+			*ret = !strcmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 int cfg_next_bool(struct parse_ctx *p, bool *ret)
 {
-	static const char *const yes[] = { "true", "True", "TRUE" }, *const no[] = { "false",
-										     "False",
-										     "FALSE" };
 	const char *s;
 	char buf[ECHO_MAX + 8];
 	int r;
@@ -173,16 +184,8 @@ int cfg_next_bool(struct parse_ctx *p, bool *ret)
 	r = cfg_next_scalar(p, "true or false", &s);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < 3; i++) {
-		if (!strcmp(s, yes[i])) {
-			*ret = true;
-			return 0;
-		}
-		if (!strcmp(s, no[i])) {
-			*ret = false;
-			return 0;
-		}
-	}
+	if (cfg_bool_word(s, ret) == 0)
+		return 0;
 	return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
 			    "%s: expected true or false, got '%s'", p->key,
 			    cfg_echo(p, buf, sizeof(buf)));

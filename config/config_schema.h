@@ -55,6 +55,8 @@ int cfg_next_scalar(struct parse_ctx *p, const char *what, const char **ret_valu
 int cfg_next_collection(struct parse_ctx *p, yaml_event_type_t type, const char *what);
 int cfg_next_uint(struct parse_ctx *p, uint64_t min, uint64_t max, uint64_t *ret);
 int cfg_next_bool(struct parse_ctx *p, bool *ret);
+/* The YAML words for true and false (true, True, TRUE, ...): 0, or -EINVAL. */
+int cfg_bool_word(const char *s, bool *ret);
 /* A duration key's bounds and wording: `what` is the expected value in
  * messages, `examples` what an invalid one is told ("expected e.g. ...");
  * above max_ms "'X' is longer than <max_text>" (max_text NULL: no bound but

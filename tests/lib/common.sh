@@ -3,6 +3,9 @@
 # Every test gets its own cgroup2 subtree (cgperf-test-<name>-<pid>) that is
 # removed on exit, and only processes the test started are ever killed.
 set -euo pipefail
+# No test reads a terminal: the agent's persist: auto keys on one
+# (test_agent_persist_auto makes one with script(1) where it wants it).
+exec </dev/null
 
 : "${CGPERF:?CGPERF must point at the cgperf binary (run through ctest)}"
 : "${CGPERF_BUILD:?}"

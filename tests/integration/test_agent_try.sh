@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Trying the agent leaves nothing behind, and says why it counts nothing.
+# persist: auto (the default): an agent started in a terminal (a real
+# pseudo-terminal from script(1)) says so at start and leaves no session
+# pinned when it ends; the same run without a terminal (a service: standard
+# input /dev/null) leaves its session counting for the next agent;
+# --persist in a terminal does too; check-config shows auto. A selection
+# that matches nothing says so in one line, with how many cgroups there are
+# and how to see them.
+source "$CGPERF_SRC/tests/lib/common.sh"
+
+agent_yaml "$TMP/agent.yaml" <<YAML
+  csv:
+    directory: $TMP/csv
+YAML
+mkcg app >/dev/null
+run_in_cg app sleep 600
+SESSION="$CGPERF_BPFFS_DIR/instances/default/session"
+"$CGPERF" check-config --print "$TMP/agent.yaml" >"$TMP/check.out" || fail "check-config failed"
+grep -qx 'persist: auto' "$TMP/check.out" || fail "check-config does not show persist: auto: $(grep persist "$TMP/check.out")"
+
+# in_terminal ARGS...: `cgperf agent ARGS` with a pseudo-terminal as its
+# standard input, output and error; what it printed in $TMP/tty.out.
+in_terminal() {
+	local cmd
+	printf -v cmd '%q ' "$CGPERF" agent -c "$TMP/agent.yaml" --duration 2 "$@"
+	script -qefc "$cmd" "$TMP/tty.out" </dev/null >/dev/null || fail "agent in a terminal failed: $(cat "$TMP/tty.out")"
+}
+
+in_terminal
+grep -q 'run from a terminal: counting ends with this run' "$TMP/tty.out" ||
+	fail "no line about the terminal: $(cat "$TMP/tty.out")"
+[ ! -e "$SESSION" ] || fail "a run in a terminal left its session pinned"
+[ -n "$(ls "$TMP"/csv/*.csv 2>/dev/null)" ] || fail "the run in a terminal wrote no rows"
+log "ok: in a terminal: said so, counted, left nothing pinned"
+
+"$CGPERF" agent -c "$TMP/agent.yaml" --duration 2 </dev/null 2>"$TMP/service.log" || fail "agent failed: $(cat "$TMP/service.log")"
+grep -q 'run from a terminal' "$TMP/service.log" && fail "a run without a terminal says it is in one"
+[ -e "$SESSION" ] || fail "a run without a terminal left no session for the next agent"
+grep -q "counting goes on in the kernel" "$TMP/service.log" || fail "no line about the kept session: $(cat "$TMP/service.log")"
+"$CGPERF" release -c "$TMP/agent.yaml" </dev/null 2>>"$TMP/service.log" || fail "release failed"
+[ ! -e "$SESSION" ] || fail "release left the session pinned"
+log "ok: without a terminal (a service): the session stays for the next agent"
+
+in_terminal --persist
+grep -q 'run from a terminal' "$TMP/tty.out" && fail "--persist in a terminal still ends counting"
+[ -e "$SESSION" ] || fail "--persist in a terminal left no session"
+"$CGPERF" release -c "$TMP/agent.yaml" </dev/null 2>/dev/null || fail "release failed"
+log "ok: --persist in a terminal keeps the session"
+
+# ---- a selection that matches nothing ----
+cat >"$TMP/none.yaml" <<YAML
+interval: 1s
+events: [cpu-clock]
+cgroups:
+  include: ["$TEST_CG_REL/no-such-cgroup/**"]
+outputs:
+  csv:
+    directory: $TMP/csv-none
+YAML
+"$CGPERF" agent -c "$TMP/none.yaml" --no-persist --duration 1 2>"$TMP/none.log" || fail "agent failed: $(cat "$TMP/none.log")"
+n=$(find "$CG2" -mindepth 1 -type d | wc -l)
+line=$(grep 'nothing to count yet' "$TMP/none.log") || fail "no line about an empty selection: $(cat "$TMP/none.log")"
+[ "$(grep -c 'nothing to count yet' "$TMP/none.log")" = 1 ] || fail "more than one line: $(cat "$TMP/none.log")"
+grep -q "none of the [0-9]* cgroups under $CG2 matches the selection" <<<"$line" || fail "unclear: $line"
+grep -q "cgperf list --all" <<<"$line" || fail "does not say how to see them: $line"
+log "ok: an empty selection says so once ($n cgroups under $CG2 now): $line"
