@@ -12,9 +12,11 @@
 #include "bpf/prog_stats.h"
 #include "events/event_parse.h"
 #include "util/log.h"
+#include "util/text.h"
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +116,8 @@ static void print_header(const struct bpf_run *b)
 {
 	const char *sep = b->o->sep;
 
+	if (b->o->json)
+		return;
 	if (sep) {
 		static const char *const cols[] = { "prog_id",	  "prog_name", "prog_tag",
 						    "prog_type",  "runs",      "run_ns",
@@ -190,6 +194,49 @@ static void print_prof_lines(const struct bpf_run *b, const struct prof_counts *
 	}
 }
 
+/* --json: an object per program and print, the -x columns as keys; the
+ * events counted inside it (fentry/fexit) as an array of perf-like counts. */
+static void print_json(const struct bpf_run *b, const struct prog_sample *now, const char *type,
+		       uint64_t runs, uint64_t ns, double per_run, double cpu, bool gone,
+		       const struct prof_counts *d)
+{
+	json_object *o = json_object_new_object(), *evs;
+
+	if (!o)
+		return;
+	if (b->o->interval_ms)
+		json_object_object_add(o, "interval", json_object_new_double(now_s() - b->start_s));
+	json_object_object_add(o, "prog-id", json_object_new_uint64(now->id));
+	json_object_object_add(o, "prog-name", json_string_utf8(now->name));
+	json_object_object_add(o, "prog-tag", json_string_utf8(now->tag));
+	json_object_object_add(o, "prog-type", json_string_utf8(type));
+	json_object_object_add(o, "runs", json_object_new_uint64(runs));
+	json_object_object_add(o, "run-ns", json_object_new_uint64(ns));
+	json_object_object_add(o, "ns-per-run", json_object_new_double(per_run));
+	json_object_object_add(o, "cpu-pct", json_object_new_double(cpu));
+	json_object_object_add(o, "state", json_object_new_string(gone ? "gone" : ""));
+	if (d && (evs = json_object_new_array())) {
+		json_object_object_add(o, "counted-runs", json_object_new_uint64(d->runs));
+		for (int e = 0; e < b->nr_events; e++) {
+			json_object *ev = json_object_new_object();
+			uint64_t v, pct;
+
+			if (!ev)
+				continue;
+			reading_scale(&d->ev[e], &v, &pct);
+			json_object_object_add(ev, "event", json_string_utf8(b->events[e].name));
+			json_object_object_add(ev, "counter-value", json_object_new_uint64(v));
+			json_object_object_add(ev, "pcnt-running", json_object_new_double(pct / 100.0));
+			json_object_array_add(evs, ev);
+		}
+		json_object_object_add(o, "events", evs);
+	}
+	fprintf(b->o->out, "%s\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
 static void print_line(const struct bpf_run *b, const struct prog_sample *now,
 		       const struct prog_sample *before, double elapsed_s, bool gone,
 		       const struct prof_counts *d)
@@ -201,6 +248,10 @@ static void print_line(const struct bpf_run *b, const struct prog_sample *now,
 	const char *tn = prog_stats_type_name(now->type, type, sizeof(type));
 	const char *sep = b->o->sep;
 
+	if (b->o->json) {
+		print_json(b, now, tn, runs, ns, per_run, cpu, gone, d);
+		return;
+	}
 	if (sep) {
 		if (b->o->interval_ms)
 			fprintf(b->o->out, "%.9f%s", now_s() - b->start_s, sep);

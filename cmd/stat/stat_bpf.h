@@ -17,6 +17,7 @@ struct stat_bpf_opts {
 	uint64_t interval_ms; /* -I */
 	double duration_s;
 	const char *sep; /* -x */
+	bool json; /* --json */
 	FILE *out;
 };
 

@@ -37,6 +37,7 @@ struct stat_opts {
 	uint64_t interval_ms;
 	double duration_s;
 	const char *sep, *output_path;
+	bool json;
 	enum follower_request follower;
 	enum accum_request accum;
 	char **cmd; /* after "--" */
@@ -46,7 +47,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: cgperf stat [-e EV,...] [-a | -C CPUS | -p PID | -t TID | -G CG,... |\n"
 	      "                    --for-each-cgroup PATTERN | -b ID,... | --bpf-prog GLOB]\n"
-	      "                    [-I MS] [-x SEP] [-o FILE]\n"
+	      "                    [-I MS] [-x SEP | -j] [-o FILE]\n"
 	      "                    [--strict] [-v] [--duration SEC | -- CMD ARGS...]\n"
 	      "\n"
 	      "  -e, --event EV,...        events (default " DEFAULT_EVENTS ")\n"
@@ -62,6 +63,7 @@ static void usage(FILE *f)
 	      "      --bpf-prog GLOB       the BPF programs whose names match GLOB (at start)\n"
 	      "  -I, --interval-print MS   print deltas every MS milliseconds\n"
 	      "  -x, --field-separator SEP CSV: value,unit,event,cgroup,running ns,percent running\n"
+	      "  -j, --json                a JSON object per count, as perf stat --json\n"
 	      "  -o, --output FILE         write counts to FILE\n"
 	      "      --duration SEC        stop after SEC seconds\n"
 	      "      --strict              an unsupported event is an error, not skipped\n"
@@ -108,6 +110,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "bpf-prog", required_argument, NULL, OPT_BPF_PROG },
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "field-separator", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "strict", no_argument, NULL, OPT_STRICT },
@@ -121,7 +124,7 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:G:I:x:o:b:vh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:aC:p:t:G:I:x:jo:b:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (!*optarg)
@@ -173,6 +176,9 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 						       optarg);
 			o->sep = optarg;
 			break;
+		case 'j':
+			o->json = true;
+			break;
 		case 'o':
 			o->output_path = optarg;
 			break;
@@ -223,6 +229,8 @@ static int parse_opts(int argc, char **argv, struct stat_opts *o)
 	/* perf's form: -G and --for-each-cgroup go with -a (all CPUs). */
 	int nr_targets = (o->system_wide && !cgroups) + !!o->cpu_list + !!o->pid_list +
 			 !!o->tid_list + cgroups;
+	if (o->sep && o->json)
+		return cli_usage_error("stat", "-x and --json cannot be combined", NULL);
 	if (o->bpf_ids || o->bpf_glob)
 		return -1; /* run_bpf() checks its own */
 	if (nr_targets > 1)
@@ -350,8 +358,10 @@ static int print_counts(struct stat_run *s, bool delta, bool last)
 			struct stat_row row = { .event = &s->events[e], .reading = gd[e] };
 
 			add_metric(s, e, gd, (uint64_t)((now - since) * 1e9), &row);
-			if (s->targets.per_key_output)
+			if (s->targets.per_key_output) {
 				row.cgroup = s->targets.keys[g].label;
+				row.cgroup_path = s->targets.keys[g].path;
+			}
 			stat_print_row(s->out, &s->fmt, &row);
 		}
 	}
@@ -495,6 +505,7 @@ static int run_bpf(const struct stat_opts *o)
 		.interval_ms = o->interval_ms,
 		.duration_s = o->duration_s,
 		.sep = o->sep,
+		.json = o->json,
 		.out = stdout,
 	};
 	int sig_fd, rc;
@@ -581,6 +592,7 @@ int do_stat(int argc, char **argv)
 		goto out;
 	}
 	s.fmt.sep = o.sep;
+	s.fmt.json = o.json;
 	s.fmt.interval = o.interval_ms > 0;
 
 	sig_fd = block_signals();

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cmd/stat/stat_output.h"
 #include "sink/csv_format.h"
+#include "util/text.h"
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <string.h>
 
 bool stat_scaled(const struct reading *r, double *ret_value, double *ret_pct)
@@ -99,9 +101,54 @@ static void print_table(FILE *out, const struct stat_format *f, const struct sta
 	fputc('\n', out);
 }
 
+/* A number printed as text ("%.2f"): the form perf stat --json gives it. */
+static json_object *json_fixed(double v, const char *fmt)
+{
+	char s[64];
+
+	snprintf(s, sizeof(s), fmt, v);
+	return json_object_new_double_s(v, s);
+}
+
+/* perf stat --json: one object per count, perf's keys in perf's order and
+ * types (the counter value a string, "<not counted>" when nothing ran).
+ * Names become valid UTF-8 JSON strings (a cgroup's name is its owner's
+ * choice: bytes that are not UTF-8 read as U+FFFD). */
+static void print_json(FILE *out, const struct stat_format *f, const struct stat_row *row)
+{
+	json_object *o = json_object_new_object();
+	double value, pct;
+	bool counted = stat_scaled(&row->reading, &value, &pct);
+	char num[64];
+
+	if (!o)
+		return;
+	if (f->interval)
+		json_object_object_add(o, "interval", json_fixed(f->timestamp, "%.9f"));
+	if (counted)
+		snprintf(num, sizeof(num), "%f", row->event->is_time ? value / 1e6 : value);
+	json_object_object_add(o, "counter-value",
+			       json_object_new_string(counted ? num : "<not counted>"));
+	json_object_object_add(o, "unit", json_object_new_string(row->event->is_time ? "msec" : ""));
+	json_object_object_add(o, "event", json_string_utf8(row->event->name));
+	if (row->cgroup_path)
+		json_object_object_add(o, "cgroup", json_string_utf8(row->cgroup_path));
+	json_object_object_add(o, "event-runtime", json_object_new_uint64(row->reading.running));
+	json_object_object_add(o, "pcnt-running", json_fixed(pct, "%.2f"));
+	json_object_object_add(o, "metric-value",
+			       json_fixed(row->has_metric ? row->metric : 0, "%f"));
+	json_object_object_add(o, "metric-unit",
+			       json_object_new_string(row->has_metric ? row->metric_unit : ""));
+	fprintf(out, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+									JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
+
 void stat_print_row(FILE *out, const struct stat_format *f, const struct stat_row *row)
 {
-	if (f->sep)
+	if (f->json)
+		print_json(out, f, row);
+	else if (f->sep)
 		print_csv(out, f, row);
 	else
 		print_table(out, f, row);
@@ -109,14 +156,14 @@ void stat_print_row(FILE *out, const struct stat_format *f, const struct stat_ro
 
 void stat_print_header(FILE *out, const struct stat_format *f, const char *target_desc)
 {
-	if (f->sep)
+	if (f->sep || f->json)
 		return;
 	fprintf(out, "\n Performance counter stats for %s:\n\n", target_desc);
 }
 
 void stat_print_footer(FILE *out, const struct stat_format *f, double elapsed_s)
 {
-	if (f->sep)
+	if (f->sep || f->json)
 		return;
 	fprintf(out, "\n %20.9f seconds time elapsed\n\n", elapsed_s);
 }

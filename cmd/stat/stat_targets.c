@@ -15,8 +15,10 @@
 
 void stat_targets_free(struct stat_targets *t)
 {
-	for (int i = 0; i < t->nr_keys; i++)
+	for (int i = 0; i < t->nr_keys; i++) {
 		free(t->keys[i].label);
+		free(t->keys[i].path);
+	}
 	free(t->keys);
 	t->keys = NULL;
 	t->nr_keys = 0;
@@ -171,8 +173,9 @@ int stat_targets_add_cgroup(struct stat_targets *t, const char *path)
 		k->label = malloc(size);
 		if (k->label)
 			text_escape_control(norm, k->label, size);
+		k->path = strdup(norm);
 		r = cgroup2_ancestor_ids(norm, k->ancestors, CGPERF_MAX_CGROUP_DEPTH);
-		if (r < 0 || !k->label) {
+		if (r < 0 || !k->label || !k->path) {
 			log_error("cannot resolve the ancestors of cgroup '%s'", log_name(norm));
 			return r < 0 ? r : -ENOMEM;
 		}

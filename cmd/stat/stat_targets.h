@@ -8,7 +8,8 @@
 
 struct stat_target_key {
 	uint64_t key;
-	char *label; /* cgroup path (CGROUP), else NULL */
+	char *label; /* cgroup path (CGROUP), escaped for a terminal; else NULL */
+	char *path; /* the same as it is (JSON escapes it itself) */
 	int nr_ancestors;
 	uint64_t ancestors[CGPERF_MAX_CGROUP_DEPTH];
 };
