@@ -6,7 +6,9 @@
 # equals the cgroup's cpu.stat usage within 2 % (cpu-clock includes
 # hypervisor steal time, cpu.stat does not: the steal of the burner's CPU is
 # allowed on top), and cgroup names with quotes, backslashes and bytes that
-# are not UTF-8 come back as the label values expected.
+# are not UTF-8 come back as the label values expected. It also evaluates
+# the shipped rules (packaging/prometheus/cgperf-rules.yml): the burner's
+# recorded CPU cores, no alert firing for a healthy agent.
 source "$CGPERF_SRC/tests/lib/common.sh"
 source "$CGPERF_SRC/tests/lib/prometheus.sh"
 
@@ -28,6 +30,8 @@ cat >"$TMP/prometheus.yml" <<YAML
 global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files: ["$CGPERF_SRC/packaging/prometheus/cgperf-rules.yml"]
 scrape_configs:
   - job_name: cgperf
     static_configs:
@@ -98,6 +102,18 @@ for fam in cgperf_cgroups_monitored cgperf_collection_duration_seconds cgperf_wa
 done
 [ "$(query 'cgperf_build_info{job="cgperf"}')" = 1 ] || fail "build_info not scraped"
 [ "$(query 'cgperf_cgroups_monitored{job="cgperf"}')" = 5 ] || fail "cgroups_monitored is not 5"
+
+# The shipped rules, evaluated by this Prometheus: the burner's recorded
+# cores over its burn (a rate over the few samples the window holds, whose
+# size is Prometheus' affair: more than none), and no alert of a healthy
+# agent.
+cores=$(query "max_over_time(cgperf:cpu_cores:rate5m{cgroup=\"$burn_rel\"}[2m])") ||
+	fail "no cgperf:cpu_cores:rate5m for the burner"
+awk -v c="$cores" 'BEGIN { exit !(c > 0) }' || fail "recorded cores of a burner: $cores"
+curl -sS --get "$API/query" --data-urlencode 'query=ALERTS{alertstate="firing"}' >"$TMP/alerts.json"
+python3 -c 'import json,sys; r = json.load(open(sys.argv[1]))["data"]["result"]; sys.exit("firing: %s" % r if r else 0)' \
+	"$TMP/alerts.json" || fail "alerts fire for a healthy agent"
+log "ok: the shipped rules load and record (burner: up to $cores cores), no alert fires"
 
 kill -TERM "$PROM_PID"; wait "$PROM_PID" 2>/dev/null || true
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent exit status $?"
