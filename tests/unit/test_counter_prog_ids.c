@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "bpf/counter.h"
 #include "bpf/prog_stats.h"
 #include "bpf/session_pin.h"
+#include "tests/lib/rm_tree.h"
 #include "tests/lib/unit_skip.h"
 
 #define MAX_IDS 4096
@@ -134,14 +136,13 @@ int main(void)
 		cmocka_unit_test(test_loaded),
 		cmocka_unit_test(test_adopted),
 	};
-	char dir[64], cmd[96];
+	char dir[64];
 	int r;
 
 	snprintf(dir, sizeof(dir), "/sys/fs/bpf/cgperf-test-progids-%d", (int)getpid());
 	setenv("CGPERF_BPFFS_DIR", dir, 1);
 	r = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
+	if (rm_tree_at(AT_FDCWD, dir, true) < 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 	return unit_result(r);
 }

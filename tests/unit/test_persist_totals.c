@@ -15,9 +15,11 @@
 #include <cmocka.h>
 
 #include "agent/persist_totals.h"
+#include "tests/lib/rm_tree.h"
 #include "tests/lib/unit_skip.h"
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -379,7 +381,6 @@ int main(void)
 		cmocka_unit_test(test_other_size_unpinned),
 		cmocka_unit_test(test_shadow_follows_records),
 	};
-	char cmd[128];
 	int r;
 
 	snprintf(dir, sizeof(dir), "/sys/fs/bpf/cgperf-test-totals-%d", (int)getpid());
@@ -388,8 +389,7 @@ int main(void)
 		return UNIT_SKIP_CODE;
 	}
 	r = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
+	if (rm_tree_at(AT_FDCWD, dir, true) < 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
 	return unit_result(r);
 }
