@@ -50,7 +50,8 @@ int agent_load_config(const struct agent_opts *o, struct agent_config *cfg)
 		cfg->persist = o->persist;
 		cfg->persist_auto = false;
 	} else if (cfg->persist_auto) {
-		cfg->persist = !isatty(STDIN_FILENO);
+		/* `cgperf release` ends the pinned session, from a terminal too. */
+		cfg->persist = o->release || !isatty(STDIN_FILENO);
 	}
 	if (o->instance) {
 		memset(cfg->instance, 0, sizeof(cfg->instance));
@@ -556,13 +557,41 @@ enum {
 	NR_FDS
 };
 
-/* Under systemd's Type=notify (util/sd_notify.h): what the agent does now,
- * after each collection; READY=1 after the first one. */
-static void notify_collected(const struct agent *a, unsigned long long collections)
+/* Under systemd's Type=notify (util/sd_notify.h). A manager that cannot be
+ * told is said once, and counting goes on. */
+static void notify(const char *state)
 {
-	sd_notifyf("%sSTATUS=counting %d cgroups, %d events; %llu collections",
-		   collections == 1 ? "READY=1\n" : "", record_count_live(&a->recs), a->nr_events,
-		   collections);
+	static bool failed;
+	int r = sd_notify_send(state);
+
+	if (r < 0 && !failed) {
+		failed = true;
+		log_error("cannot notify the service manager at $NOTIFY_SOCKET: %s", strerror(-r));
+	}
+}
+
+/* RELOADING=1 with the time it began (systemd's notify-reload wants it). */
+static void reloading_notify(void)
+{
+	struct timespec t;
+	char state[64];
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	snprintf(state, sizeof(state), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)t.tv_sec * 1000000ULL + (unsigned long long)t.tv_nsec / 1000);
+	notify(state);
+}
+
+/* READY=1 once counting runs (the session adopted and its catch-up rows
+ * written, or a new one started): not after the first interval, which may
+ * be hours away. STATUS= then and after each collection. */
+static void notify_status(const struct agent *a, bool ready, unsigned long long collections)
+{
+	char state[256];
+
+	snprintf(state, sizeof(state), "%sSTATUS=counting %d cgroups, %d events; %llu collections",
+		 ready ? "READY=1\n" : "", record_count_live(&a->recs), a->nr_events, collections);
+	notify(state);
 }
 
 static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
@@ -592,6 +621,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 		goto out;
 	}
 	arm_cpu_check(a, cpus_fd);
+	notify_status(a, true, collections);
 	for (;;) {
 		struct pollfd p[NR_FDS] = {
 			[FD_SIGNAL] = { sig_fd, POLLIN, 0 },
@@ -613,7 +643,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			break;
 		}
 		if (p[FD_WATCHDOG].revents & POLLIN && timer_drain(watchdog_fd))
-			sd_notify_send("WATCHDOG=1");
+			notify("WATCHDOG=1");
 		if (p[FD_SYSLOG].revents & POLLIN)
 			syslog_sink_process(a->syslog);
 		if (p[FD_WATCH].revents & POLLIN)
@@ -630,7 +660,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			agent_collect(a, COLLECT_INTERVAL);
 			/* Slots whose last rows took retries are free now. */
 			agent_fill_slots(a, a->watch);
-			notify_collected(a, ++collections);
+			notify_status(a, false, ++collections);
 		}
 		if (p[FD_RESCAN].revents & POLLIN) {
 			timer_arm_ms(rescan_fd, (long long)a->cfg.cgroups.rescan_interval_ms);
@@ -640,7 +670,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			}
 		}
 		if (p[FD_END].revents & POLLIN) {
-			sd_notify_send("STOPPING=1");
+			notify("STOPPING=1");
 			break;
 		}
 		if (p[FD_SIGNAL].revents & POLLIN) {
@@ -648,11 +678,13 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			if (read(sig_fd, &si, sizeof(si)) != sizeof(si))
 				continue;
 			if (si.ssi_signo == SIGHUP) {
-				sd_notify_send("RELOADING=1");
+				reloading_notify();
 				rc = reload(a, o);
-				if (rc < 0)
+				if (rc < 0) {
+					notify("STOPPING=1");
 					break;
-				sd_notify_send("READY=1");
+				}
+				notify_status(a, true, collections);
 				arm_interval_timer(interval_fd, a->cfg.interval_ms);
 				arm_cpu_check(a, cpus_fd);
 				timer_arm_ms(rescan_fd,
@@ -661,7 +693,7 @@ static int loop(struct agent *a, const struct agent_opts *o, int sig_fd)
 			}
 			log_info("%s: writing %s rows and exiting", strsignal(si.ssi_signo),
 				 a->cfg.persist ? "the last" : "final");
-			sd_notify_send("STOPPING=1");
+			notify("STOPPING=1");
 			break;
 		}
 	}

@@ -328,18 +328,27 @@ static __always_inline void restart_interval(struct prev_state *prev, __u64 now)
  * task switched out. Counters no task keeps a count of (PMU events) are
  * split by time, but a switch to idle leaves them all to the owner (idle
  * moves none), as it does page faults; what reads owe to the held cgroup
- * stays in d for it (flush). Without this, a hidden task switched in by a
- * skip gave the owner's tasks' faults before it to the next task's cgroup
- * (146 of a python3 in / to a cgroup with a sleeper). */
+ * stays in d for it (flush). Time, PMU counts and enabled/running are split
+ * by hidden_share (any 64-bit value, not capped). Without this, a hidden
+ * task switched in by a skip gave the owner's tasks' faults before it to
+ * the next task's cgroup (146 of a python3 in / to a cgroup with a
+ * sleeper). */
 static __always_inline void give_to_owner(struct prev_state *prev, struct cgperf_reading *d,
 					  __u64 dt, __u64 switches, const struct hidden_work *h, int idle)
 {
 	const struct skipped_work *skip = &prev->skip;
-	struct cgroup *owner = owner_cgroup(prev);
+	struct cgroup *owner;
 	__u64 ns = skip->ns + h->ns, most = 0;
+	int give;
 
-	if (!owner || hold_for(prev, prev->owner, owner))
+	/* Nothing of the owner's in it: no lookups (a busy hidden task's CPU
+	 * sees this at most switches). */
+	if (!ns && !switches && !idle && !(skip->minflt | skip->majflt | h->minflt | h->majflt))
 		return;
+	/* An owner whose cgroup is gone (removed while the hidden task ran):
+	 * its part is set apart all the same, charged to nobody. */
+	owner = owner_cgroup(prev);
+	give = owner && !hold_for(prev, prev->owner, owner);
 	if (ns > dt)
 		ns = dt;
 	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
@@ -370,14 +379,17 @@ static __always_inline void give_to_owner(struct prev_state *prev, struct cgperf
 			hf = c;
 		if (hf > most)
 			most = hf;
-		prev->held[e].counter += c;
 		d[e].counter -= c;
+		if (give)
+			prev->held[e].counter += c;
 		c = hidden_share(d[e].enabled, ns, dt);
-		prev->held[e].enabled += c;
 		d[e].enabled -= c;
+		if (give)
+			prev->held[e].enabled += c;
 		c = hidden_share(d[e].running, ns, dt);
-		prev->held[e].running += c;
 		d[e].running -= c;
+		if (give)
+			prev->held[e].running += c;
 	}
 	if (most)
 		__sync_fetch_and_add(&unseen_faults, most);

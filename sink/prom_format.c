@@ -305,10 +305,10 @@ static void put_unseen(struct buf *b, const struct prom_health *h, enum prom_for
 		    "hiding some tasks' switches).",
 		    h->unseen_switches);
 	put_counter_s(b, fmt, h, "cgperf_unseen_switch_seconds",
-		      "Time hidden tasks ran before those switches, charged to their own cgroup, not the next task's.",
+		      "Time hidden tasks ran before those switches, not charged to the next task (the cgroup hub charges it to the hidden task's own cgroup).",
 		      h->unseen_ns / 1e9);
 	put_counter(b, fmt, h, "cgperf_unseen_switch_page_faults",
-		    "Page faults hidden tasks made before those switches, charged to their own cgroup, not the next task's.",
+		    "Page faults hidden tasks made before those switches, not charged to the next task (the cgroup hub charges them to the hidden task's own cgroup).",
 		    h->unseen_faults);
 }
 

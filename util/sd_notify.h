@@ -6,12 +6,11 @@
 #pragma once
 #include <stdint.h>
 
-/* Send state ("READY=1\nSTATUS=..."). 0 when sent or when there is no
- * socket; -errno when the send failed (the caller goes on: a service
- * manager that cannot be told is not a reason to stop counting). */
+/* Send state ("READY=1\nSTATUS=...") and wait until the socket takes it.
+ * 0 when sent or when there is no socket; -errno when the send failed (the
+ * caller goes on: a service manager that cannot be told is not a reason to
+ * stop counting). */
 int sd_notify_send(const char *state);
-/* The same with a printf format. */
-int sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The watchdog interval systemd expects pings within ($WATCHDOG_USEC, for
  * this process when $WATCHDOG_PID names it or is unset); 0: none. */
 uint64_t sd_watchdog_usec(void);

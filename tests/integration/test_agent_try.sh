@@ -19,13 +19,14 @@ SESSION="$CGPERF_BPFFS_DIR/instances/default/session"
 "$CGPERF" check-config --print "$TMP/agent.yaml" >"$TMP/check.out" || fail "check-config failed"
 grep -qx 'persist: auto' "$TMP/check.out" || fail "check-config does not show persist: auto: $(grep persist "$TMP/check.out")"
 
-# in_terminal ARGS...: `cgperf agent ARGS` with a pseudo-terminal as its
-# standard input, output and error; what it printed in $TMP/tty.out.
-in_terminal() {
+# tty CMD...: CMD with a pseudo-terminal as its standard input, output and
+# error; what it printed in $TMP/tty.out.
+tty() {
 	local cmd
-	printf -v cmd '%q ' "$CGPERF" agent -c "$TMP/agent.yaml" --duration 2 "$@"
-	script -qefc "$cmd" "$TMP/tty.out" </dev/null >/dev/null || fail "agent in a terminal failed: $(cat "$TMP/tty.out")"
+	printf -v cmd '%q ' "$@"
+	script -qefc "$cmd" "$TMP/tty.out" </dev/null >/dev/null || fail "$* in a terminal failed: $(cat "$TMP/tty.out")"
 }
+in_terminal() { tty "$CGPERF" agent -c "$TMP/agent.yaml" --duration 2 "$@"; }
 
 in_terminal
 grep -q 'run from a terminal: counting ends with this run' "$TMP/tty.out" ||
@@ -38,9 +39,10 @@ log "ok: in a terminal: said so, counted, left nothing pinned"
 grep -q 'run from a terminal' "$TMP/service.log" && fail "a run without a terminal says it is in one"
 [ -e "$SESSION" ] || fail "a run without a terminal left no session for the next agent"
 grep -q "counting goes on in the kernel" "$TMP/service.log" || fail "no line about the kept session: $(cat "$TMP/service.log")"
-"$CGPERF" release -c "$TMP/agent.yaml" </dev/null 2>>"$TMP/service.log" || fail "release failed"
-[ ! -e "$SESSION" ] || fail "release left the session pinned"
-log "ok: without a terminal (a service): the session stays for the next agent"
+# Ended for good from a terminal, as an operator (or apt's prerm) does.
+tty "$CGPERF" release -c "$TMP/agent.yaml"
+[ ! -e "$SESSION" ] || fail "cgperf release in a terminal left the session pinned: $(cat "$TMP/tty.out")"
+log "ok: without a terminal (a service): the session stays for the next agent; release in a terminal ends it"
 
 in_terminal --persist
 grep -q 'run from a terminal' "$TMP/tty.out" && fail "--persist in a terminal still ends counting"

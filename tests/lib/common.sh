@@ -4,7 +4,7 @@
 # removed on exit, and only processes the test started are ever killed.
 set -euo pipefail
 # No test reads a terminal: the agent's persist: auto keys on one
-# (test_agent_persist_auto makes one with script(1) where it wants it).
+# (test_agent_try makes one with script(1) where it wants it).
 exec </dev/null
 
 : "${CGPERF:?CGPERF must point at the cgperf binary (run through ctest)}"

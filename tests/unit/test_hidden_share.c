@@ -38,7 +38,12 @@ static void test_no_overflow(void **state)
 	__u64 hour = 3600ULL * 1000000000ULL;
 
 	assert_int_equal(hidden_share(5000000, hour, 2 * hour), 2500000);
-	assert_int_equal(hidden_share(~0ULL, 1ULL << 62, 1ULL << 63), 0x7fffffffULL);
+	/* Any 64-bit count (a PMU count, an enabled time), not capped at 2^32:
+	 * half of it. */
+	assert_int_equal(hidden_share(~0ULL, 1ULL << 62, 1ULL << 63), ~0ULL / 2);
+	assert_int_equal(hidden_share(15000000000ULL, 5000000000ULL, 10000000000ULL),
+			 7500000000ULL);
+	assert_int_equal(hidden_share(1ULL << 40, 3, 4), 3ULL << 38);
 }
 
 int main(void)
