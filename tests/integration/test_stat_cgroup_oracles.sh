@@ -23,9 +23,7 @@ fi
 start_cgperf cgperf -e "$events" -G "$cg"
 # perf as an independent oracle over the same window. It is told to run
 # until we signal it; its -G takes the path relative to the cgroup2 root.
-start_bg perf stat -a -x, -o "$TMP/perf.csv" -e "$perf_events" -G "$perf_cgs" -- sleep 60
-PERF_PID=$LAST_PID
-sleep 1 # perf has no readiness signal; give it time to open its events
+start_perf_stat -a -x, -o "$TMP/perf.csv" -e "$perf_events" -G "$perf_cgs"
 
 steal_begin burner
 before=$(usage_usec burner)

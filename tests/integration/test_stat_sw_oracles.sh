@@ -15,9 +15,7 @@ cg=$(mkcg sw)
 
 start_cgperf cgperf -e context-switches,page-faults,cpu-clock -G "$cg"
 # perf takes one -G entry per event.
-start_bg perf stat -a -x, -o "$TMP/perf.csv" -e context-switches,page-faults,cpu-clock -G "${cg#/},${cg#/},${cg#/}" -- sleep 60
-PERF_PID=$LAST_PID
-sleep 1 # perf has no readiness signal; give it time to open its events
+start_perf_stat -a -x, -o "$TMP/perf.csv" -e context-switches,page-faults,cpu-clock -G "${cg#/},${cg#/},${cg#/}"
 
 # known_in_cg ARGS...: run `known ARGS` in the cgroup, pinned to one CPU (the
 # ping-pong partners then wait for each other at every round trip); once it

@@ -279,6 +279,23 @@ start_cgperf() {
 	wait_for_line "$TMP/$name.log" "counting started" 30
 }
 
+# start_perf_stat ARGS...: `perf stat ARGS -- sleep 600` in the background,
+# counting once this returns: started with its events disabled (-D -1) and
+# enabled through its control FIFO, whose ack says they are (an emulated
+# guest took over the 1 s once slept here: perf -G 3964.8 ms of a 4077.9 ms
+# burn). PERF_PID; stop it with `pkill -INT -P "$PERF_PID" sleep`.
+start_perf_stat() {
+	local ctl="$TMP/perf.ctl.$RANDOM" ack="$TMP/perf.ack.$RANDOM" reply fd_ctl fd_ack
+	mkfifo "$ctl" "$ack"
+	start_bg perf stat -D -1 --control "fifo:$ctl,$ack" "$@" -- sleep 600
+	PERF_PID=$LAST_PID
+	exec {fd_ctl}>"$ctl" {fd_ack}<"$ack"
+	echo enable >&"$fd_ctl"
+	read -r -t 120 reply <&"$fd_ack" || reply=
+	exec {fd_ctl}>&- {fd_ack}<&-
+	[ "$reply" = ack ] || fail "perf stat did not acknowledge enabling its events"
+}
+
 # leader_id LOG EVENT: the perf_event array id cgperf -v reported for EVENT
 # (# as sed's delimiter: a PMU event's name has slashes).
 leader_id() {
