@@ -46,7 +46,7 @@ struct prom_http {
 	struct prometheus_config listen; /* the listen fields of the config it was made from */
 	dev_t sock_dev; /* the unix socket it created, removed by free */
 	ino_t sock_ino;
-	atomic_bool wanted[2]; /* a scrape negotiated this format */
+	atomic_bool wants_openmetrics; /* a scrape preferred it (text is always built) */
 	/* Bodies of released snapshots, reused: a fresh 3 MB buffer costs a
 	 * page fault per 4 KiB, more than building the exposition into it. */
 	struct buf pool[4];
@@ -77,9 +77,9 @@ void prom_http_take_buffer(struct prom_http *h, struct buf *ret)
 	pthread_mutex_unlock(&h->lock);
 }
 
-bool prom_http_wants(struct prom_http *h, enum prom_format fmt)
+bool prom_http_wants_openmetrics(struct prom_http *h)
 {
-	return atomic_load(&h->wanted[fmt]);
+	return atomic_load(&h->wants_openmetrics);
 }
 
 static void snapshot_unref(void *cls)
@@ -248,7 +248,8 @@ static enum MHD_Result serve(struct prom_http *h, struct MHD_Connection *c, stru
 	 * scrape first preferred it. Until then a client that takes text gets
 	 * text, one that takes only OpenMetrics is asked to come back. */
 	fmt = a.best;
-	atomic_store(&h->wanted[fmt], true);
+	if (fmt == PROM_FORMAT_OPENMETRICS)
+		atomic_store(&h->wants_openmetrics, true);
 	if (!s->body[fmt].data) {
 		fmt = fmt == PROM_FORMAT_TEXT ? PROM_FORMAT_OPENMETRICS : PROM_FORMAT_TEXT;
 		if (!a.ok[fmt] || !s->body[fmt].data) {

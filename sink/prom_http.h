@@ -30,8 +30,9 @@ bool prom_http_same_listen(const struct prom_http *h, const struct prometheus_co
 /* Serve the metrics at this URL path from now on. */
 void prom_http_set_path(struct prom_http *h, const char *path);
 
-/* Whether a scrape has asked for fmt (then build it for every snapshot). */
-bool prom_http_wants(struct prom_http *h, enum prom_format fmt);
+/* Whether a scrape has preferred OpenMetrics (then build it for every
+ * snapshot; text is in every one). */
+bool prom_http_wants_openmetrics(struct prom_http *h);
 /* An empty buffer to build a body into: memory of a released snapshot when
  * there is one (already mapped), else a new one. */
 void prom_http_take_buffer(struct prom_http *h, struct buf *ret);
