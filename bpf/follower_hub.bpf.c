@@ -364,12 +364,8 @@ static __always_inline void give_to_owner(struct prev_state *prev, struct cgperf
 		} else if (idle) {
 			c = d[e].counter;
 		} else if ((minflt_mask | majflt_mask) & bit) {
-			if (minflt_mask & bit)
-				hf += h->minflt;
-			if (majflt_mask & bit)
-				hf += h->majflt;
-			c = hf + (minflt_mask & bit ? skip->minflt : 0) +
-			    (majflt_mask & bit ? skip->majflt : 0);
+			hf = faults_of(bit, h->minflt, h->majflt);
+			c = faults_of(bit, h->minflt + skip->minflt, h->majflt + skip->majflt);
 		} else {
 			c = hidden_share(d[e].counter, ns, dt);
 		}

@@ -179,6 +179,12 @@ static __always_inline int catch_unseen_switch(__u64 ktime, struct seen_switch *
 	return 1;
 }
 
+/* Of minor and major faults, what event bit counts (page-faults: both). */
+static __always_inline __u64 faults_of(__u32 bit, __u64 minflt, __u64 majflt)
+{
+	return (minflt_mask & bit ? minflt : 0) + (majflt_mask & bit ? majflt : 0);
+}
+
 /* Take a hidden task's faults out of the deltas just read (at most what
  * they hold); the most taken from one event is counted. */
 static __always_inline void take_out_hidden(struct cgperf_reading *d, const struct hidden_work *w)
@@ -188,12 +194,8 @@ static __always_inline void take_out_hidden(struct cgperf_reading *d, const stru
 	if (!w->minflt && !w->majflt)
 		return;
 	for (__u32 e = 0; e < CGPERF_MAX_EVENTS && e < nr_events; e++) {
-		__u64 f = 0;
+		__u64 f = faults_of(1u << e, w->minflt, w->majflt);
 
-		if (minflt_mask & (1u << e))
-			f += w->minflt;
-		if (majflt_mask & (1u << e))
-			f += w->majflt;
 		if (f > d[e].counter)
 			f = d[e].counter;
 		d[e].counter -= f;
