@@ -19,6 +19,7 @@
 #include "bpf/hub.h"
 #include "cgroup/cgroup2.h"
 #include "follower_hub.skel.h"
+#include "tests/lib/hub_cpu.h"
 #include "tests/lib/rm_tree.h"
 #include "tests/lib/unit_skip.h"
 #include <bpf/bpf.h>
@@ -33,21 +34,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* follower_hub.bpf.c's struct prev_state up to what this test writes (the
- * whole mirror is in test_sync_skip.c, checked against the map there). */
-struct hub_cpu_head {
-	__u64 ktime, owner, owner_cgrp, switches;
-	struct {
-		__u64 cur, cur_sum;
-		__s32 cur_pid;
-		__u32 pad;
-		__u64 cur_minflt, cur_majflt;
-	} seen;
-	struct {
-		__u64 ns, minflt, majflt;
-	} skip;
-};
 
 #define SKIP_NS 5000000ULL /* what A's skipped tasks ran */
 #define BACK_NS 40000000ULL /* the interval starts this long before the sync */
@@ -93,14 +79,14 @@ static void run_sync(void)
 
 /* This CPU's state: all CPUs' values are read, this one's changed. */
 static void *state_buf;
-static struct hub_cpu_head *my_state(void)
+static struct hub_cpu *my_state(void)
 {
 	__u32 zero = 0;
 
 	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.prev_readings), &zero,
 					     state_buf),
 			 0);
-	return (struct hub_cpu_head *)((char *)state_buf + (size_t)cpu * value_size);
+	return (struct hub_cpu *)((char *)state_buf + (size_t)cpu * value_size);
 }
 
 static void put_state(void)
@@ -142,7 +128,7 @@ static __u64 now_ns(void)
  * skipped tasks ran SKIP_NS. Returns the interval's length (at most). */
 static __u64 prepare(bool hidden)
 {
-	struct hub_cpu_head *s;
+	struct hub_cpu *s;
 	__u64 t0;
 
 	move_self(dir_a);
@@ -267,8 +253,7 @@ static int setup(void **unused)
 	value_size = (bpf_map__value_size(skel->maps.prev_readings) + 7) & ~(size_t)7;
 	state_buf = calloc((size_t)nr_cpus, value_size);
 	assert_non_null(state_buf);
-	assert_true((size_t)bpf_map__value_size(skel->maps.prev_readings) >=
-		    sizeof(struct hub_cpu_head));
+	assert_int_equal(bpf_map__value_size(skel->maps.prev_readings), sizeof(struct hub_cpu));
 	assert_int_equal(bpf_map_update_elem(filter_fd, &ia, &sa, BPF_ANY), 0);
 	assert_int_equal(bpf_map_update_elem(filter_fd, &ib, &sb, BPF_ANY), 0);
 	assert_int_equal(bpf_map_update_elem(bpf_map__fd(skel->maps.sess_filter), &zero, &filter_fd,

@@ -17,6 +17,7 @@
 #include "bpf/sync_skip.h"
 #include "follower_hub.skel.h"
 #include "follower_tp.skel.h"
+#include "tests/lib/hub_cpu.h"
 #include "tests/lib/unit_skip.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -25,26 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* follower_hub.bpf.c's struct prev_state, as written here (its size is
- * checked against the map's: a change there must be mirrored). */
-struct hub_cpu {
-	__u64 ktime, owner, owner_cgrp, switches;
-	struct {
-		__u64 cur, cur_sum;
-		__s32 cur_pid;
-		__u32 pad;
-		__u64 cur_minflt, cur_majflt;
-	} seen;
-	struct {
-		__u64 ns, minflt, majflt;
-	} skip;
-	__u64 held_id, held_gen, reads_owed;
-	struct cgperf_reading held[CGPERF_MAX_EVENTS];
-	struct cgperf_reading ev[CGPERF_MAX_EVENTS];
-	struct cgperf_slots held_slots[CGPERF_HUB_MAX_SESSIONS];
-	__u32 syncing;
-};
 
 #define MAX_CPUS 64
 
