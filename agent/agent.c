@@ -201,13 +201,22 @@ static int open_outputs(struct agent *a)
 	/* Last, so that the health numbers it publishes include this
 	 * collection's CSV rows and syslog messages. */
 	if (a->http || a->cfg.textfile.enabled) {
+		const struct prometheus_config *pc = &a->cfg.prometheus;
+		const char *keys[METADATA_MAX_LABELS];
 		struct prom_sink_opts po = {
 			.http = a->http,
 			.textfile = a->cfg.textfile.enabled ? a->cfg.textfile.path : NULL,
-			.keep_removed_ms = a->cfg.prometheus.keep_removed_ms,
+			.keep_removed_ms = pc->keep_removed_ms,
 			.nr_events = a->nr_events,
 			.event_names = a->event_names,
+			.names = (pc->names & PROM_NAMES_CGPERF ? PROM_NAMES_CGPERF_BIT : 0) |
+				 (pc->names & PROM_NAMES_CADVISOR ? PROM_NAMES_CADVISOR_BIT : 0),
+			.nr_label_keys = pc->nr_container_labels,
+			.label_keys = keys,
 		};
+
+		for (int i = 0; i < pc->nr_container_labels; i++)
+			keys[i] = pc->container_labels[i];
 		r = prom_sink_new(&po, &s);
 		if (r < 0) {
 			log_error("cannot set up the Prometheus output: %s", strerror(-r));
@@ -403,6 +412,13 @@ static int agent_start(struct agent *a)
 		return r;
 	setup_selector(a);
 	metadata_roots_from_config(&a->cfg.metadata, NULL, &a->roots);
+	/* Runtime labels are read only for the output that shows them. */
+	if ((a->cfg.prometheus.enabled || a->cfg.textfile.enabled) &&
+	    (a->cfg.prometheus.names & PROM_NAMES_CADVISOR)) {
+		memcpy(a->roots.label_keys, a->cfg.prometheus.container_labels,
+		       sizeof(a->roots.label_keys));
+		a->roots.nr_label_keys = a->cfg.prometheus.nr_container_labels;
+	}
 	r = name_lookup_new(&a->roots, &a->names);
 	if (r < 0) {
 		log_error("cannot start the name lookup thread: %s", strerror(-r));

@@ -215,10 +215,12 @@ static void roots_free(struct metadata_roots *r)
 #undef F
 }
 
-/* dst's strings become copies of src's; on failure dst holds what was copied
- * (roots_free() frees it). */
+/* dst's strings become copies of src's (the label keys are in the struct);
+ * on failure dst holds what was copied (roots_free() frees it). */
 static int roots_copy(struct metadata_roots *dst, const struct metadata_roots *src)
 {
+	memcpy(dst->label_keys, src->label_keys, sizeof(dst->label_keys));
+	dst->nr_label_keys = src->nr_label_keys;
 #define F(field, ...)                                            \
 	if (src->field && !(dst->field = strdup(src->field))) \
 		return -ENOMEM;

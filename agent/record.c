@@ -39,8 +39,13 @@ static void fill_view(struct cg_record *r)
 		.container_name = cg_container_name(&r->ident, &r->meta, r->short_id),
 		.pod = r->meta.pod_name,
 		.pod_namespace = r->meta.pod_namespace,
+		.image = r->meta.image,
 	};
+	for (int i = 0; i < SINK_MAX_LABELS; i++)
+		r->view.labels[i] = r->meta.labels[i];
 }
+
+_Static_assert(SINK_MAX_LABELS == METADATA_MAX_LABELS, "one bound for labels");
 
 static void now_both(uint64_t *ret_boot, uint64_t *ret_real)
 {

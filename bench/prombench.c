@@ -211,13 +211,17 @@ int main(int argc, char **argv)
 			totals[i * NR_EVENTS + e] = 123456789012ULL * (uint64_t)(i + e + 1);
 			ratio[i * NR_EVENTS + e] = e < 2 ? 0.666667 : 1;
 		}
-		series[i] = (struct prom_series){ labels[i].data,
-						  labels[i].len,
-						  &totals[i * NR_EVENTS],
-						  &ratio[i * NR_EVENTS],
-						  { 1796212692, 0 } };
+		series[i] = (struct prom_series){ .labels = labels[i].data,
+						  .labels_len = labels[i].len,
+						  .totals = &totals[i * NR_EVENTS],
+						  .running_ratio = &ratio[i * NR_EVENTS],
+						  .created = { 1796212692, 0 } };
 	}
-	struct prom_input in = { NR_EVENTS, names, series, (size_t)nr, &h };
+	struct prom_input in = { .nr_events = NR_EVENTS,
+				 .event_names = names,
+				 .series = series,
+				 .nr_series = (size_t)nr,
+				 .health = &h };
 
 	for (int r = 0; r < rounds; r++) {
 		double t0;

@@ -62,29 +62,36 @@ struct place {
 	bool check_owner;
 	uid_t owner;
 	struct metadata_cache *cache;
+	const struct metadata_roots *labels; /* whose label_keys to read; NULL: none */
 };
 
 /* ---------------------------------------------------------------------------
  * Copying values
  * ------------------------------------------------------------------------- */
 
-/* Set dst from src[0..len) unless dst already has a value: sources are tried
- * best first. A value longer than dst is cut, backing up over at most three
- * UTF-8 continuation bytes so the cut never splits a character. */
-static void fill_n(char dst[CG_NAME_MAX], const char *src, size_t len)
+/* Set dst (size bytes) from src[0..len) unless dst already has a value:
+ * sources are tried best first. A value longer than dst is cut, backing up
+ * over at most three UTF-8 continuation bytes so the cut never splits a
+ * character. */
+static void fill_cut(char *dst, size_t size, const char *src, size_t len)
 {
 	size_t n = len;
 
 	if (dst[0] || !src || len == 0)
 		return;
-	if (n > CG_NAME_MAX - 1) {
-		n = CG_NAME_MAX - 1;
+	if (n > size - 1) {
+		n = size - 1;
 		for (int back = 0; back < 3 && n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80;
 		     back++)
 			n--;
 	}
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+static void fill_n(char dst[CG_NAME_MAX], const char *src, size_t len)
+{
+	fill_cut(dst, CG_NAME_MAX, src, len);
 }
 
 static void fill(char dst[CG_NAME_MAX], const char *src)
@@ -721,6 +728,40 @@ static void fill_from_annotations(json_object *map, struct cg_metadata *md)
 	FILL_FIRST_KEY(md->image, map, image_keys);
 }
 
+/* The allow-listed labels found in map (Docker's Config.Labels, an OCI
+ * bundle's annotations): only the keys asked for are read, whatever the
+ * tenant put there. */
+static void fill_labels(json_object *map, const struct metadata_roots *keys,
+			struct cg_metadata *md)
+{
+	for (int i = 0; keys && i < keys->nr_label_keys; i++) {
+		const char *v = member_string(map, keys->label_keys[i]);
+
+		if (v)
+			fill_cut(md->labels[i], METADATA_LABEL_MAX, v, strlen(v));
+	}
+}
+
+/* The Kubernetes keys cAdvisor users select by, where the runtime's files
+ * spell them otherwise (containerd's and CRI-O's annotations): from the
+ * names found for a Kubernetes container. */
+static void fill_kubernetes_labels(const struct metadata_roots *keys, struct cg_metadata *md)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} k8s[] = {
+		{ "io.kubernetes.pod.name", offsetof(struct cg_metadata, pod_name) },
+		{ "io.kubernetes.pod.namespace", offsetof(struct cg_metadata, pod_namespace) },
+		{ "io.kubernetes.container.name", offsetof(struct cg_metadata, container_name) },
+	};
+
+	for (int i = 0; keys && i < keys->nr_label_keys; i++)
+		for (size_t j = 0; j < sizeof(k8s) / sizeof(k8s[0]); j++)
+			if (!strcmp(keys->label_keys[i], k8s[j].key))
+				fill(md->labels[i], (const char *)md + k8s[j].offset);
+}
+
 /* ---------------------------------------------------------------------------
  * One function per runtime; each returns true when it found the
  * container's file (even one without names), which ends the search.
@@ -730,12 +771,15 @@ static void fill_from_annotations(json_object *map, struct cg_metadata *md)
  * "Config": { "Image", "Labels" }. Under Kubernetes (dockershim,
  * cri-dockerd) the labels carry the pod and the container's own name; the
  * Docker name is then a generated k8s_<...> string, so labels go first. */
-static void fill_from_docker_config(json_object *obj, struct cg_metadata *md)
+static void fill_from_docker_config(json_object *obj, const struct metadata_roots *keys,
+				    struct cg_metadata *md)
 {
 	json_object *config = member_of_type(obj, "Config", json_type_object);
+	json_object *labels = member_of_type(config, "Labels", json_type_object);
 	const char *name;
 
-	fill_from_annotations(member_of_type(config, "Labels", json_type_object), md);
+	fill_from_annotations(labels, md);
+	fill_labels(labels, keys, md);
 	name = member_string(obj, "Name");
 	fill(md->container_name, name && name[0] == '/' ? name + 1 : name);
 	fill(md->image, member_string(config, "Image"));
@@ -749,15 +793,19 @@ static bool lookup_docker(const struct place *pl, const char *cid, struct cg_met
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", cid);
 	if (load_json(pl, rel, &obj) < 0)
 		return false;
-	fill_from_docker_config(obj, md);
+	fill_from_docker_config(obj, pl->labels, md);
 	json_object_put(obj);
 	return true;
 }
 
 /* An OCI config.json's "annotations". */
-static void fill_from_oci_config(json_object *obj, struct cg_metadata *md)
+static void fill_from_oci_config(json_object *obj, const struct metadata_roots *keys,
+				 struct cg_metadata *md)
 {
-	fill_from_annotations(member_of_type(obj, "annotations", json_type_object), md);
+	json_object *annotations = member_of_type(obj, "annotations", json_type_object);
+
+	fill_from_annotations(annotations, md);
+	fill_labels(annotations, keys, md);
 }
 
 static bool lookup_oci_bundle(const struct place *pl, const char *rel, struct cg_metadata *md)
@@ -766,7 +814,7 @@ static bool lookup_oci_bundle(const struct place *pl, const char *rel, struct cg
 
 	if (load_json(pl, rel, &obj) < 0)
 		return false;
-	fill_from_oci_config(obj, md);
+	fill_from_oci_config(obj, pl->labels, md);
 	json_object_put(obj);
 	return true;
 }
@@ -1013,7 +1061,8 @@ static void lookup_podman_pod(const struct place *pl, const char *pod_id, struct
 }
 
 int metadata_parse(enum metadata_format fmt, const char *buf, size_t len, const char *id,
-		   struct cg_metadata *md, struct metadata_parse_cost *ret_cost)
+		   const struct metadata_roots *keys, struct cg_metadata *md,
+		   struct metadata_parse_cost *ret_cost)
 {
 	static const struct file_kind *const kinds[] = {
 		[METADATA_DOCKER_CONFIG] = &json_file,
@@ -1032,9 +1081,9 @@ int metadata_parse(enum metadata_format fmt, const char *buf, size_t len, const 
 	if (r < 0)
 		return r;
 	if (fmt == METADATA_DOCKER_CONFIG)
-		fill_from_docker_config(obj, md);
+		fill_from_docker_config(obj, keys, md);
 	else if (fmt == METADATA_OCI_CONFIG)
-		fill_from_oci_config(obj, md);
+		fill_from_oci_config(obj, keys, md);
 	else if (fmt == METADATA_STORAGE_INDEX)
 		fill_from_index_entry(obj, id ?: "", md);
 	else
@@ -1182,7 +1231,7 @@ static int source_place(const struct metadata_roots *r, const struct source *src
 
 	if (!root || !root[0])
 		return -ENOENT;
-	*ret = (struct place){ .root = root, .cache = r->cache };
+	*ret = (struct place){ .root = root, .cache = r->cache, .labels = r };
 	if (!id->rootless)
 		return 0;
 	if (expand_root(root, id->uid, buf, len, &base_len) < 0)
@@ -1191,7 +1240,8 @@ static int source_place(const struct metadata_roots *r, const struct source *src
 			       .base_len = base_len,
 			       .check_owner = true,
 			       .owner = id->uid,
-			       .cache = r->cache };
+			       .cache = r->cache,
+			       .labels = r };
 	return 0;
 }
 
@@ -1251,6 +1301,8 @@ int cg_metadata_lookup(const struct metadata_roots *roots, const struct cg_ident
 		METADATA_ROOT_FIELDS(OVERRIDE)
 #undef OVERRIDE
 		r.cache = roots->cache;
+		memcpy(r.label_keys, roots->label_keys, sizeof(r.label_keys));
+		r.nr_label_keys = roots->nr_label_keys;
 	}
 
 	if (id->kind == CG_KIND_CONTAINER)
@@ -1266,6 +1318,8 @@ int cg_metadata_lookup(const struct metadata_roots *roots, const struct cg_ident
 			 !id->rootless)
 			lookup_pod_logs(r.pod_logs, id->pod_uid, &md);
 	}
+	if (id->kind == CG_KIND_CONTAINER && id->pod_uid[0] && strcmp(id->runtime, "podman"))
+		fill_kubernetes_labels(&r, &md);
 
 	*ret = md;
 	return 0;

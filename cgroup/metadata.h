@@ -14,6 +14,11 @@
 
 struct metadata_cache;
 
+/* Runtime labels read per container: at most this many keys, each key and
+ * value at most METADATA_LABEL_MAX - 1 bytes (a longer value is cut). */
+#define METADATA_MAX_LABELS 4
+#define METADATA_LABEL_MAX 128
+
 /* Every root of struct metadata_roots, once, as X(field, default, per_user):
  * the struct, the defaults, the overrides and the config's metadata: keys
  * (config/config_metadata.c) are all made from this list, so a root added
@@ -48,6 +53,11 @@ struct metadata_roots {
 	/* Parsed shared files (storage indexes, pod databases) kept between
 	 * lookups; NULL: parse every time. Owned by the caller. */
 	struct metadata_cache *cache;
+	/* The runtime labels a lookup reads (outputs.prometheus.container_labels),
+	 * by key: an allow-list, since a tenant chooses a label's key, value and
+	 * how many there are. */
+	char label_keys[METADATA_MAX_LABELS][METADATA_LABEL_MAX];
+	int nr_label_keys;
 };
 
 /* The defaults (METADATA_DEFAULT_*), each overridable (config metadata:,
@@ -90,6 +100,12 @@ struct cg_metadata {
 	/* The runtime whose files answered ("" if none did). Tells the runtime
 	 * of a cgroupfs-driver Kubernetes container, whose path does not. */
 	char runtime[16];
+	/* The values of metadata_roots' label_keys, in their order ("" where
+	 * the container has no such label). Read from Docker's Config.Labels
+	 * and an OCI bundle's annotations; the Kubernetes keys
+	 * io.kubernetes.{pod.name,pod.namespace,container.name} fall back to
+	 * the names above (containerd and CRI-O spell them otherwise). */
+	char labels[METADATA_MAX_LABELS][METADATA_LABEL_MAX];
 };
 
 /* Fill what can be found for id (a container or a pod). Always returns 0

@@ -24,9 +24,11 @@ struct metadata_parse_cost {
 
 /* Parse buf[0..len) (not NUL-terminated) as fmt and fill the empty fields of
  * md for id (the container id; the pod id for METADATA_POD_DB; unused for
- * the per-container files), as a lookup that found this file would.
+ * the per-container files), as a lookup that found this file would; the
+ * labels keys->label_keys names (keys NULL: none).
  * Returns 0, -EBADMSG for a file the lookup would ignore, or -ENOMEM;
  * *ret_cost (may be NULL) is set on 0. (A lookup also ignores an index whose
  * ret_cost->kept is over METADATA_CACHE_BUDGET_BYTES; this does not.) */
 int metadata_parse(enum metadata_format fmt, const char *buf, size_t len, const char *id,
-		   struct cg_metadata *md, struct metadata_parse_cost *ret_cost);
+		   const struct metadata_roots *keys, struct cg_metadata *md,
+		   struct metadata_parse_cost *ret_cost);

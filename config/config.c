@@ -356,6 +356,7 @@ static void set_defaults(struct agent_config *c)
 	cfg_set_string(c->prometheus.path, sizeof(c->prometheus.path), "/metrics");
 	c->prometheus.keep_removed_ms = 5 * 60 * 1000;
 	c->prometheus.max_connections = 64;
+	c->prometheus.names = PROM_NAMES_CGPERF;
 	/* Where Debian's prometheus-node-exporter reads textfiles. */
 	cfg_set_string(c->textfile.path, sizeof(c->textfile.path),
 		       "/var/lib/prometheus/node-exporter/cgperf.prom");

@@ -74,6 +74,12 @@ enum listen_kind {
 	LISTEN_UNIX
 };
 
+/* Which names the per-cgroup families are exposed under (bits). */
+enum prom_names {
+	PROM_NAMES_CGPERF = 1, /* cgperf_events_total{cgroup,kind,...} */
+	PROM_NAMES_CADVISOR = 2, /* container_perf_events_total{id,name,image,...} */
+};
+
 struct prometheus_config {
 	bool enabled;
 	char listen[256]; /* as written: 127.0.0.1:9464, [::]:9464, :9464, unix:/PATH */
@@ -84,6 +90,11 @@ struct prometheus_config {
 	char path[128]; /* URL path of the metrics, default /metrics */
 	uint64_t keep_removed_ms; /* removed cgroups stay this long (default 5m) */
 	unsigned max_connections; /* concurrent HTTP connections (default 64) */
+	unsigned names; /* enum prom_names bits: cgperf (default), cadvisor or both */
+	/* Runtime labels exposed as container_label_<key> (cAdvisor's names):
+	 * keys whose sanitized names are distinct. */
+	char container_labels[METADATA_MAX_LABELS][METADATA_LABEL_MAX];
+	int nr_container_labels;
 };
 
 struct textfile_config {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config/config_text.h"
+#include "util/escape.h"
 #include "events/event_parse.h"
 
 static int parse_csv_enabled(struct parse_ctx *p)
@@ -418,6 +419,77 @@ static int parse_prom_max_connections(struct parse_ctx *p)
 	return r;
 }
 
+static int parse_prom_names(struct parse_ctx *p)
+{
+	static const struct {
+		const char *word;
+		unsigned names;
+	} words[] = {
+		{ "cgperf", PROM_NAMES_CGPERF },
+		{ "cadvisor", PROM_NAMES_CADVISOR },
+		{ "both", PROM_NAMES_CGPERF | PROM_NAMES_CADVISOR },
+	};
+	char buf[ECHO_MAX + 8];
+	const char *s;
+	int r = cfg_next_scalar(p, "cgperf, cadvisor or both", &s);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(s, words[i].word)) {
+			p->cfg->prometheus.names = words[i].names;
+			return 0;
+		}
+	return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+			    "%s: unknown value '%s' (expected cgperf, cadvisor or both)", p->key,
+			    cfg_echo(p, buf, sizeof(buf)));
+}
+
+/* A runtime label key as Docker and Kubernetes write them (app,
+ * app.kubernetes.io/name): printable ASCII, and a label name of its own
+ * once made one (container_label_<key>, every other byte '_'). */
+static int parse_prom_label_item(struct parse_ctx *p, int index)
+{
+	struct prometheus_config *c = &p->cfg->prometheus;
+	yaml_mark_t mark = cfg_event(p)->start_mark;
+	char buf[ECHO_MAX + 8], name[2 * METADATA_LABEL_MAX], other[2 * METADATA_LABEL_MAX];
+	const char *s;
+	int r;
+
+	if (index >= METADATA_MAX_LABELS)
+		return ycursor_fail(&p->cur, mark, "%s: at most %d labels", p->key,
+				    METADATA_MAX_LABELS);
+	r = cfg_item_scalar(p, "a label key", METADATA_LABEL_MAX - 1, &s);
+	if (r < 0)
+		return r;
+	for (const char *q = s; *q; q++)
+		if ((unsigned char)*q < 33 || (unsigned char)*q > 126)
+			return ycursor_fail(&p->cur, mark,
+					    "%s: '%s': only printable ASCII without spaces is "
+					    "allowed in a label key",
+					    p->key, cfg_echo(p, buf, sizeof(buf)));
+	text_label_name("container_label_", s, name, sizeof(name));
+	for (int i = 0; i < c->nr_container_labels; i++)
+		if (!strcmp(text_label_name("container_label_", c->container_labels[i], other,
+					    sizeof(other)),
+			    name))
+			return ycursor_fail(&p->cur, mark,
+					    "%s: '%s' is the label %s, as '%s' already is", p->key,
+					    cfg_echo(p, buf, sizeof(buf)), name,
+					    c->container_labels[i]);
+	cfg_set_string(c->container_labels[c->nr_container_labels++], METADATA_LABEL_MAX, s);
+	return 0;
+}
+
+static int parse_prom_container_labels(struct parse_ctx *p)
+{
+	int n;
+
+	p->cfg->prometheus.nr_container_labels = 0;
+	n = cfg_for_each_item(p, "a list of label keys ([app, team])", parse_prom_label_item);
+	return n < 0 ? n : 0;
+}
+
 static int parse_prometheus(struct parse_ctx *p)
 {
 	static const struct key_def keys[] = {
@@ -426,6 +498,8 @@ static int parse_prometheus(struct parse_ctx *p)
 		{ "path", parse_prom_path },
 		{ "keep_removed", parse_prom_keep_removed },
 		{ "max_connections", parse_prom_max_connections },
+		{ "names", parse_prom_names },
+		{ "container_labels", parse_prom_container_labels },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 

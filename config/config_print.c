@@ -70,10 +70,10 @@ static void put_derived(FILE *f, const struct derived_list *l)
 	fputs("]\n", f);
 }
 
-/* n strings, stride bytes apart. */
+/* n strings, stride bytes apart; key with its indentation. */
 static void put_list(FILE *f, const char *key, const char *items, size_t stride, int n)
 {
-	fprintf(f, "  %s: [", key);
+	fprintf(f, "%s: [", key);
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", f);
@@ -133,9 +133,9 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fputs("]\ncgroups:\n  root: ", f);
 	put_quoted(f, c->cgroups.root);
 	fputs("\n", f);
-	put_list(f, "include", c->cgroups.include[0], sizeof(c->cgroups.include[0]),
+	put_list(f, "  include", c->cgroups.include[0], sizeof(c->cgroups.include[0]),
 		 c->cgroups.nr_include);
-	put_list(f, "exclude", c->cgroups.exclude[0], sizeof(c->cgroups.exclude[0]),
+	put_list(f, "  exclude", c->cgroups.exclude[0], sizeof(c->cgroups.exclude[0]),
 		 c->cgroups.nr_exclude);
 	fprintf(f, "  containers_only: %s\n", c->cgroups.containers_only ? "true" : "false");
 	fprintf(f, "  include_infrastructure: %s\n",
@@ -148,9 +148,9 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	put_duration(f, c->cgroups.rescan_interval_ms);
 	fputc('\n', f);
 	fputs("bpf_programs:\n", f);
-	put_list(f, "include", c->bpf_programs.include[0], sizeof(c->bpf_programs.include[0]),
+	put_list(f, "  include", c->bpf_programs.include[0], sizeof(c->bpf_programs.include[0]),
 		 c->bpf_programs.nr_include);
-	put_list(f, "exclude", c->bpf_programs.exclude[0], sizeof(c->bpf_programs.exclude[0]),
+	put_list(f, "  exclude", c->bpf_programs.exclude[0], sizeof(c->bpf_programs.exclude[0]),
 		 c->bpf_programs.nr_exclude);
 	fprintf(f, "  events: %s\n", c->bpf_programs.events ? "true" : "false");
 	fputs("metadata:\n", f);
@@ -195,6 +195,12 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 	fputs("\n    keep_removed: ", f);
 	put_duration(f, c->prometheus.keep_removed_ms);
 	fprintf(f, "\n    max_connections: %u\n", c->prometheus.max_connections);
+	fprintf(f, "    names: %s\n",
+		c->prometheus.names == PROM_NAMES_CADVISOR ? "cadvisor"
+		: c->prometheus.names == (PROM_NAMES_CGPERF | PROM_NAMES_CADVISOR) ? "both"
+										     : "cgperf");
+	put_list(f, "    container_labels", c->prometheus.container_labels[0],
+		 sizeof(c->prometheus.container_labels[0]), c->prometheus.nr_container_labels);
 	fputs("  textfile:\n", f);
 	fprintf(f, "    enabled: %s\n", c->textfile.enabled ? "true" : "false");
 	fputs("    path: ", f);

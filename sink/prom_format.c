@@ -120,6 +120,27 @@ int prom_cgroup_labels(struct buf *b, const struct sink_cgroup *cg)
 	return put_label(b, "namespace", cg->pod_namespace, true);
 }
 
+int prom_cadvisor_labels(struct buf *b, const struct sink_cgroup *cg,
+			 const char *const *label_names, const int *order, int nr,
+			 size_t *ret_split)
+{
+	bool container = cg->kind && !strcmp(cg->kind, "container");
+
+	for (int i = 0; i < nr; i++) {
+		const char *v = cg->labels[order[i]];
+
+		put_label(b, label_names[i], v ? v : "", false);
+		buf_append(b, ",", 1);
+	}
+	put_label(b, "cpu", "", false);
+	buf_append(b, ",", 1);
+	*ret_split = b->len;
+	put_label(b, "id", cg->path, false);
+	put_label(b, "image", cg->image, true);
+	/* cAdvisor names containers only (services and pods have no alias). */
+	return put_label(b, "name", container ? cg->container_name : "", true);
+}
+
 /* ---- families ---- */
 
 struct family {
@@ -138,6 +159,12 @@ static const struct family fam_ratio = {
 	"Fraction of the last interval the event was counting (running/enabled; below 1 when "
 	"hardware counters were multiplexed)."
 };
+
+/* cAdvisor's perf collector, its HELP texts as they are. */
+static const struct family fam_cadvisor_events = { "container_perf_events", "counter",
+						   "Perf event metric." };
+static const struct family fam_cadvisor_ratio = { "container_perf_events_scaling_ratio", "gauge",
+						  "Perf event metric scaling ratio." };
 
 /* # HELP / # TYPE. In text 0.0.4 a counter's family is named with its
  * _total; in OpenMetrics without it (the samples add _total, _created). */
@@ -159,24 +186,36 @@ static void put_family(struct buf *b, const struct family *f, enum prom_format f
 	buf_append(b, "\n", 1);
 }
 
-/* name{event="E",<labels>} */
-static void put_series_name(struct buf *b, const char *name, const char *suffix,
-			    const struct buf *event, const struct prom_series *s)
+static const char *labels_of(const struct prom_series *s, bool cadvisor, size_t *ret_len)
 {
+	*ret_len = cadvisor ? s->cadvisor_len : s->labels_len;
+	return cadvisor ? s->cadvisor : s->labels;
+}
+
+/* name{<before>event="E",<after>}: cgperf's labels all after event,
+ * cAdvisor's sorted around it. */
+static void put_series_name(struct buf *b, const char *name, const char *suffix,
+			    const struct buf *event, const struct prom_series *s, bool cadvisor)
+{
+	size_t split = cadvisor ? s->cadvisor_split : 0, len;
+	const char *l = labels_of(s, cadvisor, &len);
+
 	buf_puts(b, name);
 	buf_puts(b, suffix);
-	buf_append(b, "{event=\"", 8);
+	buf_append(b, "{", 1);
+	buf_append(b, l, split);
+	buf_append(b, "event=\"", 7);
 	buf_append(b, event->data, event->len);
 	buf_append(b, "\",", 2);
-	buf_append(b, s->labels, s->labels_len);
+	buf_append(b, l + split, len - split);
 	buf_append(b, "} ", 2);
 }
 
 /* ---- duplicate labels ---- */
 
-/* keep[i]: series i is the first with its labels. Returns the number left
- * out, or -ENOMEM. */
-static long mark_unique(const struct prom_input *in, bool *keep)
+/* keep[i]: series i is the first with its labels (cgperf's or cAdvisor's).
+ * Returns the number left out, or -ENOMEM. */
+static long mark_unique(const struct prom_input *in, bool cadvisor, bool *keep)
 {
 	size_t size = 16, dropped = 0;
 	size_t *table;
@@ -187,14 +226,15 @@ static long mark_unique(const struct prom_input *in, bool *keep)
 	if (!table)
 		return -ENOMEM;
 	for (size_t i = 0; i < in->nr_series; i++) {
-		const struct prom_series *s = &in->series[i];
-		size_t h = (size_t)hash_bytes(s->labels, s->labels_len) & (size - 1);
+		size_t len, olen;
+		const char *l = labels_of(&in->series[i], cadvisor, &len);
+		size_t h = (size_t)hash_bytes(l, len) & (size - 1);
 
 		keep[i] = true;
 		for (; table[h]; h = (h + 1) & (size - 1)) {
-			const struct prom_series *o = &in->series[table[h] - 1];
-			if (o->labels_len == s->labels_len &&
-			    !memcmp(o->labels, s->labels, s->labels_len)) {
+			const char *o = labels_of(&in->series[table[h] - 1], cadvisor, &olen);
+
+			if (olen == len && !memcmp(o, l, len)) {
 				keep[i] = false;
 				dropped++;
 				break;
@@ -209,35 +249,42 @@ static long mark_unique(const struct prom_input *in, bool *keep)
 
 /* ---- the body ---- */
 
+/* The per-cgroup families under one naming: the totals, and the running
+ * ratio (cgperf's: no sample until known; cAdvisor's: 1 until then, its
+ * value for a counter that has not run). */
 static void put_events(struct buf *b, const struct prom_input *in, const bool *keep,
-		       const struct buf *ev, enum prom_format fmt)
+		       const struct buf *ev, enum prom_format fmt, bool cadvisor)
 {
-	put_family(b, &fam_events, fmt);
+	const struct family *f = cadvisor ? &fam_cadvisor_events : &fam_events;
+	const struct family *g = cadvisor ? &fam_cadvisor_ratio : &fam_ratio;
+
+	put_family(b, f, fmt);
 	for (int e = 0; e < in->nr_events; e++) {
 		for (size_t i = 0; i < in->nr_series; i++) {
 			const struct prom_series *s = &in->series[i];
 
 			if (!keep[i])
 				continue;
-			put_series_name(b, fam_events.name, "_total", &ev[e], s);
+			put_series_name(b, f->name, "_total", &ev[e], s, cadvisor);
 			put_u64(b, s->totals[e]);
 			buf_append(b, "\n", 1);
 			if (fmt != PROM_FORMAT_OPENMETRICS)
 				continue;
-			put_series_name(b, fam_events.name, "_created", &ev[e], s);
+			put_series_name(b, f->name, "_created", &ev[e], s, cadvisor);
 			put_time(b, &s->created);
 			buf_append(b, "\n", 1);
 		}
 	}
-	put_family(b, &fam_ratio, fmt);
+	put_family(b, g, fmt);
 	for (int e = 0; e < in->nr_events; e++) {
 		for (size_t i = 0; i < in->nr_series; i++) {
 			const struct prom_series *s = &in->series[i];
+			double ratio = s->running_ratio[e] < 0 && cadvisor ? 1 : s->running_ratio[e];
 
-			if (!keep[i] || s->running_ratio[e] < 0)
+			if (!keep[i] || ratio < 0)
 				continue;
-			put_series_name(b, fam_ratio.name, "", &ev[e], s);
-			put_fixed(b, s->running_ratio[e], 6);
+			put_series_name(b, g->name, "", &ev[e], s, cadvisor);
+			put_fixed(b, ratio, 6);
 			buf_append(b, "\n", 1);
 		}
 	}
@@ -376,14 +423,28 @@ static void put_health(struct buf *b, const struct prom_health *h, enum prom_for
 int prom_build(const struct prom_input *in, enum prom_format fmt, struct buf *b,
 	       size_t *ret_dropped)
 {
+	unsigned names = in->names ? in->names : PROM_NAMES_CGPERF_BIT;
 	struct buf ev[READINGS_MAX_EVENTS] = { 0 };
-	bool *keep = calloc(in->nr_series ? in->nr_series : 1, sizeof(*keep));
-	long dropped = keep ? mark_unique(in, keep) : -ENOMEM;
+	size_t n = in->nr_series ? in->nr_series : 1;
+	bool *keep = calloc(2 * n, sizeof(*keep)), *keep_cadvisor = keep ? keep + n : NULL;
+	long dropped = 0, d;
 	int r = 0;
 
-	if (dropped < 0 || in->nr_events > READINGS_MAX_EVENTS) {
-		r = dropped < 0 ? (int)dropped : -EINVAL;
+	if (!keep || in->nr_events > READINGS_MAX_EVENTS) {
+		r = keep ? -EINVAL : -ENOMEM;
 		goto out;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		bool cadvisor = pass == 1;
+
+		if (!(names & (cadvisor ? PROM_NAMES_CADVISOR_BIT : PROM_NAMES_CGPERF_BIT)))
+			continue;
+		d = mark_unique(in, cadvisor, cadvisor ? keep_cadvisor : keep);
+		if (d < 0) {
+			r = (int)d;
+			goto out;
+		}
+		dropped = d > dropped ? d : dropped;
 	}
 	for (int e = 0; e < in->nr_events; e++)
 		if ((r = prom_escape_label_value(&ev[e], in->event_names[e])) < 0)
@@ -392,7 +453,10 @@ int prom_build(const struct prom_input *in, enum prom_format fmt, struct buf *b,
 	buf_reserve(b, in->nr_series * (size_t)in->nr_events * 2 *
 				       (in->nr_series ? in->series[0].labels_len + 64 : 64) +
 			       4096);
-	put_events(b, in, keep, ev, fmt);
+	if (names & PROM_NAMES_CGPERF_BIT)
+		put_events(b, in, keep, ev, fmt, false);
+	if (names & PROM_NAMES_CADVISOR_BIT)
+		put_events(b, in, keep_cadvisor, ev, fmt, true);
 	if (in->health)
 		put_health(b, in->health, fmt);
 	if (fmt == PROM_FORMAT_OPENMETRICS)

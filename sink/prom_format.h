@@ -20,6 +20,16 @@ int prom_escape_label_value(struct buf *b, const char *s);
  * container_name="…",pod="…",namespace="…". Computed once per cgroup. */
 int prom_cgroup_labels(struct buf *b, const struct sink_cgroup *cg);
 
+/* The same cgroup in cAdvisor's labels, which sort around `event`: first
+ * container_label_<key>="…" for each of label_names (label_names[i] is the
+ * made name of the key whose value is cg->labels[order[i]]; sorted) and
+ * cpu="" (the sum over CPUs: cAdvisor without per-CPU metrics), then after
+ * event: id="<path>",image="…",name="<container name>". *ret_split: where
+ * `event` goes. */
+int prom_cadvisor_labels(struct buf *b, const struct sink_cgroup *cg,
+			 const char *const *label_names, const int *order, int nr,
+			 size_t *ret_split);
+
 enum prom_format {
 	PROM_FORMAT_TEXT,
 	PROM_FORMAT_OPENMETRICS
@@ -28,10 +38,17 @@ enum prom_format {
 #define PROM_CONTENT_TYPE_TEXT "text/plain; version=0.0.4; charset=utf-8"
 #define PROM_CONTENT_TYPE_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
 
+/* Which names the per-cgroup families are exposed under (bits, as the
+ * config's enum prom_names). */
+#define PROM_NAMES_CGPERF_BIT 1u
+#define PROM_NAMES_CADVISOR_BIT 2u
+
 /* One cgroup's series. */
 struct prom_series {
 	const char *labels; /* from prom_cgroup_labels() */
 	size_t labels_len;
+	const char *cadvisor; /* from prom_cadvisor_labels() (cAdvisor's names) */
+	size_t cadvisor_len, cadvisor_split;
 	const uint64_t *totals; /* [nr_events]: scaled counts since `created` */
 	const double *running_ratio; /* [nr_events]: over the last interval; < 0: not known yet
 	                               * (no sample is written) */
@@ -61,6 +78,7 @@ struct prom_health {
 };
 
 struct prom_input {
+	unsigned names; /* PROM_NAMES_*_BIT; 0: cgperf's */
 	int nr_events;
 	const char *const *event_names;
 	const struct prom_series *series;
@@ -71,7 +89,7 @@ struct prom_input {
 /* Build the whole exposition into b (appended). Series whose escaped labels
  * equal an earlier series' (two cgroup names that differ only in bytes that
  * are not UTF-8 escape to the same value) are left out, since a scrape with
- * a duplicate series is rejected as a whole; their number goes to
- * *ret_dropped. Returns 0 or -ENOMEM. */
+ * a duplicate series is rejected as a whole; their number (the larger of
+ * the two namings') goes to *ret_dropped. Returns 0 or -ENOMEM. */
 int prom_build(const struct prom_input *in, enum prom_format fmt, struct buf *b,
 	       size_t *ret_dropped);

@@ -5,6 +5,7 @@
  * change of each interval is the agent's row delta. */
 #include "sink/prom_sink.h"
 #include "sink/textfile.h"
+#include "util/escape.h"
 #include "util/id_map.h"
 #include "util/log.h"
 
@@ -17,6 +18,8 @@
 struct entry {
 	uint64_t id;
 	struct buf labels;
+	struct buf cadvisor; /* cAdvisor's labels, when its names are exposed */
+	size_t cadvisor_split;
 	uint32_t gen; /* the sink_cgroup generation the labels were made of */
 	struct timespec created;
 	uint64_t totals[READINGS_MAX_EVENTS]; /* scaled, since created */
@@ -32,6 +35,12 @@ struct prom_sink {
 	uint64_t keep_removed_ms;
 	int nr_events;
 	const char *const *event_names; /* prom_sink_opts' */
+	unsigned names;
+	/* container_label_<key> names, sorted (cAdvisor's label order), and
+	 * which of sink_cgroup.labels each shows. */
+	char *label_names[SINK_MAX_LABELS];
+	int label_order[SINK_MAX_LABELS];
+	int nr_labels;
 	struct entry **items;
 	size_t nr, cap;
 	struct id_map by_id;
@@ -53,7 +62,33 @@ static void entry_free(struct entry *e)
 	if (!e)
 		return;
 	buf_free(&e->labels);
+	buf_free(&e->cadvisor);
 	free(e);
+}
+
+/* The cgroup's labels, both namings: escaped once, and again only when its
+ * names change. */
+static int make_labels(const struct prom_sink *s, struct entry *e, const struct sink_cgroup *cg)
+{
+	struct buf labels = BUF_INIT, cadvisor = BUF_INIT;
+	size_t split = 0;
+	int r = prom_cgroup_labels(&labels, cg);
+
+	if (r == 0 && (s->names & PROM_NAMES_CADVISOR_BIT))
+		r = prom_cadvisor_labels(&cadvisor, cg, (const char *const *)s->label_names,
+					 s->label_order, s->nr_labels, &split);
+	if (r < 0) {
+		buf_free(&labels);
+		buf_free(&cadvisor);
+		return r;
+	}
+	buf_free(&e->labels);
+	buf_free(&e->cadvisor);
+	e->labels = labels;
+	e->cadvisor = cadvisor;
+	e->cadvisor_split = split;
+	e->gen = cg->gen;
+	return 0;
 }
 
 static struct entry *add(struct prom_sink *s, const struct sink_record *r)
@@ -76,12 +111,10 @@ static struct entry *add(struct prom_sink *s, const struct sink_record *r)
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
-	/* Escaped once, and again only when the cgroup's names change. */
-	if (prom_cgroup_labels(&e->labels, r->cgroup) < 0) {
+	if (make_labels(s, e, r->cgroup) < 0) {
 		entry_free(e);
 		return NULL;
 	}
-	e->gen = r->cgroup->gen;
 	e->id = r->cgroup->id;
 	/* When the (persistent) session first counted the cgroup. */
 	e->created = r->created;
@@ -143,16 +176,8 @@ static void by_name(const struct prom_sink *s, const struct sink_record *r, cons
  * memory: the old labels stay, and the next row tries again. */
 static void relabel(struct prom_sink *s, struct entry *e, const struct sink_record *r)
 {
-	struct buf labels = { 0 };
-
-	if (prom_cgroup_labels(&labels, r->cgroup) < 0) {
-		buf_free(&labels);
-		return;
-	}
-	buf_free(&e->labels);
-	e->labels = labels;
-	e->gen = r->cgroup->gen;
-	retire_same_labels(s, e);
+	if (make_labels(s, e, r->cgroup) == 0)
+		retire_same_labels(s, e);
 }
 
 static int prom_write(struct sink *base, const struct sink_record *r)
@@ -232,6 +257,9 @@ static void series_of(const struct entry *e, struct prom_series *ret)
 	*ret = (struct prom_series){
 		.labels = e->labels.data,
 		.labels_len = e->labels.len,
+		.cadvisor = e->cadvisor.data,
+		.cadvisor_len = e->cadvisor.len,
+		.cadvisor_split = e->cadvisor_split,
 		.totals = e->totals,
 		.running_ratio = e->ratio,
 		.created = e->created,
@@ -254,6 +282,7 @@ static int build(struct prom_sink *s, const struct prom_health *h, enum prom_for
 		 struct buf *out)
 {
 	struct prom_input in = {
+		.names = s->names,
 		.nr_events = s->nr_events,
 		.event_names = s->event_names,
 		.series = s->series,
@@ -355,7 +384,32 @@ static void prom_free(struct sink *base)
 	id_map_free(&s->by_id);
 	free(s->textfile);
 	buf_free(&s->text);
+	for (int i = 0; i < s->nr_labels; i++)
+		free(s->label_names[i]);
 	free(s);
+}
+
+/* container_label_<key> for each key, in sorted order (insertion sort of
+ * at most SINK_MAX_LABELS). */
+static int add_label_names(struct prom_sink *s, const struct prom_sink_opts *o)
+{
+	for (int i = 0; i < o->nr_label_keys; i++) {
+		size_t n = strlen("container_label_") + strlen(o->label_keys[i]) + 1;
+		char *name = malloc(n);
+		int at;
+
+		if (!name)
+			return -ENOMEM;
+		text_label_name("container_label_", o->label_keys[i], name, n);
+		for (at = s->nr_labels; at > 0 && strcmp(s->label_names[at - 1], name) > 0; at--) {
+			s->label_names[at] = s->label_names[at - 1];
+			s->label_order[at] = s->label_order[at - 1];
+		}
+		s->label_names[at] = name;
+		s->label_order[at] = i;
+		s->nr_labels++;
+	}
+	return 0;
 }
 
 static const struct sink_ops prom_ops = {
@@ -369,12 +423,19 @@ int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret)
 	struct prom_sink *s;
 
 	if (!o || (!o->http && !o->textfile) || o->nr_events < 0 ||
-	    o->nr_events > READINGS_MAX_EVENTS || (o->nr_events && !o->event_names))
+	    o->nr_events > READINGS_MAX_EVENTS || (o->nr_events && !o->event_names) ||
+	    o->nr_label_keys < 0 || o->nr_label_keys > SINK_MAX_LABELS ||
+	    (o->nr_label_keys && !o->label_keys))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->base.ops = &prom_ops;
+	s->names = o->names ? o->names : PROM_NAMES_CGPERF_BIT;
+	if (add_label_names(s, o) < 0) {
+		prom_free(&s->base);
+		return -ENOMEM;
+	}
 	s->http = o->http;
 	s->keep_removed_ms = o->keep_removed_ms;
 	s->nr_events = o->nr_events;

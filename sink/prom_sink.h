@@ -20,9 +20,15 @@ struct prom_sink_opts {
 	 * matched to them by name; their other events are not exported. */
 	int nr_events;
 	const char *const *event_names;
+	unsigned names; /* PROM_NAMES_*_BIT (sink/prom_format.h); 0: cgperf's */
+	/* cAdvisor's names: the runtime label keys shown as container_label_<key>
+	 * (copied), whose values come in sink_cgroup.labels in this order. */
+	int nr_label_keys;
+	const char *const *label_keys;
 };
 
-/* -EINVAL when neither an endpoint nor a textfile is given, -ENOMEM. */
+/* -EINVAL when neither an endpoint nor a textfile is given (or more than
+ * SINK_MAX_LABELS keys), -ENOMEM. */
 int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret);
 
 /* After a collection's records: build and publish. h: the agent's numbers.

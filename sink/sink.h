@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <time.h>
 
+/* Runtime labels a cgroup carries to the outputs (cgroup/metadata.h's
+ * METADATA_MAX_LABELS). */
+#define SINK_MAX_LABELS 4
+
 struct sink_cgroup {
 	uint64_t id; /* cgroup id */
 	const char *path; /* relative to the cgroup2 root; any bytes but NUL */
@@ -22,6 +26,10 @@ struct sink_cgroup {
 	const char *container_name;
 	const char *pod;
 	const char *pod_namespace;
+	const char *image; /* "" if unknown */
+	/* The values of the runtime labels asked for (outputs.prometheus.
+	 * container_labels), in that order; "" where the container has none. */
+	const char *labels[SINK_MAX_LABELS];
 	/* Changes whenever a field above does (0: unknown, as if it always
 	 * did): outputs may keep what they made of the fields until then. */
 	uint32_t gen;

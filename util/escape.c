@@ -126,3 +126,20 @@ char *text_escape_control(const char *s, char *out, size_t out_len)
 {
 	return text_escape(s, s ? strlen(s) : 0, (size_t)-1, out, out_len);
 }
+
+char *text_label_name(const char *prefix, const char *s, char *out, size_t out_len)
+{
+	size_t o = 0;
+
+	if (!out_len)
+		return out;
+	for (const char *p = prefix; p && *p && o + 1 < out_len; p++)
+		out[o++] = *p;
+	for (const unsigned char *p = (const unsigned char *)s; p && *p && o + 1 < out_len; p++)
+		out[o++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+					   (*p >= '0' && *p <= '9') || *p == '_'
+				   ? (char)*p
+				   : '_';
+	out[o] = '\0';
+	return out;
+}

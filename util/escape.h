@@ -22,3 +22,8 @@ char *text_escape_control(const char *s, char *out, size_t out_len);
  * in *ret_cp, untouched on 0. */
 size_t utf8_decode(const unsigned char *s, uint32_t *ret_cp);
 size_t utf8_valid_len(const unsigned char *s);
+
+/* A Prometheus label name: prefix, then s with every byte outside
+ * [a-zA-Z0-9_] as '_' (cAdvisor's container_label_<key> rule), cut to fit
+ * out (always NUL-terminated). Returns out. */
+char *text_label_name(const char *prefix, const char *s, char *out, size_t out_len);

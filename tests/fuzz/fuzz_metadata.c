@@ -7,7 +7,8 @@
  * (podman's bolt_state.db). The input is the file, not NUL-terminated
  * (ASan sees a read past it). Checked on every input:
  *   - 0, -EBADMSG or -ENOMEM;
- *   - every field NUL-terminated within CG_NAME_MAX;
+ *   - every field NUL-terminated within CG_NAME_MAX, every label value
+ *     within METADATA_LABEL_MAX;
  *   - a field that already had a value keeps it (sources are tried best
  *     first);
  *   - the bounds of docs/TESTING.md "Hostile metadata files": json-c is
@@ -48,6 +49,12 @@ static void check_field(const char *f, const char *before)
 		fuzz_check(!strcmp(f, before), H, "a field with a value keeps it");
 }
 
+/* Label keys as users allow-list them (the seeds carry them). */
+static const struct metadata_roots keys = {
+	.label_keys = { "app", "com.docker.compose.service", "io.kubernetes.pod.name", "team" },
+	.nr_label_keys = 4,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cg_metadata md = { 0 }, before;
@@ -64,12 +71,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		strcpy(md.image, "preset");
 	before = md;
 	memset(&cost, 0x5a, sizeof(cost));
-	r = metadata_parse(FUZZ_FORMAT, buf, size, id, &md, &cost);
+	r = metadata_parse(FUZZ_FORMAT, buf, size, id, &keys, &md, &cost);
 	fuzz_check(r == 0 || r == -EBADMSG || r == -ENOMEM, H, "return value");
 	check_field(md.container_name, before.container_name);
 	check_field(md.image, before.image);
 	check_field(md.pod_name, before.pod_name);
 	check_field(md.pod_namespace, before.pod_namespace);
+	for (int i = 0; i < METADATA_MAX_LABELS; i++)
+		fuzz_check(strnlen(md.labels[i], METADATA_LABEL_MAX) < METADATA_LABEL_MAX, H,
+			   "label NUL-terminated");
 	if (r == 0) {
 		/* POD_DB_DEPTH x the file, and the storage index's nested
 		 * "metadata" strings are at most the file again. */

@@ -314,6 +314,18 @@ static const struct bad_case bad_cases[] = {
 	  "t.yaml:2:30: outputs.prometheus.keep_removed: invalid duration 'soon'" },
 	{ "outputs:\n  prometheus: {max_connections: 0}\n",
 	  "t.yaml:2:33: outputs.prometheus.max_connections: " },
+	{ "outputs:\n  prometheus: {names: prom}\n",
+	  "t.yaml:2:23: outputs.prometheus.names: unknown value 'prom' (expected cgperf, cadvisor "
+	  "or both)" },
+	{ "outputs:\n  prometheus: {container_labels: [a, b, c, d, e]}\n",
+	  "t.yaml:2:47: outputs.prometheus.container_labels: at most 4 labels" },
+	{ "outputs:\n  prometheus: {container_labels: [\"a b\"]}\n",
+	  "t.yaml:2:35: outputs.prometheus.container_labels: 'a b': only printable ASCII" },
+	{ "outputs:\n  prometheus: {container_labels: [app.x, app_x]}\n",
+	  "t.yaml:2:42: outputs.prometheus.container_labels: 'app_x' is the label "
+	  "container_label_app_x, as 'app.x' already is" },
+	{ "outputs:\n  prometheus: {container_labels: app}\n",
+	  "t.yaml:2:34: outputs.prometheus.container_labels: expected a list of label keys" },
 	{ "outputs:\n  prometheus: {listn: x}\n",
 	  "t.yaml:2:16: unknown key 'listn' in outputs.prometheus (did you mean 'listen'?)" },
 	{ "outputs:\n  textfile: {path: /tmp/cgperf.txt}\n",
@@ -532,6 +544,8 @@ static const char full_yaml[] =
 	"    path: /cgperf/metrics\n"
 	"    keep_removed: 0\n"
 	"    max_connections: 10000\n"
+	"    names: both\n"
+	"    container_labels: [app, \"io.kubernetes.pod.name\"]\n"
 	"  textfile:\n"
 	"    path: /srv/node exporter/cgperf.prom\n";
 
@@ -605,6 +619,9 @@ static void test_full_file(void **state)
 	assert_string_equal(c.prometheus.path, "/cgperf/metrics");
 	assert_int_equal(c.prometheus.keep_removed_ms, 0);
 	assert_int_equal(c.prometheus.max_connections, 10000);
+	assert_int_equal(c.prometheus.names, PROM_NAMES_CGPERF | PROM_NAMES_CADVISOR);
+	assert_int_equal(c.prometheus.nr_container_labels, 2);
+	assert_string_equal(c.prometheus.container_labels[1], "io.kubernetes.pod.name");
 	assert_true(c.textfile.enabled);
 	assert_string_equal(c.textfile.path, "/srv/node exporter/cgperf.prom");
 	assert_round_trip(&c);
@@ -707,6 +724,8 @@ static void test_default(void **state)
 	assert_string_equal(c.prometheus.path, "/metrics");
 	assert_int_equal(c.prometheus.keep_removed_ms, 5 * 60 * 1000);
 	assert_int_equal(c.prometheus.max_connections, 64);
+	assert_int_equal(c.prometheus.names, PROM_NAMES_CGPERF);
+	assert_int_equal(c.prometheus.nr_container_labels, 0);
 	assert_false(c.textfile.enabled);
 	assert_string_equal(c.textfile.path, "/var/lib/prometheus/node-exporter/cgperf.prom");
 	assert_round_trip(&c);

@@ -210,6 +210,54 @@ static void test_containerd(void **state)
 	expect(r, "/system.slice/cri-containerd-" DOCKER_MISSING ".scope", (struct want){ 0 });
 }
 
+/* The allow-listed runtime labels (outputs.prometheus.container_labels):
+ * Docker's Config.Labels, an OCI bundle's annotations, the Kubernetes keys
+ * from the names where the runtime spells them otherwise; nothing else. */
+static void test_labels(void **state)
+{
+	struct metadata_roots r = fixture_roots;
+	static const char *const keys[] = { "com.docker.compose.service", "io.kubernetes.pod.name",
+					    "io.kubernetes.container.name",
+					    "io.kubernetes.cri.sandbox-namespace" };
+	struct cg_metadata md;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		snprintf(r.label_keys[i], sizeof(r.label_keys[i]), "%s", keys[i]);
+	r.nr_label_keys = 4;
+	lookup(&r, "/system.slice/docker-" DOCKER_WEB ".scope", NULL, &md);
+	assert_string_equal(md.labels[0], "web");
+	assert_string_equal(md.labels[1], "");
+	assert_string_equal(md.labels[2], ""); /* not a Kubernetes container */
+	assert_string_equal(md.labels[3], "");
+	/* Docker under Kubernetes: its labels as they are. */
+	lookup(&r, K8S_BURSTABLE POD_API_U ".slice/docker-" DOCKER_K8S ".scope", NULL, &md);
+	assert_string_equal(md.labels[0], "");
+	assert_string_equal(md.labels[1], "api-7d9f5c");
+	assert_string_equal(md.labels[2], "app");
+	/* containerd's CRI annotations: read by their own key, and the
+	 * Kubernetes keys from the names found. */
+	lookup(&r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" CONTAINERD_CRI ".scope", NULL,
+	       &md);
+	assert_string_equal(md.labels[0], "");
+	assert_string_equal(md.labels[1], "web-0");
+	assert_string_equal(md.labels[2], "app");
+	assert_string_equal(md.labels[3], "prod");
+	/* No keys asked for: nothing read. */
+	r.nr_label_keys = 0;
+	lookup(&r, "/system.slice/docker-" DOCKER_WEB ".scope", NULL, &md);
+	for (int i = 0; i < METADATA_MAX_LABELS; i++)
+		assert_string_equal(md.labels[i], "");
+	/* A value longer than a label holds is cut, never inside a character. */
+	r.nr_label_keys = 1;
+	snprintf(r.label_keys[0], sizeof(r.label_keys[0]), "maintainer");
+	lookup(&r, "/system.slice/docker-" DOCKER_LONGNAME ".scope", NULL, &md);
+	/* "a" + 150 x "é" (2 bytes): 1 + 63 characters fit in 127 bytes. */
+	assert_int_equal(strlen(md.labels[0]), 127);
+	assert_int_equal(strncmp(md.labels[0], "a\xc3\xa9", 3), 0);
+	assert_int_equal((unsigned char)md.labels[0][125], 0xc3);
+}
+
 static void test_crio(void **state)
 {
 	const struct metadata_roots *r = &fixture_roots;
@@ -439,7 +487,7 @@ static size_t write_big_index(const char *path, size_t n, const char *name)
 	len += (size_t)snprintf(buf + len, cap - len, "{\"id\":\"%s\",\"names\":[\"%s\"]}]", TMP_ID,
 				name);
 	assert_true(len < cap);
-	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, &md, &cost), 0);
+	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, NULL, &md, &cost), 0);
 	assert_string_equal(md.container_name, name);
 	test_write_file(path, buf, len);
 	free(buf);
@@ -951,7 +999,7 @@ static void test_hostile_pod_db(void **state)
 	}
 	len += (size_t)snprintf(db + len, cap - len,
 				"\x01{\"id\":\"%s\",\"name\":\"found-after\"}\x02", POD_ID_A);
-	assert_int_equal(metadata_parse(METADATA_POD_DB, db, len, POD_ID_A, &md, &cost), 0);
+	assert_int_equal(metadata_parse(METADATA_POD_DB, db, len, POD_ID_A, NULL, &md, &cost), 0);
 	assert_string_equal(md.pod_name, "found-after");
 	assert_true(cost.parsed <= 8 * len);
 	assert_true(cost.kept <= 160 + 64 + CG_NAME_MAX);
@@ -981,7 +1029,7 @@ static void test_hostile_huge_strings(void **state)
 	len += 1 << 20;
 	len += (size_t)snprintf(buf + len, cap - len, "\",\"names\":[\"x\"]}]");
 	assert_true(len < cap);
-	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, &md, &cost), 0);
+	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, NULL, &md, &cost), 0);
 	assert_int_equal(strlen(md.container_name), CG_NAME_MAX - 1);
 	assert_int_equal(strlen(md.image), CG_NAME_MAX - 1);
 	assert_true(cost.kept <= 160 + 64 + 2 * CG_NAME_MAX);
@@ -1001,7 +1049,7 @@ static void test_hostile_deep_nesting(void **state)
 	for (int fmt = METADATA_DOCKER_CONFIG; fmt <= METADATA_POD_DB; fmt++) {
 		struct metadata_parse_cost cost = { 0 };
 		struct cg_metadata md = { 0 };
-		int r = metadata_parse(fmt, buf, len, TMP_ID, &md, &cost);
+		int r = metadata_parse(fmt, buf, len, TMP_ID, NULL, &md, &cost);
 
 		assert_true(r == -EBADMSG || (fmt == METADATA_POD_DB && r == 0));
 		assert_true(cost.parsed <= len);
@@ -1268,6 +1316,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_docker),
 		cmocka_unit_test(test_containerd),
+		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_crio),
 		cmocka_unit_test(test_podman),
 		cmocka_unit_test(test_lxc_and_non_containers),

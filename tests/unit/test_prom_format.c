@@ -73,9 +73,13 @@ struct fixture {
 static void fixture_init(struct fixture *f)
 {
 	const struct sink_cgroup cg[3] = {
-		{ 1, "/docker/abc", "container", "docker", "abc", "web \"1\"", "", "", 0 },
-		{ 2, "/odd\\name\n", "other", "", "", "", "", "", 0 },
-		{ 3, "/kubepods/pod1", "pod", "containerd", "", "", "api-0", "shop", 0 },
+		{ .id = 1, .path = "/docker/abc", .kind = "container", .runtime = "docker",
+		  .container_id = "abc", .container_name = "web \"1\"", .pod = "",
+		  .pod_namespace = "" },
+		{ .id = 2, .path = "/odd\\name\n", .kind = "other", .runtime = "",
+		  .container_id = "", .container_name = "", .pod = "", .pod_namespace = "" },
+		{ .id = 3, .path = "/kubepods/pod1", .kind = "pod", .runtime = "containerd",
+		  .container_id = "", .container_name = "", .pod = "api-0", .pod_namespace = "shop" },
 	};
 
 	memset(f, 0, sizeof(*f));
@@ -85,11 +89,11 @@ static void fixture_init(struct fixture *f)
 		f->totals[i][1] = UINT64_MAX - i;
 		f->ratio[i][0] = 1;
 		f->ratio[i][1] = i == 0 ? -1 : 0.25;
-		f->series[i] = (struct prom_series){ f->labels[i].data,
-						     f->labels[i].len,
-						     f->totals[i],
-						     f->ratio[i],
-						     { 1700000000 + i, 123456789 } };
+		f->series[i] = (struct prom_series){ .labels = f->labels[i].data,
+						     .labels_len = f->labels[i].len,
+						     .totals = f->totals[i],
+						     .running_ratio = f->ratio[i],
+						     .created = { 1700000000 + i, 123456789 } };
 	}
 	f->health = (struct prom_health){ .cgroups_monitored = 3,
 					  .cgroups_over_cap = 2,
@@ -110,7 +114,11 @@ static void fixture_free(struct fixture *f)
 
 static char *build(struct fixture *f, size_t n, enum prom_format fmt, size_t *ret_dropped)
 {
-	struct prom_input in = { 2, names, f->series, n, &f->health };
+	struct prom_input in = { .nr_events = 2,
+				 .event_names = names,
+				 .series = f->series,
+				 .nr_series = n,
+				 .health = &f->health };
 	struct buf b = { 0 };
 	char *out;
 
@@ -377,8 +385,8 @@ static char *publish(struct sink *s, const char *path)
 
 static void test_sink_totals(void **state)
 {
-	const struct sink_cgroup a = { 11, "/a", "other", "", "", "", "", "", 0 };
-	const struct sink_cgroup b = { 12, "/b", "other", "", "", "", "", "", 0 };
+	const struct sink_cgroup a = { .id = 11, .path = "/a", .kind = "other", .runtime = "" };
+	const struct sink_cgroup b = { .id = 12, .path = "/b", .kind = "other", .runtime = "" };
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = {
 		.textfile = path, .keep_removed_ms = 0, .nr_events = 1, .event_names = sink_events
@@ -431,10 +439,83 @@ static void test_sink_totals(void **state)
 	unlink(path);
 }
 
+/* cAdvisor's names: its families, HELP texts and labels (sorted around
+ * event, container_label_<key> made of the allow-listed keys, cpu="" for
+ * the sum over CPUs), the ratio 1 until known, and both namings at once. */
+static void test_sink_cadvisor(void **state)
+{
+	static const char *const keys[] = { "team", "app.kubernetes.io/name" };
+	const struct sink_cgroup web = { .id = 61,
+					 .path = "/system.slice/docker-abc.scope",
+					 .kind = "container",
+					 .runtime = "docker",
+					 .container_id = "abc",
+					 .container_name = "web",
+					 .image = "nginx:1.25",
+					 .labels = { "blue", "web\"x" } };
+	const struct sink_cgroup svc = { .id = 62,
+					 .path = "/system.slice/cron.service",
+					 .kind = "service",
+					 .container_name = "cron.service" };
+	char path[sizeof(dir) + 32];
+	struct prom_sink_opts o = { .textfile = path,
+				    .nr_events = 1,
+				    .event_names = sink_events,
+				    .names = PROM_NAMES_CADVISOR_BIT,
+				    .nr_label_keys = 2,
+				    .label_keys = keys };
+	struct reading last_web = { 0 }, last_svc = { 0 };
+	struct sink *s;
+	char *t;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/cadvisor.prom", dir);
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	write_rec(s, &web, &last_web, 100, 2000, 1000, false);
+	write_rec(s, &svc, &last_svc, 0, 0, 0, false);
+	t = publish(s, path);
+	assert_has(t, "# HELP container_perf_events_total Perf event metric.\n"
+		      "# TYPE container_perf_events_total counter\n");
+	assert_has(t, "# HELP container_perf_events_scaling_ratio Perf event metric scaling "
+		      "ratio.\n# TYPE container_perf_events_scaling_ratio gauge\n");
+	assert_has(t, "container_perf_events_total{container_label_app_kubernetes_io_name="
+		      "\"web\\\"x\",container_label_team=\"blue\",cpu=\"\",event=\"cycles\","
+		      "id=\"/system.slice/docker-abc.scope\",image=\"nginx:1.25\",name=\"web\"} "
+		      "200\n");
+	assert_has(t, "container_perf_events_scaling_ratio{container_label_app_kubernetes_io_name="
+		      "\"web\\\"x\",container_label_team=\"blue\",cpu=\"\",event=\"cycles\","
+		      "id=\"/system.slice/docker-abc.scope\",image=\"nginx:1.25\",name=\"web\"} "
+		      "0.5\n");
+	/* A service: no name (cAdvisor names containers only), its labels
+	 * empty, its ratio 1 while it has not run. */
+	assert_has(t, "container_perf_events_scaling_ratio{container_label_app_kubernetes_io_name="
+		      "\"\",container_label_team=\"\",cpu=\"\",event=\"cycles\","
+		      "id=\"/system.slice/cron.service\",image=\"\",name=\"\"} 1\n");
+	assert_lacks(t, "cgperf_events_total");
+	assert_has(t, "cgperf_cgroups_monitored"); /* the agent's own families stay */
+	free(t);
+	s->ops->free(s);
+	/* Both: cgperf's families and cAdvisor's, same totals. */
+	o.names = PROM_NAMES_CGPERF_BIT | PROM_NAMES_CADVISOR_BIT;
+	last_web = (struct reading){ 0 };
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	write_rec(s, &web, &last_web, 100, 2000, 1000, false);
+	t = publish(s, path);
+	assert_has(t, "cgperf_events_total{event=\"cycles\",cgroup=\"/system.slice/docker-abc.scope\"");
+	assert_has(t, "name=\"web\"} 200\n");
+	assert_has(t, "container_name=\"web\",pod=\"\",namespace=\"\"} 200\n");
+	free(t);
+	s->ops->free(s);
+	/* Too many keys: refused. */
+	o.nr_label_keys = SINK_MAX_LABELS + 1;
+	assert_int_equal(prom_sink_new(&o, &s), -EINVAL);
+	unlink(path);
+}
+
 static void test_sink_keep_removed(void **state)
 {
-	const struct sink_cgroup a = { 21, "/svc", "service", "systemd", "", "", "", "", 0 };
-	const struct sink_cgroup again = { 22, "/svc", "service", "systemd", "", "", "", "", 0 };
+	const struct sink_cgroup a = { .id = 21, .path = "/svc", .kind = "service", .runtime = "systemd" };
+	const struct sink_cgroup again = { .id = 22, .path = "/svc", .kind = "service", .runtime = "systemd" };
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = { .textfile = path,
 				    .keep_removed_ms = 60000,
@@ -471,7 +552,7 @@ static void test_sink_keep_removed(void **state)
  * `created` (the counter continues); later rows add the agent's delta. */
 static void test_sink_adopted(void **state)
 {
-	const struct sink_cgroup a = { 31, "/a", "other", "", "", "", "", "", 0 };
+	const struct sink_cgroup a = { .id = 31, .path = "/a", .kind = "other", .runtime = "" };
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = { .textfile = path, .nr_events = 1, .event_names = sink_events };
 	/* totals (counter, enabled, running), then the total and ratio shown */
@@ -526,8 +607,8 @@ static void write_drained(struct sink *s, const struct sink_cgroup *cg)
 
 static void test_sink_drained_events(void **state)
 {
-	const struct sink_cgroup old = { 41, "/old", "other", "", "", "", "", "", 0 };
-	const struct sink_cgroup now = { 42, "/now", "other", "", "", "", "", "", 0 };
+	const struct sink_cgroup old = { .id = 41, .path = "/old", .kind = "other", .runtime = "" };
+	const struct sink_cgroup now = { .id = 42, .path = "/now", .kind = "other", .runtime = "" };
 	char path[sizeof(dir) + 32], *t;
 	struct prom_sink_opts o = { .textfile = path,
 				    .keep_removed_ms = 60000,
@@ -630,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_sink_totals),
+		cmocka_unit_test(test_sink_cadvisor),
 		cmocka_unit_test(test_sink_keep_removed),
 		cmocka_unit_test(test_sink_adopted),
 		cmocka_unit_test(test_sink_drained_events),
