@@ -3,8 +3,11 @@
  * NAME (owned by UID, default root), whose size is CONTENT's length and
  * whose every read never returns: a
  * tenant's fuse-overlayfs over its rootless storage that stops answering
- * (unit/test_name_lookup). Runs in the foreground; killing it (SIGKILL)
- * aborts the connection, which ends the stuck reads with ENOTCONN. */
+ * (unit/test_name_lookup). With STUCK_FS_HOLD_LOOKUPS=1 in its environment,
+ * a lookup of any other name never returns either: a writer creating a file
+ * there waits (an output directory on a dead network mount:
+ * test_agent_watchdog_stall). Runs in the foreground; killing it (SIGKILL)
+ * aborts the connection, which ends the stuck calls with ENOTCONN. */
 #define FUSE_USE_VERSION 31
 #include <errno.h>
 #include <fuse.h>
@@ -16,6 +19,14 @@
 
 static const char *file_name, *content;
 static uid_t owner;
+static int hold_lookups;
+
+static void hold(const char *what)
+{
+	fprintf(stderr, "stuck_fs: %s, held\n", what);
+	for (;;)
+		pause();
+}
 
 static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
@@ -34,6 +45,8 @@ static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *
 		st->st_size = (off_t)strlen(content);
 		return 0;
 	}
+	if (hold_lookups)
+		hold("a lookup");
 	return -ENOENT;
 }
 
@@ -59,9 +72,7 @@ static int fs_open(const char *path, struct fuse_file_info *fi)
 static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	(void)path, (void)buf, (void)size, (void)off, (void)fi;
-	fprintf(stderr, "stuck_fs: a read, held\n");
-	for (;;)
-		pause();
+	hold("a read");
 	return 0;
 }
 
@@ -84,5 +95,6 @@ int main(int argc, char **argv)
 	file_name = argv[2];
 	content = argv[3];
 	owner = argc == 5 ? (uid_t)strtoul(argv[4], NULL, 10) : 0;
+	hold_lookups = getenv("STUCK_FS_HOLD_LOOKUPS") && !strcmp(getenv("STUCK_FS_HOLD_LOOKUPS"), "1");
 	return fuse_main(4, fargv, &ops, NULL);
 }

@@ -6,7 +6,11 @@
 # half of WATCHDOG_USEC) that keep coming, and none while the agent is
 # stopped (SIGSTOP), RELOADING=1 (with MONOTONIC_USEC) then READY=1 at
 # SIGHUP, STOPPING=1 at SIGTERM. The same through an abstract socket name
-# ("@..."). Then the unit: Type=notify and WatchdogSec=.
+# ("@..."). Then a loop stalled while the process runs: the node_exporter
+# textfile's directory becomes a FUSE mount that never answers (a dead
+# network mount; tests/helpers/stuck_fs, in the agent's own mount
+# namespace): no ping while the loop waits there, pings again once the
+# mount dies. Then the unit: Type=notify and WatchdogSec=.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 agent_yaml "$TMP/agent.yaml" <<YAML
@@ -85,6 +89,44 @@ for addr in "$TMP/notify.sock" "@cgperf-test-notify-$$"; do
 	kill "$listener"; wait "$listener" 2>/dev/null || true
 	log "ok ($addr): READY=1 once counting ($ready), pings, none while stopped, RELOADING/READY, STOPPING"
 done
+
+# A stalled loop. Skipped with its reason where FUSE cannot be had.
+if [ ! -x "$CGPERF_BUILD/tests/stuck_fs" ] || [ ! -w /dev/fuse ]; then
+	log "SKIP (stalled loop): no tests/stuck_fs (libfuse3-dev) or no /dev/fuse"
+else
+	mkdir "$TMP/tf"
+	sed -i 's#^outputs:#outputs:\n  textfile:\n    path: '"$TMP"'/tf/cgperf.prom#' "$TMP/agent.yaml"
+	log_file="$TMP/notify.stall.log"
+	: >"$TMP/agent.log"
+	listen "$TMP/stall.sock" "$log_file"; listener=$LAST_PID
+	poll 200 0.05 bound "$TMP/stall.sock" || fail "the listener did not bind"
+	# unshare execs the agent: the pid is the agent's, the mount its own.
+	NOTIFY_SOCKET=$TMP/stall.sock WATCHDOG_USEC=400000 start_bg unshare -m --propagation private \
+		"$CGPERF" agent -v -c "$TMP/agent.yaml" --no-persist 2>"$TMP/agent.log"
+	agent=$LAST_PID
+	poll 600 0.05 has_line "$log_file" 'READY=1' || fail "no READY=1 (stall): $(cat "$TMP/agent.log")"
+	poll 600 0.05 test -s "$TMP/tf/cgperf.prom" || fail "no textfile written"
+	w0=$(count "$log_file" WATCHDOG=1)
+	poll 600 0.05 more_than "$log_file" $((w0 + 2)) || fail "watchdog pings stopped before the stall"
+	STUCK_FS_HOLD_LOOKUPS=1 start_bg nsenter -t "$agent" -m "$CGPERF_BUILD/tests/stuck_fs" "$TMP/tf" held x \
+		2>"$TMP/stuck_fs.log"
+	fs=$LAST_PID
+	# The next collection's textfile write waits in a lookup there.
+	poll 600 0.05 has_line "$TMP/stuck_fs.log" 'a lookup, held' || fail "the agent never reached the stuck mount: $(cat "$TMP/stuck_fs.log")"
+	poll 100 0 settled "$log_file" || fail "pings kept coming from a stalled loop"
+	w1=$(count "$log_file" WATCHDOG=1)
+	sleep 1.2 # six ping periods
+	[ "$(count "$log_file" WATCHDOG=1)" = "$w1" ] || fail "watchdog pings while the loop was stalled"
+	! stopped "$agent" || fail "the agent is stopped, not stalled"
+	# The mount dies: the write fails (ENOTCONN), the loop goes on.
+	kill -KILL "$fs"; wait "$fs" 2>/dev/null || true
+	poll 600 0.05 more_than "$log_file" "$w1" || fail "no ping after the stall ended"
+	poll 600 0.05 has_line "$TMP/agent.log" 'cannot write the metrics textfile' || fail "the failed write was not said"
+	kill -TERM "$agent"
+	wait "$agent" || fail "agent failed after the stall: $(tail -3 "$TMP/agent.log")"
+	kill "$listener"; wait "$listener" 2>/dev/null || true
+	log "ok: no ping while the loop waited on a dead mount ($w1 before, none for 1.2 s), pings after"
+fi
 
 # The unit as systemd reads it.
 command -v systemd-analyze >/dev/null || fail "systemd-analyze is missing (scripts/install-deps installs systemd)"
