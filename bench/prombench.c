@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* prombench: what the Prometheus output costs at N cgroups x E events.
  *
- *   build/bench/prombench [CGROUPS [ROUNDS]]     (default 1000 cgroups, 50 rounds)
+ *   build/bench/prombench [CGROUPS [ROUNDS [NAMES]]]  (default 1000 cgroups, 50 rounds,
+ *                                                 NAMES cgperf; cadvisor or both:
+ *                                                 outputs.prometheus.names, with two
+ *                                                 container_label_ keys)
  *
  * Reports, as medians over ROUNDS:
  *  - the exposition's size (text 0.0.4, OpenMetrics, gzip of the text);
@@ -171,9 +174,17 @@ static void bench_sink(struct prom_http *http, int nr, int rounds, const char *c
 int main(int argc, char **argv)
 {
 	int nr = argc > 1 ? atoi(argv[1]) : 1000, rounds = argc > 2 ? atoi(argv[2]) : 50;
+	const char *naming = argc > 3 ? argv[3] : "cgperf";
+	unsigned bits = !strcmp(naming, "cadvisor") ? PROM_NAMES_CADVISOR_BIT
+			: !strcmp(naming, "both")   ? PROM_NAMES_CGPERF_BIT | PROM_NAMES_CADVISOR_BIT
+						    : PROM_NAMES_CGPERF_BIT;
 	static const char *const names[NR_EVENTS] = { "cycles", "instructions", "cpu-clock",
 						      "context-switches" };
+	static const char *const label_names[] = { "container_label_app",
+						   "container_label_io_kubernetes_pod_name" };
+	static const int order[] = { 0, 1 };
 	struct buf *labels = calloc((size_t)nr, sizeof(*labels));
+	struct buf *cadvisor = calloc((size_t)nr, sizeof(*cadvisor));
 	struct prom_series *series = calloc((size_t)nr, sizeof(*series));
 	uint64_t *totals = calloc((size_t)nr * NR_EVENTS, sizeof(*totals));
 	double *ratio = calloc((size_t)nr * NR_EVENTS, sizeof(*ratio));
@@ -201,12 +212,16 @@ int main(int argc, char **argv)
 					  .container_id = id,
 					  .container_name = name,
 					  .pod = name,
-					  .pod_namespace = "production" };
+					  .pod_namespace = "production",
+					  .image = "registry.example.com/shop/service:2.1",
+					  .labels = { "service", name } };
+		size_t split = 0;
 
 		cgroup_path(path, sizeof(path), i);
 		snprintf(id, sizeof(id), "%012x", i);
 		snprintf(name, sizeof(name), "service-%d-7d9f5c", i);
 		prom_cgroup_labels(&labels[i], &cg);
+		prom_cadvisor_labels(&cadvisor[i], &cg, label_names, order, 2, &split);
 		for (int e = 0; e < NR_EVENTS; e++) {
 			totals[i * NR_EVENTS + e] = 123456789012ULL * (uint64_t)(i + e + 1);
 			ratio[i * NR_EVENTS + e] = e < 2 ? 0.666667 : 1;
@@ -215,9 +230,13 @@ int main(int argc, char **argv)
 						  .labels_len = labels[i].len,
 						  .totals = &totals[i * NR_EVENTS],
 						  .running_ratio = &ratio[i * NR_EVENTS],
-						  .created = { 1796212692, 0 } };
+						  .created = { 1796212692, 0 },
+						  .cadvisor = cadvisor[i].data,
+						  .cadvisor_len = cadvisor[i].len,
+						  .cadvisor_split = split };
 	}
-	struct prom_input in = { .nr_events = NR_EVENTS,
+	struct prom_input in = { .names = bits,
+				 .nr_events = NR_EVENTS,
 				 .event_names = names,
 				 .series = series,
 				 .nr_series = (size_t)nr,
@@ -239,7 +258,7 @@ int main(int argc, char **argv)
 		prom_gzip(text.data, text.len, &gz);
 		t_gz[r] = now_ms() - t0;
 	}
-	printf("%d cgroups x %d events\n", nr, NR_EVENTS);
+	printf("%d cgroups x %d events, %s names\n", nr, NR_EVENTS, naming);
 	printf("size: text %zu bytes, OpenMetrics %zu bytes, text gzip %zu bytes\n", text.len,
 	       om.len, gz.len);
 	printf("build (agent loop, per interval): text %.3f ms, OpenMetrics %.3f ms, both %.3f ms\n",
