@@ -71,7 +71,7 @@ static int drain_one(void *ctx, uint64_t key, const void *blob)
 	struct cg_record *r;
 
 	/* Unreadable records are skipped: there is nothing to write for them. */
-	if (record_decode(&c->d->recs, c->root, blob, c->nr_events, &r) < 0)
+	if (record_decode(&c->d->recs, c->root, blob, c->nr_events, 0, &r) < 0)
 		return 0;
 	if (r->slot < 0 || r->slot >= c->max_slots)
 		record_remove(&c->d->recs, r->id);
@@ -292,6 +292,12 @@ void persist_close(struct agent *a, bool release)
 	a->blobs = NULL;
 }
 
+/* Which runtime labels the records hold (the name lookups' keys). */
+static uint32_t labels_tag(const struct agent *a)
+{
+	return record_labels_tag(a->roots.label_keys, a->roots.nr_label_keys);
+}
+
 struct load_ctx {
 	struct agent *a;
 	unsigned dropped;
@@ -303,7 +309,8 @@ static int load_one(void *ctx, uint64_t key, const void *blob)
 	struct agent *a = l->a;
 	struct cg_record *r;
 
-	if (record_decode(&a->recs, a->cfg.cgroups.root, blob, a->nr_events, &r) < 0) {
+	if (record_decode(&a->recs, a->cfg.cgroups.root, blob, a->nr_events,
+			  labels_tag(a), &r) < 0) {
 		l->dropped++;
 		session_state_delete(a->state_fd, key);
 		return 0;
@@ -387,7 +394,8 @@ void persist_put(struct agent *a, struct cg_record *r)
 
 	if (a->state_fd < 0)
 		return;
-	err = record_encode(r, a->nr_events, blob);
+	err = record_encode(r, a->nr_events,
+			    labels_tag(a), blob);
 	if (err < 0) {
 		log_ratelimited(
 			&a->persist_rl, 60, LOG_LVL_WARN,
@@ -437,7 +445,9 @@ static int save_blobs(struct agent *a, bool all)
 		if (!a->keys || !a->blobs)
 			return -ENOMEM; /* still unsaved; the buffers go at persist_close */
 		rec->unsaved = false;
-		if (record_encode(rec, a->nr_events, a->blobs + (size_t)n * RECORD_BLOB_SIZE) < 0)
+		if (record_encode(rec, a->nr_events,
+				  labels_tag(a),
+				  a->blobs + (size_t)n * RECORD_BLOB_SIZE) < 0)
 			continue; /* too long to persist: said at its first put */
 		a->keys[n++] = rec->id;
 		if (n == BLOB_BATCH) {

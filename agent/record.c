@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "agent/record.h"
+#include "util/hash.h"
 #include "util/prefetch.h"
 #include <errno.h>
 #include <stdio.h>
@@ -286,7 +287,24 @@ static int put_outputs(struct blob_cursor *c, const struct cg_record *r, int nr_
 	return err;
 }
 
-int record_encode(const struct cg_record *r, int nr_events, void *blob)
+/* After the strings, the runtime labels when they fit: the tag of the keys
+ * they are the values of, then one string each. Bytes left zeroed read as
+ * tag 0 (a blob of an agent without labels): none. */
+static void put_labels(struct blob_cursor *c, const struct cg_record *r, uint32_t tag)
+{
+	size_t need = sizeof(tag);
+
+	for (int i = 0; tag && i < METADATA_MAX_LABELS; i++)
+		need += strlen(r->meta.labels[i]) + 1;
+	if (need > c->left)
+		tag = 0; /* the labels come back with the next name lookup only */
+	if (put(c, &tag, sizeof(tag)) < 0)
+		return;
+	for (int i = 0; tag && i < METADATA_MAX_LABELS; i++)
+		put_str(c, r->meta.labels[i]);
+}
+
+int record_encode(const struct cg_record *r, int nr_events, uint32_t labels_tag, void *blob)
 {
 	struct blob_header h = {
 		.version = RECORD_BLOB_VERSION,
@@ -308,6 +326,8 @@ int record_encode(const struct cg_record *r, int nr_events, void *blob)
 	err = err ?: put_str(&c, r->meta.pod_name);
 	err = err ?: put_str(&c, r->meta.pod_namespace);
 	err = err ?: put_str(&c, r->meta.runtime);
+	if (!err)
+		put_labels(&c, r, labels_tag);
 	if (!err)
 		memset(c.p, 0, c.left);
 	return err;
@@ -346,8 +366,32 @@ static int decode_strings(struct blob_cursor *c, char *path, size_t path_size,
 	return err;
 }
 
+uint32_t record_labels_tag(const char (*keys)[METADATA_LABEL_MAX], int nr)
+{
+	uint32_t h = 2166136261u;
+
+	if (nr <= 0)
+		return 0;
+	for (int i = 0; i < nr; i++)
+		h ^= hash_bytes32(keys[i], strlen(keys[i]) + 1) + (uint32_t)i;
+	return h | 1;
+}
+
+/* The labels put_labels() wrote, if they are the values of labels_tag's keys. */
+static int get_labels(struct blob_cursor *c, uint32_t labels_tag, struct cg_metadata *m)
+{
+	uint32_t tag = 0;
+	int err = 0;
+
+	if (c->left >= sizeof(tag))
+		get(c, &tag, sizeof(tag));
+	for (int i = 0; tag && tag == labels_tag && i < METADATA_MAX_LABELS && !err; i++)
+		err = get_str(c, m->labels[i], sizeof(m->labels[i]));
+	return err;
+}
+
 int record_decode(struct record_set *set, const char *root, const void *blob, int nr_events,
-		  struct cg_record **ret)
+		  uint32_t labels_tag, struct cg_record **ret)
 {
 	struct blob_cursor c = { (unsigned char *)blob, RECORD_BLOB_SIZE };
 	struct cg_record tmp = { 0 }, *r;
@@ -366,6 +410,7 @@ int record_decode(struct record_set *set, const char *root, const void *blob, in
 		tmp.out[i].seq = o.seq;
 	}
 	err = err ?: decode_strings(&c, path, sizeof(path), &tmp.meta);
+	err = err ?: get_labels(&c, labels_tag, &tmp.meta);
 	if (err || !path[0] || record_find(set, h.id))
 		return -EINVAL;
 	cg_identify_at(root, path, &tmp.ident);

@@ -210,10 +210,16 @@ void record_prog_commit(struct prog_record *r, enum record_output_id out, uint64
  * record is then kept without a persisted form; see docs/AGENT.md). */
 #define RECORD_BLOB_SIZE 2048
 #define RECORD_BLOB_VERSION 1
-int record_encode(const struct cg_record *r, int nr_events, void *blob);
+/* labels_tag: which runtime label keys meta.labels holds the values of
+ * (record_labels_tag()); 0: none kept. They are kept when they fit. */
+int record_encode(const struct cg_record *r, int nr_events, uint32_t labels_tag, void *blob);
 /* A record from a blob, added to set (adopted = true); its identity is
  * decided again from the path below ROOT (cgroups.root: anchoring is by
  * the configured root, also for cgroups gone while the agent was down).
- * -EINVAL: not a record of this version / event count. */
+ * -EINVAL: not a record of this version / event count. Labels (see
+ * record_encode) are taken when labels_tag is the one they were kept with. */
 int record_decode(struct record_set *set, const char *root, const void *blob, int nr_events,
-		  struct cg_record **ret);
+		  uint32_t labels_tag, struct cg_record **ret);
+/* The tag of nr label keys (0 for none): labels persisted under other keys
+ * (a changed config) are not taken for these. */
+uint32_t record_labels_tag(const char (*keys)[METADATA_LABEL_MAX], int nr);

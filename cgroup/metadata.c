@@ -63,6 +63,7 @@ struct place {
 	uid_t owner;
 	struct metadata_cache *cache;
 	const struct metadata_roots *labels; /* whose label_keys to read; NULL: none */
+	bool kubernetes; /* a Kubernetes container (its path has a pod) */
 };
 
 /* ---------------------------------------------------------------------------
@@ -141,10 +142,12 @@ static int check_mount(const struct place *pl, int fd, dev_t *dev)
 		return 0;
 	r = mountinfo_fstype_of(here, type, sizeof(type));
 	if (r < 0 || fstype_may_block(type)) {
-		log_ratelimited(&rl, 60, LOG_LVL_WARN,
-				"metadata: %s (user %u's storage) is on %s: not entered (a read there "
-				"could block for good); their containers get no names",
-				log_name(pl->root), (unsigned)pl->owner, r < 0 ? "an unknown filesystem" : type);
+		log_ratelimited(
+			&rl, 60, LOG_LVL_WARN,
+			"metadata: %s (user %u's storage) is on %s: not entered (a read there "
+			"could block for good); their containers get no names",
+			log_name(pl->root), (unsigned)pl->owner,
+			r < 0 ? "an unknown filesystem" : type);
 		return -EXDEV;
 	}
 	*dev = here;
@@ -262,8 +265,8 @@ static int open_regular_below(const struct place *pl, const char *rel, struct st
 	path_fd = open_below(pl, rel, O_PATH);
 	if (path_fd < 0)
 		return path_fd;
-	fd = fstat(path_fd, st) < 0 ? -errno
-	     : S_ISLNK(st->st_mode) ? -ELOOP
+	fd = fstat(path_fd, st) < 0  ? -errno
+	     : S_ISLNK(st->st_mode)  ? -ELOOP
 	     : !S_ISREG(st->st_mode) ? -EINVAL
 				     : 0;
 	if (fd == 0) {
@@ -620,7 +623,7 @@ static int load_file(const struct place *pl, const char *rel, const struct file_
 	if (fd < 0) {
 		if (fd != -ENOENT)
 			log_debug("metadata: %s/%s: %s, ignored", log_name(pl->root), log_name(rel),
-				  fd == -ELOOP	 ? "a symlink"
+				  fd == -ELOOP	  ? "a symlink"
 				  : fd == -EINVAL ? "not a regular file"
 						  : strerror(-fd));
 		return fd;
@@ -731,8 +734,7 @@ static void fill_from_annotations(json_object *map, struct cg_metadata *md)
 /* The allow-listed labels found in map (Docker's Config.Labels, an OCI
  * bundle's annotations): only the keys asked for are read, whatever the
  * tenant put there. */
-static void fill_labels(json_object *map, const struct metadata_roots *keys,
-			struct cg_metadata *md)
+static void fill_labels(json_object *map, const struct metadata_roots *keys, struct cg_metadata *md)
 {
 	for (int i = 0; keys && i < keys->nr_label_keys; i++) {
 		const char *v = member_string(map, keys->label_keys[i]);
@@ -758,8 +760,11 @@ static void fill_kubernetes_labels(const struct metadata_roots *keys, struct cg_
 
 	for (int i = 0; keys && i < keys->nr_label_keys; i++)
 		for (size_t j = 0; j < sizeof(k8s) / sizeof(k8s[0]); j++)
-			if (!strcmp(keys->label_keys[i], k8s[j].key))
-				fill(md->labels[i], (const char *)md + k8s[j].offset);
+			if (!strcmp(keys->label_keys[i], k8s[j].key)) {
+				const char *v = (const char *)md + k8s[j].offset;
+
+				fill_cut(md->labels[i], METADATA_LABEL_MAX, v, strlen(v));
+			}
 }
 
 /* ---------------------------------------------------------------------------
@@ -769,18 +774,24 @@ static void fill_kubernetes_labels(const struct metadata_roots *keys, struct cg_
 
 /* <root>/containers/<id>/config.v2.json: "Name" ("/web"),
  * "Config": { "Image", "Labels" }. Under Kubernetes (dockershim,
- * cri-dockerd) the labels carry the pod and the container's own name; the
- * Docker name is then a generated k8s_<...> string, so labels go first. */
+ * cri-dockerd: the cgroup path says so) the labels carry the pod and the
+ * container's own name; the Docker name is then a generated k8s_<...>
+ * string, so labels go first there. Elsewhere Docker's own Name and Image
+ * do: labels are anyone's to set (an image's LABEL lines too), and a
+ * label must not rename a container. */
 static void fill_from_docker_config(json_object *obj, const struct metadata_roots *keys,
-				    struct cg_metadata *md)
+				    bool kubernetes, struct cg_metadata *md)
 {
 	json_object *config = member_of_type(obj, "Config", json_type_object);
 	json_object *labels = member_of_type(config, "Labels", json_type_object);
-	const char *name;
+	const char *name = member_string(obj, "Name");
 
+	if (!kubernetes) {
+		fill(md->container_name, name && name[0] == '/' ? name + 1 : name);
+		fill(md->image, member_string(config, "Image"));
+	}
 	fill_from_annotations(labels, md);
 	fill_labels(labels, keys, md);
-	name = member_string(obj, "Name");
 	fill(md->container_name, name && name[0] == '/' ? name + 1 : name);
 	fill(md->image, member_string(config, "Image"));
 }
@@ -793,7 +804,7 @@ static bool lookup_docker(const struct place *pl, const char *cid, struct cg_met
 	snprintf(rel, sizeof(rel), "containers/%s/config.v2.json", cid);
 	if (load_json(pl, rel, &obj) < 0)
 		return false;
-	fill_from_docker_config(obj, pl->labels, md);
+	fill_from_docker_config(obj, pl->labels, pl->kubernetes, md);
 	json_object_put(obj);
 	return true;
 }
@@ -994,9 +1005,9 @@ static int parse_pod_db(const char *buf, size_t len, json_object **ret, const ch
 		/* Not strict: strict mode refuses the binary that follows the
 		 * object; the object itself must still be complete. */
 		json_tokener_reset(tok);
-		pod = json_tokener_parse_ex(tok, p, (int)((size_t)(end - p) > POD_RECORD_MAX
-								  ? POD_RECORD_MAX
-								  : end - p));
+		pod = json_tokener_parse_ex(
+			tok, p,
+			(int)((size_t)(end - p) > POD_RECORD_MAX ? POD_RECORD_MAX : end - p));
 		cost.parsed += json_tokener_get_parse_end(tok);
 		if (pod && strlen(member_string(pod, "id") ?: "") == 64) {
 			name = cut_string(member_string(pod, "name"), &name_len);
@@ -1081,7 +1092,7 @@ int metadata_parse(enum metadata_format fmt, const char *buf, size_t len, const 
 	if (r < 0)
 		return r;
 	if (fmt == METADATA_DOCKER_CONFIG)
-		fill_from_docker_config(obj, keys, md);
+		fill_from_docker_config(obj, keys, false, md);
 	else if (fmt == METADATA_OCI_CONFIG)
 		fill_from_oci_config(obj, keys, md);
 	else if (fmt == METADATA_STORAGE_INDEX)
@@ -1231,7 +1242,10 @@ static int source_place(const struct metadata_roots *r, const struct source *src
 
 	if (!root || !root[0])
 		return -ENOENT;
-	*ret = (struct place){ .root = root, .cache = r->cache, .labels = r };
+	*ret = (struct place){ .root = root,
+			       .cache = r->cache,
+			       .labels = r,
+			       .kubernetes = id->pod_uid[0] && strcmp(id->runtime, "podman") };
 	if (!id->rootless)
 		return 0;
 	if (expand_root(root, id->uid, buf, len, &base_len) < 0)
@@ -1241,7 +1255,8 @@ static int source_place(const struct metadata_roots *r, const struct source *src
 			       .check_owner = true,
 			       .owner = id->uid,
 			       .cache = r->cache,
-			       .labels = r };
+			       .labels = r,
+			       .kubernetes = id->pod_uid[0] && strcmp(id->runtime, "podman") };
 	return 0;
 }
 

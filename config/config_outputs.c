@@ -485,6 +485,7 @@ static int parse_prom_container_labels(struct parse_ctx *p)
 {
 	int n;
 
+	p->prom_labels_mark = cfg_event(p)->start_mark;
 	p->cfg->prometheus.nr_container_labels = 0;
 	n = cfg_for_each_item(p, "a list of label keys ([app, team])", parse_prom_label_item);
 	return n < 0 ? n : 0;
@@ -506,7 +507,14 @@ static int parse_prometheus(struct parse_ctx *p)
 	if (r < 0)
 		return r;
 	p->cfg->prometheus.enabled = true;
-	return cfg_parse_section(p, "outputs.prometheus", keys, sizeof(keys) / sizeof(keys[0]));
+	r = cfg_parse_section(p, "outputs.prometheus", keys, sizeof(keys) / sizeof(keys[0]));
+	/* Labels only cAdvisor's names show would be read for nothing. */
+	if (r == 0 && p->cfg->prometheus.nr_container_labels &&
+	    !(p->cfg->prometheus.names & PROM_NAMES_CADVISOR))
+		return ycursor_fail(&p->cur, p->prom_labels_mark,
+				    "outputs.prometheus.container_labels: shown only under cAdvisor's "
+				    "names (names: cadvisor or both)");
+	return r;
 }
 
 static int parse_textfile_enabled(struct parse_ctx *p)

@@ -29,6 +29,7 @@ struct parse_ctx {
 	struct derived_list *derived_list; /* the list being read */
 	yaml_mark_t csv_derived_mark, syslog_derived_mark;
 	bool csv_derived_given, syslog_derived_given;
+	yaml_mark_t prom_labels_mark; /* outputs.prometheus.container_labels */
 };
 
 /* One key of a section: parse() is called with the cursor on the key and

@@ -279,7 +279,8 @@ static void put_events(struct buf *b, const struct prom_input *in, const bool *k
 	for (int e = 0; e < in->nr_events; e++) {
 		for (size_t i = 0; i < in->nr_series; i++) {
 			const struct prom_series *s = &in->series[i];
-			double ratio = s->running_ratio[e] < 0 && cadvisor ? 1 : s->running_ratio[e];
+			double ratio =
+				s->running_ratio[e] < 0 && cadvisor ? 1 : s->running_ratio[e];
 
 			if (!keep[i] || ratio < 0)
 				continue;
@@ -351,12 +352,14 @@ static void put_unseen(struct buf *b, const struct prom_health *h, enum prom_for
 		    "Tasks switched out that sched_switch never showed switching in (a kernel "
 		    "hiding some tasks' switches).",
 		    h->unseen_switches);
-	put_counter_s(b, fmt, h, "cgperf_unseen_switch_seconds",
-		      "Time hidden tasks ran before those switches, not charged to the next task (the cgroup hub charges it to the hidden task's own cgroup).",
-		      h->unseen_ns / 1e9);
-	put_counter(b, fmt, h, "cgperf_unseen_switch_page_faults",
-		    "Page faults hidden tasks made before those switches, not charged to the next task (the cgroup hub charges them to the hidden task's own cgroup).",
-		    h->unseen_faults);
+	put_counter_s(
+		b, fmt, h, "cgperf_unseen_switch_seconds",
+		"Time hidden tasks ran before those switches, not charged to the next task (the cgroup hub charges it to the hidden task's own cgroup).",
+		h->unseen_ns / 1e9);
+	put_counter(
+		b, fmt, h, "cgperf_unseen_switch_page_faults",
+		"Page faults hidden tasks made before those switches, not charged to the next task (the cgroup hub charges them to the hidden task's own cgroup).",
+		h->unseen_faults);
 }
 
 /* docs/ARCHITECTURE.md, "Syncs leave idle CPUs alone". */

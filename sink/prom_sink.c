@@ -143,16 +143,25 @@ static void update(struct entry *e, const struct reading *d, int n)
 	}
 }
 
+static bool same_buf(const struct buf *a, const struct buf *b)
+{
+	return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
+}
+
 /* A removed cgroup whose labels come back (a service restarted under the
  * same path) leaves at once: two series with the same labels would make the
- * whole scrape invalid, and the new one's reset counter is what is true now. */
+ * whole scrape invalid, and the new one's reset counter is what is true now.
+ * cAdvisor's labels say less than cgperf's (no kind, no pod): either
+ * naming's match retires it. */
 static void retire_same_labels(struct prom_sink *s, const struct entry *live)
 {
+	bool cadvisor = s->names & PROM_NAMES_CADVISOR_BIT;
+
 	for (size_t i = 0; i < s->nr; i++) {
 		struct entry *e = s->items[i];
 
-		if (e->removed && e->labels.len == live->labels.len &&
-		    !memcmp(e->labels.data, live->labels.data, live->labels.len))
+		if (e->removed && (same_buf(&e->labels, &live->labels) ||
+				   (cadvisor && same_buf(&e->cadvisor, &live->cadvisor))))
 			e->removed_at = (struct timespec){ 0 };
 	}
 }
@@ -401,6 +410,11 @@ static int add_label_names(struct prom_sink *s, const struct prom_sink_opts *o)
 		if (!name)
 			return -ENOMEM;
 		text_label_name("container_label_", o->label_keys[i], name, n);
+		for (int j = 0; j < s->nr_labels; j++)
+			if (!strcmp(s->label_names[j], name)) {
+				free(name);
+				return -EINVAL; /* one label name twice: config's check */
+			}
 		for (at = s->nr_labels; at > 0 && strcmp(s->label_names[at - 1], name) > 0; at--) {
 			s->label_names[at] = s->label_names[at - 1];
 			s->label_order[at] = s->label_order[at - 1];
@@ -421,6 +435,7 @@ static const struct sink_ops prom_ops = {
 int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret)
 {
 	struct prom_sink *s;
+	int r;
 
 	if (!o || (!o->http && !o->textfile) || o->nr_events < 0 ||
 	    o->nr_events > READINGS_MAX_EVENTS || (o->nr_events && !o->event_names) ||
@@ -432,9 +447,10 @@ int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret)
 		return -ENOMEM;
 	s->base.ops = &prom_ops;
 	s->names = o->names ? o->names : PROM_NAMES_CGPERF_BIT;
-	if (add_label_names(s, o) < 0) {
+	r = add_label_names(s, o);
+	if (r < 0) {
 		prom_free(&s->base);
-		return -ENOMEM;
+		return r;
 	}
 	s->http = o->http;
 	s->keep_removed_ms = o->keep_removed_ms;

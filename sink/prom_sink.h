@@ -27,8 +27,8 @@ struct prom_sink_opts {
 	const char *const *label_keys;
 };
 
-/* -EINVAL when neither an endpoint nor a textfile is given (or more than
- * SINK_MAX_LABELS keys), -ENOMEM. */
+/* -EINVAL when neither an endpoint nor a textfile is given, or more than
+ * SINK_MAX_LABELS keys, or two keys that make one label name; -ENOMEM. */
 int prom_sink_new(const struct prom_sink_opts *o, struct sink **ret);
 
 /* After a collection's records: build and publish. h: the agent's numbers.

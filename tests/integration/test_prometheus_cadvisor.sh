@@ -157,8 +157,12 @@ if [s["metric"] for s in r] != [{"name": sys.argv[2], "image": "cgperf-bb:1"}]:
 print("# ok: switches per ns of %s: %s" % (sys.argv[2], r[0]["value"][1]))
 PY
 
-# The exposition as promtool lints it.
+# The exposition as written (Prometheus re-sorts labels): cAdvisor's order,
+# the label not asked for nowhere; and as promtool lints it.
 curl -sS "http://127.0.0.1:$PORT/metrics" >"$TMP/metrics.txt"
+want="container_perf_events_total{container_label_absent=\"\",container_label_app=\"web\",container_label_tier_level=\"front\",cpu=\"\",event=\"cpu-clock\",id=\"$TEST_CG_REL/$rel\",image=\"cgperf-bb:1\",name=\"$name\"} "
+grep -qF "$want" "$TMP/metrics.txt" || fail "no line starting $want: $(grep -m2 container_perf_events_total "$TMP/metrics.txt")"
+! grep -q 's3cr3t\|container_label_secret' "$TMP/metrics.txt" || fail "a label not asked for was exposed"
 "$PROMTOOL" check metrics <"$TMP/metrics.txt" || fail "promtool check metrics: $(promtool check metrics <"$TMP/metrics.txt" 2>&1 | head -5)"
 
 kill -TERM "$PROM_PID"; wait "$PROM_PID" 2>/dev/null || true

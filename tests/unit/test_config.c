@@ -317,6 +317,8 @@ static const struct bad_case bad_cases[] = {
 	{ "outputs:\n  prometheus: {names: prom}\n",
 	  "t.yaml:2:23: outputs.prometheus.names: unknown value 'prom' (expected cgperf, cadvisor "
 	  "or both)" },
+	{ "outputs:\n  prometheus: {container_labels: [a]}\n",
+	  "t.yaml:2:16: outputs.prometheus.container_labels: shown only under cAdvisor's names" },
 	{ "outputs:\n  prometheus: {container_labels: [a, b, c, d, e]}\n",
 	  "t.yaml:2:47: outputs.prometheus.container_labels: at most 4 labels" },
 	{ "outputs:\n  prometheus: {container_labels: [\"a b\"]}\n",

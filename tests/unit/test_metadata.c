@@ -487,7 +487,8 @@ static size_t write_big_index(const char *path, size_t n, const char *name)
 	len += (size_t)snprintf(buf + len, cap - len, "{\"id\":\"%s\",\"names\":[\"%s\"]}]", TMP_ID,
 				name);
 	assert_true(len < cap);
-	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, NULL, &md, &cost), 0);
+	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, NULL, &md, &cost),
+			 0);
 	assert_string_equal(md.container_name, name);
 	test_write_file(path, buf, len);
 	free(buf);
@@ -1029,7 +1030,8 @@ static void test_hostile_huge_strings(void **state)
 	len += 1 << 20;
 	len += (size_t)snprintf(buf + len, cap - len, "\",\"names\":[\"x\"]}]");
 	assert_true(len < cap);
-	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, NULL, &md, &cost), 0);
+	assert_int_equal(metadata_parse(METADATA_STORAGE_INDEX, buf, len, TMP_ID, NULL, &md, &cost),
+			 0);
 	assert_int_equal(strlen(md.container_name), CG_NAME_MAX - 1);
 	assert_int_equal(strlen(md.image), CG_NAME_MAX - 1);
 	assert_true(cost.kept <= 160 + 64 + 2 * CG_NAME_MAX);
@@ -1039,6 +1041,58 @@ static void test_hostile_huge_strings(void **state)
 /* Deep nesting (test_odd_bytes_in_json has the lookup): 1 MiB of '[' is
  * refused where json-c's depth (32) ends, after one pass over at most the
  * file, whatever the format. */
+/* Label values a tenant chooses: a 250-byte pod name in the last label
+ * slot is cut to the slot (an overflow of the struct before), and a plain
+ * Docker container's labels cannot rename it or its image. */
+static void test_hostile_labels(void **state)
+{
+	char root[512], dir[1024], file[1100], big[251], json[1024];
+	struct metadata_roots r;
+	struct cg_metadata md;
+	const char *docker_file;
+
+	(void)state;
+	memset(big, 'p', 250);
+	big[250] = '\0';
+	snprintf(root, sizeof(root), "%s/ctrd", tmp_root);
+	snprintf(dir, sizeof(dir), "%s/k8s.io/" TMP_ID, root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	snprintf(file, sizeof(file), "%s/k8s.io", root);
+	assert_int_equal(mkdir(file, 0700), 0);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/config.json", dir);
+	snprintf(json, sizeof(json),
+		 "{\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"%s\","
+		 "\"io.kubernetes.cri.container-name\":\"c\"}}",
+		 big);
+	test_write_file(file, json, strlen(json));
+	r = (struct metadata_roots){
+		.docker = "",
+		.containerd = root,
+		.crio = "",
+		.podman = "",
+		.pod_logs = "",
+		.label_keys = { "x", "y", "z", "io.kubernetes.pod.name" },
+		.nr_label_keys = 4,
+	};
+	lookup(&r, K8S_BURSTABLE POD_WEB_U ".slice/cri-containerd-" TMP_ID ".scope", NULL, &md);
+	assert_string_equal(md.pod_name, big);
+	assert_int_equal(strlen(md.labels[3]), METADATA_LABEL_MAX - 1);
+	assert_int_equal(strncmp(md.labels[3], big, METADATA_LABEL_MAX - 1), 0);
+	assert_string_equal(md.labels[0], "");
+	assert_string_equal(md.labels[2], "");
+
+	docker_file = fresh_docker_root("spoof", &r);
+	snprintf(json, sizeof(json),
+		 "{\"Name\":\"/mine\",\"Config\":{\"Image\":\"real:1\",\"Labels\":{"
+		 "\"io.kubernetes.container.name\":\"victim\","
+		 "\"io.kubernetes.cri.image-name\":\"evil:1\"}}}");
+	test_write_file(docker_file, json, strlen(json));
+	lookup(&r, "/system.slice/docker-" TMP_ID ".scope", NULL, &md);
+	assert_string_equal(md.container_name, "mine");
+	assert_string_equal(md.image, "real:1");
+}
+
 static void test_hostile_deep_nesting(void **state)
 {
 	size_t len = 1 << 20;
@@ -1337,6 +1391,7 @@ int main(void)
 		cmocka_unit_test(test_no_fd_leak),
 		cmocka_unit_test(test_hostile_pod_db),
 		cmocka_unit_test(test_hostile_huge_strings),
+		cmocka_unit_test(test_hostile_labels),
 		cmocka_unit_test(test_hostile_deep_nesting),
 		cmocka_unit_test(test_hostile_growing_file),
 		cmocka_unit_test(test_hostile_special_files_not_opened),

@@ -73,13 +73,30 @@ struct fixture {
 static void fixture_init(struct fixture *f)
 {
 	const struct sink_cgroup cg[3] = {
-		{ .id = 1, .path = "/docker/abc", .kind = "container", .runtime = "docker",
-		  .container_id = "abc", .container_name = "web \"1\"", .pod = "",
+		{ .id = 1,
+		  .path = "/docker/abc",
+		  .kind = "container",
+		  .runtime = "docker",
+		  .container_id = "abc",
+		  .container_name = "web \"1\"",
+		  .pod = "",
 		  .pod_namespace = "" },
-		{ .id = 2, .path = "/odd\\name\n", .kind = "other", .runtime = "",
-		  .container_id = "", .container_name = "", .pod = "", .pod_namespace = "" },
-		{ .id = 3, .path = "/kubepods/pod1", .kind = "pod", .runtime = "containerd",
-		  .container_id = "", .container_name = "", .pod = "api-0", .pod_namespace = "shop" },
+		{ .id = 2,
+		  .path = "/odd\\name\n",
+		  .kind = "other",
+		  .runtime = "",
+		  .container_id = "",
+		  .container_name = "",
+		  .pod = "",
+		  .pod_namespace = "" },
+		{ .id = 3,
+		  .path = "/kubepods/pod1",
+		  .kind = "pod",
+		  .runtime = "containerd",
+		  .container_id = "",
+		  .container_name = "",
+		  .pod = "api-0",
+		  .pod_namespace = "shop" },
 	};
 
 	memset(f, 0, sizeof(*f));
@@ -283,7 +300,10 @@ static void test_accept(void **state)
 {
 	/* T, O: text or OpenMetrics served; the flags: which are acceptable
 	 * (neither: 406). */
-	enum { T = PROM_FORMAT_TEXT, O = PROM_FORMAT_OPENMETRICS };
+	enum {
+		T = PROM_FORMAT_TEXT,
+		O = PROM_FORMAT_OPENMETRICS
+	};
 	static const struct {
 		const char *accept;
 		int best; /* -1: 406 */
@@ -303,20 +323,22 @@ static void test_accept(void **state)
 		  "text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
 		  O, true, true },
 		/* Older Prometheus: OpenMetrics 0.0.1 is not what is served. */
-		{ "application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1", T,
-		  true, true },
+		{ "application/openmetrics-text; version=0.0.1,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+		  T, true, true },
 		{ "Application/OpenMetrics-Text; Version=\"1.0.0\"", O, false, true },
 		{ "application/openmetrics-text;version=2.0.0", -1, false, false },
 		{ "application/openmetrics-text;version=2.0.0, text/plain", T, true, false },
 		{ "application/openmetrics-text;q=0", -1, false, false },
 		{ "text/plain;version=0.0.3", -1, false, false },
 		{ "application/json", -1, false, false },
-		{ "text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5", T, true, true },
+		{ "text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5", T, true,
+		  true },
 		{ "text/plain;q=0.5, application/openmetrics-text;q=0.5", O, true, true },
 		/* The most specific range decides (RFC 9110 12.5.1). */
 		{ "text/plain;q=0, */*", O, false, true },
 		{ "*/*;q=0.1, application/openmetrics-text;version=1.0.0;q=0", T, true, false },
-		{ "text/*;q=0.5, text/plain;version=0.0.4;q=0.8, application/*;q=0.8", T, true, true },
+		{ "text/*;q=0.5, text/plain;version=0.0.4;q=0.8, application/*;q=0.8", T, true,
+		  true },
 		{ "text/plain;version=0.0.4;q=0.001", T, true, false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -326,7 +348,8 @@ static void test_accept(void **state)
 		if (a.ok[T] != cases[i].text_ok || a.ok[O] != cases[i].om_ok ||
 		    (cases[i].best >= 0 && (int)a.best != cases[i].best))
 			fail_msg("Accept: %s: best %d text %d openmetrics %d",
-				 cases[i].accept ? cases[i].accept : "(none)", a.best, a.ok[T], a.ok[O]);
+				 cases[i].accept ? cases[i].accept : "(none)", a.best, a.ok[T],
+				 a.ok[O]);
 	}
 
 	assert_false(http_accepts_gzip(NULL));
@@ -501,21 +524,30 @@ static void test_sink_cadvisor(void **state)
 	assert_int_equal(prom_sink_new(&o, &s), 0);
 	write_rec(s, &web, &last_web, 100, 2000, 1000, false);
 	t = publish(s, path);
-	assert_has(t, "cgperf_events_total{event=\"cycles\",cgroup=\"/system.slice/docker-abc.scope\"");
+	assert_has(
+		t,
+		"cgperf_events_total{event=\"cycles\",cgroup=\"/system.slice/docker-abc.scope\"");
 	assert_has(t, "name=\"web\"} 200\n");
 	assert_has(t, "container_name=\"web\",pod=\"\",namespace=\"\"} 200\n");
 	free(t);
 	s->ops->free(s);
-	/* Too many keys: refused. */
+	/* Too many keys, or two that make one label name: refused. */
 	o.nr_label_keys = SINK_MAX_LABELS + 1;
+	assert_int_equal(prom_sink_new(&o, &s), -EINVAL);
+	o.label_keys = (const char *const[]){ "a.b", "a-b" };
+	o.nr_label_keys = 2;
 	assert_int_equal(prom_sink_new(&o, &s), -EINVAL);
 	unlink(path);
 }
 
 static void test_sink_keep_removed(void **state)
 {
-	const struct sink_cgroup a = { .id = 21, .path = "/svc", .kind = "service", .runtime = "systemd" };
-	const struct sink_cgroup again = { .id = 22, .path = "/svc", .kind = "service", .runtime = "systemd" };
+	const struct sink_cgroup a = {
+		.id = 21, .path = "/svc", .kind = "service", .runtime = "systemd"
+	};
+	const struct sink_cgroup again = {
+		.id = 22, .path = "/svc", .kind = "service", .runtime = "systemd"
+	};
 	char path[sizeof(dir) + 32];
 	struct prom_sink_opts o = { .textfile = path,
 				    .keep_removed_ms = 60000,
@@ -543,6 +575,30 @@ static void test_sink_keep_removed(void **state)
 	assert_int_equal(n, 1);
 	assert_has(t, "namespace=\"\"} 3\n");
 	free(t);
+	s->ops->free(s);
+	/* cAdvisor's names only: a removed cgroup whose cAdvisor labels the
+	 * live one has (same path, another kind: cgperf's labels differ)
+	 * leaves too, and nothing is counted as a duplicate. */
+	const struct sink_cgroup other = { .id = 23, .path = "/svc", .kind = "other" };
+	struct reading last_other = { 0 };
+	struct prom_sink_stats st;
+
+	o.names = PROM_NAMES_CADVISOR_BIT;
+	last_a = (struct reading){ 0 };
+	assert_int_equal(prom_sink_new(&o, &s), 0);
+	write_rec(s, &a, &last_a, 42, 2, 2, true);
+	write_rec(s, &other, &last_other, 5, 1, 1, false);
+	t = publish(s, path);
+	n = 0;
+	for (p = t;
+	     (p = strstr(p, "container_perf_events_total{cpu=\"\",event=\"cycles\",id=\"/svc\""));
+	     p++)
+		n++;
+	assert_int_equal(n, 1);
+	assert_has(t, "name=\"\"} 5\n");
+	free(t);
+	assert_int_equal(prom_sink_get_stats(s, &st), 0);
+	assert_int_equal(st.duplicates, 0);
 	s->ops->free(s);
 	unlink(path);
 }

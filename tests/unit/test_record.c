@@ -81,8 +81,8 @@ static void test_record_held(void **state)
 	assert_true(record_written(r, RECORD_OUT_CSV)->seq == 1);
 	assert_memory_equal(record_written(r, RECORD_OUT_CSV)->last, t1, sizeof(t1));
 	/* Persisted: the last row written. */
-	assert_int_equal(record_encode(r, 2, blob), 0);
-	assert_int_equal(record_decode(&b, "/", blob, 2, &back), 0);
+	assert_int_equal(record_encode(r, 2, 0, blob), 0);
+	assert_int_equal(record_decode(&b, "/", blob, 2, 0, &back), 0);
 	assert_true(back->out[RECORD_OUT_CSV].seq == 1 && !back->held);
 	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t1, sizeof(t1));
 	record_clear(&b);
@@ -160,8 +160,8 @@ static void test_record_persisted(void **state)
 	record_commit(r, RECORD_OUT_SYSLOG, t, 3, 7000000000ULL);
 	r->removed = true;
 	r->outputs_done = 1u << RECORD_OUT_CSV;
-	assert_int_equal(record_encode(r, 3, blob), 0);
-	assert_int_equal(record_decode(&b, "/", blob, 3, &back), 0);
+	assert_int_equal(record_encode(r, 3, 0, blob), 0);
+	assert_int_equal(record_decode(&b, "/", blob, 3, 0, &back), 0);
 	assert_true(back->adopted && back->removed && back->id == 42 && back->slot == 42);
 	assert_string_equal(back->path, r->path);
 	assert_string_equal(back->view.container_name, "name,\"42\"");
@@ -172,16 +172,62 @@ static void test_record_persisted(void **state)
 		    back->out[RECORD_OUT_SYSLOG].last_ns == 7000000000ULL);
 	assert_memory_equal(back->out[RECORD_OUT_CSV].last, t, sizeof(t));
 	/* Another event count, a record already there, garbage: refused. */
-	assert_int_equal(record_decode(&b, "/", blob, 2, &back), -EINVAL);
-	assert_int_equal(record_decode(&b, "/", blob, 3, &back), -EINVAL);
+	assert_int_equal(record_decode(&b, "/", blob, 2, 0, &back), -EINVAL);
+	assert_int_equal(record_decode(&b, "/", blob, 3, 0, &back), -EINVAL);
 	memset(blob, 0xff, sizeof(blob));
-	assert_int_equal(record_decode(&b, "/", blob, 3, &back), -EINVAL);
+	assert_int_equal(record_decode(&b, "/", blob, 3, 0, &back), -EINVAL);
 	/* A path that does not fit is said, not cut. */
 	memset(long_path, 'p', sizeof(long_path) - 1);
 	long_path[0] = '/';
 	long_path[sizeof(long_path) - 1] = '\0';
 	r = make_record(&a, 43, long_path);
-	assert_int_equal(record_encode(r, 3, blob), -ENAMETOOLONG);
+	assert_int_equal(record_encode(r, 3, 0, blob), -ENAMETOOLONG);
+	record_clear(&a);
+	record_clear(&b);
+}
+
+/* Runtime labels are kept with the keys' tag: read back under the same
+ * keys, not under others (a changed config), not from a blob without them,
+ * and left out (the record still kept) when they do not fit. */
+static void test_record_labels(void **state)
+{
+	static const char keys[2][METADATA_LABEL_MAX] = { "app", "team" };
+	static const char other[1][METADATA_LABEL_MAX] = { "app" };
+	uint32_t tag = record_labels_tag(keys, 2);
+	struct record_set a = { 0 }, b = { 0 };
+	struct cg_record *r = make_record(&a, 7, "/docker/x"), *back;
+	unsigned char blob[RECORD_BLOB_SIZE];
+	char path[1500];
+
+	(void)state;
+	assert_int_equal(record_labels_tag(keys, 0), 0);
+	assert_true(tag != 0 && tag != record_labels_tag(other, 1));
+	snprintf(r->meta.labels[0], METADATA_LABEL_MAX, "web");
+	snprintf(r->meta.labels[1], METADATA_LABEL_MAX, "blue");
+	assert_int_equal(record_encode(r, 2, tag, blob), 0);
+	assert_int_equal(record_decode(&b, "/", blob, 2, tag, &back), 0);
+	assert_string_equal(back->meta.labels[0], "web");
+	assert_string_equal(back->view.labels[1], "blue");
+	record_clear(&b);
+	assert_int_equal(record_decode(&b, "/", blob, 2, record_labels_tag(other, 1), &back), 0);
+	assert_string_equal(back->meta.labels[0], "");
+	record_clear(&b);
+	/* Written without labels (tag 0, as an agent before them): none. */
+	assert_int_equal(record_encode(r, 2, 0, blob), 0);
+	assert_int_equal(record_decode(&b, "/", blob, 2, tag, &back), 0);
+	assert_string_equal(back->meta.labels[0], "");
+	record_clear(&b);
+	/* A long path: the record fits, its labels do not. */
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	path[sizeof(path) - 1] = '\0';
+	r = make_record(&a, 8, path);
+	for (int i = 0; i < METADATA_MAX_LABELS; i++)
+		memset(r->meta.labels[i], 'v', METADATA_LABEL_MAX - 1);
+	assert_int_equal(record_encode(r, 2, tag, blob), 0);
+	assert_int_equal(record_decode(&b, "/", blob, 2, tag, &back), 0);
+	assert_string_equal(back->path, path);
+	assert_string_equal(back->meta.labels[0], "");
 	record_clear(&a);
 	record_clear(&b);
 }
@@ -281,11 +327,9 @@ static void test_record_totals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_record_outputs),
-		cmocka_unit_test(test_record_held),
-		cmocka_unit_test(test_record_set),
-		cmocka_unit_test(test_record_order),
-		cmocka_unit_test(test_record_persisted),
+		cmocka_unit_test(test_record_outputs),	 cmocka_unit_test(test_record_held),
+		cmocka_unit_test(test_record_set),	 cmocka_unit_test(test_record_order),
+		cmocka_unit_test(test_record_persisted), cmocka_unit_test(test_record_labels),
 		cmocka_unit_test(test_record_totals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
