@@ -10,7 +10,9 @@
  * is skipped (answered without names, without reading) while a thread is
  * stuck in it and for a cool-down after, doubled each time (1 min to 1 h),
  * so one storage can neither hold the others' names nor pile up threads
- * reload after reload. */
+ * reload after reload. A lookup answered without reading is asked again
+ * once its storage is not skipped any more (looked at every RETRY_S): a
+ * container that came during a cool-down gets its names when it ends. */
 #include "agent/name_lookup.h"
 #include "util/log.h"
 #include <errno.h>
@@ -35,6 +37,10 @@
 #define MAX_LEFT_BEHIND 8
 /* Storages remembered as stuck or slow (more than there can be threads). */
 #define MAX_STUCK_KEYS 32
+/* Lookups answered without reading, kept to be asked again: at most this
+ * many (more are answered once, without names; counted). */
+#define MAX_RETRY 4096
+#define RETRY_S 30
 
 struct job {
 	struct job *next;
@@ -72,14 +78,17 @@ struct name_lookup {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct job_list todo, done;
+	struct job_list retry; /* answered without reading: asked again later */
+	int nr_retry;
 	bool stop;
 	bool finished; /* the worker is past its last use of the lock */
 	bool left_behind; /* the worker frees everything when it finishes */
 	bool said_cap; /* this episode at the cap is said */
 	int event_fd; /* results wait */
 	int timer_fd; /* a lookup may be stuck: look */
-	int poll_fd; /* epoll of both, what the loop polls */
-	unsigned long long nr_done, nr_left_behind, nr_skipped;
+	int retry_fd; /* timer: unread lookups may be asked again */
+	int poll_fd; /* epoll of all three, what the loop polls */
+	unsigned long long nr_done, nr_left_behind, nr_skipped, nr_retried, nr_not_retried;
 	struct metadata_cache_stats cache_stats; /* copied by the worker */
 };
 
@@ -96,11 +105,13 @@ static struct stuck_entry {
 } stuck[MAX_STUCK_KEYS];
 static int nr_left_threads;
 static int max_left_threads = MAX_LEFT_BEHIND;
+static double retry_s = RETRY_S;
 
-void name_lookup_test_reset(int max_left_behind)
+void name_lookup_test_reset(int max_left_behind, double retry_every_s)
 {
 	pthread_mutex_lock(&stuck_lock);
 	max_left_threads = max_left_behind;
+	retry_s = retry_every_s > 0 ? retry_every_s : RETRY_S;
 	for (int i = 0; i < MAX_STUCK_KEYS; i++)
 		if (stuck[i].threads == 0)
 			stuck[i].used = false;
@@ -241,9 +252,12 @@ static void destroy(struct name_lookup *nl)
 {
 	free_jobs(take_all(&nl->todo));
 	free_jobs(take_all(&nl->done));
+	free_jobs(take_all(&nl->retry));
 	worker_free(nl->w);
 	if (nl->poll_fd >= 0)
 		close(nl->poll_fd);
+	if (nl->retry_fd >= 0)
+		close(nl->retry_fd);
 	if (nl->timer_fd >= 0)
 		close(nl->timer_fd);
 	if (nl->event_fd >= 0)
@@ -259,6 +273,64 @@ static void arm(int timer_fd, int secs)
 	struct itimerspec its = { .it_value = { .tv_sec = secs } };
 
 	(void)timerfd_settime(timer_fd, 0, &its, NULL);
+}
+
+/* Under nl->lock: j (answered without reading) to be asked again; the
+ * retry timer runs while any waits. */
+static void keep_for_retry(struct name_lookup *nl, const struct job *j)
+{
+	struct job *copy;
+
+	if (nl->nr_retry >= MAX_RETRY || !(copy = calloc(1, sizeof(*copy))) ||
+	    !(copy->path = strdup(j->path))) {
+		if (nl->nr_retry < MAX_RETRY)
+			free(copy);
+		nl->nr_not_retried++;
+		return;
+	}
+	copy->id = j->id;
+	copy->ident = j->ident;
+	if (!nl->nr_retry++) {
+		struct itimerspec its = { .it_interval = { .tv_sec = (time_t)retry_s,
+							   .tv_nsec = (long)((retry_s - (time_t)retry_s) * 1e9) } };
+
+		its.it_value = its.it_interval;
+		(void)timerfd_settime(nl->retry_fd, 0, &its, NULL);
+	}
+	push(&nl->retry, copy);
+}
+
+/* The retry timer fired: every kept lookup whose storage is not skipped any
+ * more goes back to the queue (the others wait for the next look). */
+static void retry_unread(struct name_lookup *nl)
+{
+	struct job *j, *next;
+	bool queued = false;
+
+	pthread_mutex_lock(&stuck_lock);
+	pthread_mutex_lock(&nl->lock);
+	j = take_all(&nl->retry);
+	nl->nr_retry = 0;
+	for (; j; j = next) {
+		struct storage_key key;
+
+		next = j->next;
+		storage_key(&j->ident, &key);
+		if (nl->w && !is_skipped(&key)) {
+			push(&nl->todo, j);
+			nl->nr_retried++;
+			queued = true;
+		} else {
+			push(&nl->retry, j);
+			nl->nr_retry++;
+		}
+	}
+	if (!nl->nr_retry)
+		(void)timerfd_settime(nl->retry_fd, 0, &(struct itimerspec){ 0 }, NULL);
+	if (queued)
+		pthread_cond_signal(&nl->wake);
+	pthread_mutex_unlock(&nl->lock);
+	pthread_mutex_unlock(&stuck_lock);
 }
 
 /* After a lookup of key that took secs: false when the worker was abandoned
@@ -328,6 +400,8 @@ static void *worker_main(void *arg)
 		}
 		w->current = NULL;
 		arm(nl->timer_fd, 0);
+		if (skip)
+			keep_for_retry(nl, j);
 		push(&nl->done, j);
 		nl->nr_done++;
 		nl->nr_skipped += skip;
@@ -367,7 +441,7 @@ static int worker_start(struct name_lookup *nl)
 	return 0;
 }
 
-static int poll_fd_new(int event_fd, int timer_fd)
+static int poll_fd_new(int event_fd, int timer_fd, int retry_fd)
 {
 	int fd = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -375,7 +449,8 @@ static int poll_fd_new(int event_fd, int timer_fd)
 	if (fd < 0)
 		return -errno;
 	if (epoll_ctl(fd, EPOLL_CTL_ADD, event_fd, &ev) < 0 ||
-	    epoll_ctl(fd, EPOLL_CTL_ADD, timer_fd, &ev) < 0) {
+	    epoll_ctl(fd, EPOLL_CTL_ADD, timer_fd, &ev) < 0 ||
+	    epoll_ctl(fd, EPOLL_CTL_ADD, retry_fd, &ev) < 0) {
 		int r = -errno;
 
 		close(fd);
@@ -395,10 +470,12 @@ int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret
 	pthread_cond_init(&nl->wake, NULL);
 	nl->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	nl->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	nl->retry_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	nl->poll_fd = -1;
-	if (nl->event_fd < 0 || nl->timer_fd < 0)
+	if (nl->event_fd < 0 || nl->timer_fd < 0 || nl->retry_fd < 0)
 		r = -errno;
-	if (r == 0 && (nl->poll_fd = poll_fd_new(nl->event_fd, nl->timer_fd)) < 0)
+	if (r == 0 &&
+	    (nl->poll_fd = poll_fd_new(nl->event_fd, nl->timer_fd, nl->retry_fd)) < 0)
 		r = nl->poll_fd;
 	if (r == 0)
 		r = roots_copy(&nl->roots, roots);
@@ -493,6 +570,7 @@ static void answer_empty(struct name_lookup *nl, const struct job *of)
 	}
 	j->id = of->id;
 	j->ident = of->ident;
+	keep_for_retry(nl, j);
 	push(&nl->done, j);
 	nl->nr_done++;
 }
@@ -504,6 +582,7 @@ static void answer_all_empty(struct name_lookup *nl)
 
 	for (struct job *next; j; j = next) {
 		next = j->next;
+		keep_for_retry(nl, j);
 		push(&nl->done, j);
 		nl->nr_done++;
 	}
@@ -584,6 +663,8 @@ void name_lookup_collect(struct name_lookup *nl,
 	(void)eventfd_read(nl->event_fd, &ignored);
 	if (read(nl->timer_fd, &expired, sizeof(expired)) == sizeof(expired))
 		check_stuck(nl);
+	if (read(nl->retry_fd, &expired, sizeof(expired)) == sizeof(expired))
+		retry_unread(nl);
 	pthread_mutex_lock(&nl->lock);
 	jobs = take_all(&nl->done);
 	pthread_mutex_unlock(&nl->lock);
@@ -598,6 +679,8 @@ void name_lookup_get_stats(struct name_lookup *nl, struct name_lookup_stats *ret
 	*ret = (struct name_lookup_stats){ .done = nl->nr_done,
 					   .left_behind = nl->nr_left_behind,
 					   .skipped = nl->nr_skipped,
+					   .retried = nl->nr_retried,
+					   .not_retried = nl->nr_not_retried,
 					   .cache = nl->cache_stats };
 	pthread_mutex_unlock(&nl->lock);
 }

@@ -22,12 +22,15 @@ int name_lookup_new(const struct metadata_roots *roots, struct name_lookup **ret
  * (a rootless user's, or the host's runtime's) get no names while it is
  * stuck and for a cool-down after (1 min, doubled each time to 1 h), and
  * so after a lookup slower than 2 s. With 8 threads left in the process no
- * new one starts: lookups get no names until one of them returns. */
+ * new one starts: lookups get no names until one of them returns. Every
+ * lookup answered without reading is asked again (every 30 s, once its
+ * storage is not skipped): its names follow as a second answer. */
 void name_lookup_free(struct name_lookup *nl);
 
-/* Tests: the process's cap on left threads (default 8), and storages
- * without a stuck thread forgotten (their cool-downs end). */
-void name_lookup_test_reset(int max_left_behind);
+/* Tests: the process's cap on left threads (default 8), the retry period
+ * (0: the default 30 s), and storages without a stuck thread forgotten
+ * (their cool-downs end). */
+void name_lookup_test_reset(int max_left_behind, double retry_every_s);
 
 /* Queue a lookup for cgroup id at path. 0 or -ENOMEM. */
 int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
@@ -46,6 +49,8 @@ struct name_lookup_stats {
 	unsigned long long done;
 	unsigned long long left_behind; /* stuck lookups whose thread was left */
 	unsigned long long skipped; /* answered without reading: storage stuck */
+	unsigned long long retried; /* lookups answered without reading, asked again */
+	unsigned long long not_retried; /* ... and not kept for it (over 4096 waiting) */
 	struct metadata_cache_stats cache;
 };
 void name_lookup_get_stats(struct name_lookup *nl, struct name_lookup_stats *ret);

@@ -94,6 +94,15 @@ static const char *name_of(const struct seen *s, uint64_t id)
 	return NULL;
 }
 
+/* The latest answer for id (a lookup asked again answers twice). */
+static const char *last_name_of(const struct seen *s, uint64_t id)
+{
+	for (int i = s->n - 1; i >= 0; i--)
+		if (s->ids[i] == id)
+			return s->names[i];
+	return NULL;
+}
+
 static void test_results_arrive(void **state)
 {
 	struct name_lookup *nl;
@@ -195,7 +204,7 @@ static int stuck_teardown(void **state)
 {
 	char dir[200];
 
-	name_lookup_test_reset(8);
+	name_lookup_test_reset(8, 0);
 	if (!stuck_tmp[0])
 		return 0;
 	snprintf(dir, sizeof(dir), "%s/containers/" STUCK_ID, stuck_tmp);
@@ -242,7 +251,9 @@ static pid_t stuck_setup(struct metadata_roots *sroots)
  * thread takes the queue (podman's container is named); the stuck storage
  * (the host's docker) is skipped, in a new name_lookup too (a reload), with
  * no second thread stuck; once the read ends, its thread frees its own and
- * the storage is still skipped for its cool-down. */
+ * the storage is still skipped for its cool-down. When the cool-down ends,
+ * every lookup answered without reading is asked again: the containers
+ * that came meanwhile get their names. */
 static void test_stuck_read_left_behind(void **state)
 {
 	struct metadata_roots sroots;
@@ -250,6 +261,8 @@ static void test_stuck_read_left_behind(void **state)
 	struct name_lookup_stats st;
 	struct seen s = { 0 }, s2 = { 0 };
 	pid_t fs = stuck_setup(&sroots);
+
+	name_lookup_test_reset(8, 0.2); /* retries looked at every 0.2 s */
 	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
 	submit(nl, 1, STUCK_CG);
 	submit(nl, 2, TOOLBOX_CG);
@@ -279,12 +292,25 @@ static void test_stuck_read_left_behind(void **state)
 	assert_int_equal(waitpid(fs, NULL, 0), fs);
 	stuck_fs = 0;
 	wait_threads(1);
-	/* Cooling down: still skipped. */
+	/* Cooling down: still skipped, and not asked again meanwhile. */
 	submit(nl, 4, FINE_CG);
 	wait_for(nl, &s, 4);
 	assert_string_equal(name_of(&s, 4), "");
+	usleep(600 * 1000);
+	name_lookup_collect(nl, on_result, &s);
+	assert_int_equal(s.n, 4);
 	name_lookup_get_stats(nl, &st);
 	assert_int_equal(st.skipped, 2);
+	assert_int_equal(st.retried, 0);
+	/* The cool-down ends: 1, 3 and 4 are asked again; 3 and 4 named. */
+	name_lookup_test_reset(8, 0.2);
+	wait_for(nl, &s, 7);
+	assert_string_equal(last_name_of(&s, 3), "fine");
+	assert_string_equal(last_name_of(&s, 4), "fine");
+	assert_string_equal(last_name_of(&s, 1), "");
+	name_lookup_get_stats(nl, &st);
+	assert_int_equal(st.retried, 3);
+	assert_int_equal(st.not_retried, 0);
 	name_lookup_free(nl);
 }
 
@@ -298,7 +324,7 @@ static void test_stuck_cap_then_back(void **state)
 	struct name_lookup_stats st;
 	struct seen s = { 0 };
 	pid_t fs = stuck_setup(&sroots);
-	name_lookup_test_reset(1);
+	name_lookup_test_reset(1, 0);
 	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
 	submit(nl, 1, STUCK_CG);
 	wait_for(nl, &s, 1);
