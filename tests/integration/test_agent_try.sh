@@ -6,7 +6,8 @@
 # input /dev/null) leaves its session counting for the next agent;
 # --persist in a terminal does too; check-config shows auto. A selection
 # that matches nothing says so in one line, with how many cgroups there are
-# and how to see them.
+# and how to see them. The embedded default on a systemd-shaped tree
+# without containers shows its services and sessions.
 source "$CGPERF_SRC/tests/lib/common.sh"
 
 agent_yaml "$TMP/agent.yaml" <<YAML
@@ -67,3 +68,44 @@ line=$(grep 'nothing to count yet' "$TMP/none.log") || fail "no line about an em
 grep -q "none of the [0-9]* cgroups under $CG2 matches the selection" <<<"$line" || fail "unclear: $line"
 grep -q "cgperf list --all" <<<"$line" || fail "does not say how to see them: $line"
 log "ok: an empty selection says so once ($n cgroups under $CG2 now): $line"
+
+# ---- a host without containers: its services and sessions ----
+# The embedded default (only its root and directory moved into this test's
+# tree) on a systemd-shaped tree: services, sessions and slices are rows,
+# infrastructure (init.scope, *.mount, *.socket) is not.
+"$CGPERF" check-config --default >"$TMP/default.yaml" || fail "check-config --default failed"
+python3 - "$TMP/default.yaml" "$TEST_CG_REL" "$TMP/csv-default" <<'PY' || fail "cannot move the default into the test tree"
+import re, sys
+path, root, csv = sys.argv[1:4]
+t = open(path).read()
+t, n1 = re.subn(r'(?m)^(  root: )\S+', r'\g<1>"%s"' % root, t)
+t, n2 = re.subn(r'(?m)^(  include: )\[.*?\]', r'\g<1>["%s/**"]' % root, t)
+t, n3 = re.subn(r'(?m)^(    directory: )\S+', r'\g<1>%s' % csv, t)
+t, n4 = re.subn(r'(?m)^interval: \S+', 'interval: 1s', t)
+if (n1, n2, n3, n4) != (1, 1, 1, 1):
+    sys.exit("default config changed shape: %s" % ((n1, n2, n3, n4),))
+open(path, 'w').write(t)
+PY
+for c in system.slice/cron.service system.slice/ssh.service user.slice/user-1000.slice/session-3.scope \
+	init.scope system.slice/var-lib.mount system.slice/dbus.socket; do
+	mkcg "$c" >/dev/null
+done
+run_in_cg system.slice/cron.service sleep 600
+"$CGPERF" agent -c "$TMP/default.yaml" --no-persist --duration 2 </dev/null 2>"$TMP/default.log" ||
+	fail "the default failed: $(cat "$TMP/default.log")"
+rows=$(python3 - "$TMP/csv-default" "$TEST_CG_REL" <<'PY'
+import csv, glob, sys
+seen = set()
+for f in glob.glob(sys.argv[1] + '/*.csv'):
+    for r in csv.DictReader(open(f, encoding='utf-8')):
+        seen.add(r['cgroup'][len(sys.argv[2]):])
+print(' '.join(sorted(seen)))
+PY
+)
+for want in /system.slice/cron.service /system.slice/ssh.service /user.slice/user-1000.slice/session-3.scope; do
+	grep -qw -- "$want" <<<"$rows" || fail "the default did not show $want: $rows"
+done
+for not in /init.scope /system.slice/var-lib.mount /system.slice/dbus.socket; do
+	! grep -qw -- "$not" <<<"$rows" || fail "the default showed infrastructure $not: $rows"
+done
+log "ok: the embedded default on a host without containers shows its services and sessions: $rows"
