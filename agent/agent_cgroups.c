@@ -77,6 +77,7 @@ static void on_removed(void *ctx, const struct cg_watch *w, const char *path, ui
 	struct cg_record *r = record_find(&a->recs, id);
 
 	agent_wait_forget(a, id);
+	name_lookup_forget(a->names, id);
 	if (!r || r->removed || r->adopted)
 		return;
 	a->in_watch_cb = true;

@@ -44,6 +44,7 @@
 
 struct job {
 	struct job *next;
+	bool retried; /* from the retry list: answered (without names) once already */
 	uint64_t id;
 	char *path;
 	struct cg_identity ident;
@@ -89,6 +90,7 @@ struct name_lookup {
 	int retry_fd; /* timer: unread lookups may be asked again */
 	int poll_fd; /* epoll of all three, what the loop polls */
 	unsigned long long nr_done, nr_left_behind, nr_skipped, nr_retried, nr_not_retried;
+	bool said_retry_full;
 	struct metadata_cache_stats cache_stats; /* copied by the worker */
 };
 
@@ -275,24 +277,53 @@ static void arm(int timer_fd, int secs)
 	(void)timerfd_settime(timer_fd, 0, &its, NULL);
 }
 
-/* Under nl->lock: j (answered without reading) to be asked again; the
- * retry timer runs while any waits. */
+/* Under nl->lock: the kept lookups of id dropped (it was read, or its
+ * cgroup is gone). */
+static void drop_kept(struct name_lookup *nl, uint64_t id)
+{
+	struct job *j = take_all(&nl->retry), *next;
+
+	nl->nr_retry = 0;
+	for (; j; j = next) {
+		next = j->next;
+		if (j->id == id) {
+			j->next = NULL;
+			free_jobs(j);
+		} else {
+			push(&nl->retry, j);
+			nl->nr_retry++;
+		}
+	}
+	if (!nl->nr_retry)
+		(void)timerfd_settime(nl->retry_fd, 0, &(struct itimerspec){ 0 }, NULL);
+}
+
+/* Under nl->lock: j (answered without reading) to be asked again, once per
+ * id; the retry timer runs while any waits. */
 static void keep_for_retry(struct name_lookup *nl, const struct job *j)
 {
-	struct job *copy;
+	struct job *copy = NULL;
 
+	for (const struct job *k = nl->retry.head; k; k = k->next)
+		if (k->id == j->id)
+			return;
 	if (nl->nr_retry >= MAX_RETRY || !(copy = calloc(1, sizeof(*copy))) ||
 	    !(copy->path = strdup(j->path))) {
-		if (nl->nr_retry < MAX_RETRY)
-			free(copy);
+		free(copy);
 		nl->nr_not_retried++;
+		if (!nl->said_retry_full)
+			log_warn("container names: %d lookups already wait to be asked again; "
+				 "later ones keep no names",
+				 MAX_RETRY);
+		nl->said_retry_full = true;
 		return;
 	}
 	copy->id = j->id;
 	copy->ident = j->ident;
 	if (!nl->nr_retry++) {
-		struct itimerspec its = { .it_interval = { .tv_sec = (time_t)retry_s,
-							   .tv_nsec = (long)((retry_s - (time_t)retry_s) * 1e9) } };
+		double p = retry_s > 0.001 ? retry_s : 0.001;
+		struct itimerspec its = { .it_interval = { .tv_sec = (time_t)p,
+							   .tv_nsec = (long)((p - (time_t)p) * 1e9) } };
 
 		its.it_value = its.it_interval;
 		(void)timerfd_settime(nl->retry_fd, 0, &its, NULL);
@@ -317,6 +348,7 @@ static void retry_unread(struct name_lookup *nl)
 		next = j->next;
 		storage_key(&j->ident, &key);
 		if (nl->w && !is_skipped(&key)) {
+			j->retried = true;
 			push(&nl->todo, j);
 			nl->nr_retried++;
 			queued = true;
@@ -402,9 +434,15 @@ static void *worker_main(void *arg)
 		arm(nl->timer_fd, 0);
 		if (skip)
 			keep_for_retry(nl, j);
-		push(&nl->done, j);
-		nl->nr_done++;
-		nl->nr_skipped += skip;
+		else
+			drop_kept(nl, j->id);
+		if (skip && j->retried) {
+			free_jobs(j); /* answered without names already */
+		} else {
+			push(&nl->done, j);
+			nl->nr_done++;
+			nl->nr_skipped += skip;
+		}
 		metadata_cache_get_stats(cache, &nl->cache_stats);
 		(void)eventfd_write(nl->event_fd, 1);
 	}
@@ -559,18 +597,22 @@ void name_lookup_free(struct name_lookup *nl)
 		 STUCK_S);
 }
 
-/* A job answered without names, from the loop's thread. */
+/* A job answered without names, from the loop's thread (a retried one
+ * was: kept again only). */
 static void answer_empty(struct name_lookup *nl, const struct job *of)
 {
-	struct job *j = calloc(1, sizeof(*j));
+	struct job *j;
 
+	keep_for_retry(nl, of);
+	if (of->retried)
+		return;
+	j = calloc(1, sizeof(*j));
 	if (!j || !(j->path = strdup(of->path))) {
 		free(j);
 		return;
 	}
 	j->id = of->id;
 	j->ident = of->ident;
-	keep_for_retry(nl, j);
 	push(&nl->done, j);
 	nl->nr_done++;
 }
@@ -583,6 +625,11 @@ static void answer_all_empty(struct name_lookup *nl)
 	for (struct job *next; j; j = next) {
 		next = j->next;
 		keep_for_retry(nl, j);
+		if (j->retried) {
+			j->next = NULL;
+			free_jobs(j);
+			continue;
+		}
 		push(&nl->done, j);
 		nl->nr_done++;
 	}
@@ -643,6 +690,13 @@ int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
 	}
 	pthread_mutex_unlock(&nl->lock);
 	return 0;
+}
+
+void name_lookup_forget(struct name_lookup *nl, uint64_t id)
+{
+	pthread_mutex_lock(&nl->lock);
+	drop_kept(nl, id);
+	pthread_mutex_unlock(&nl->lock);
 }
 
 int name_lookup_fd(const struct name_lookup *nl)

@@ -35,6 +35,8 @@ void name_lookup_test_reset(int max_left_behind, double retry_every_s);
 /* Queue a lookup for cgroup id at path. 0 or -ENOMEM. */
 int name_lookup_submit(struct name_lookup *nl, uint64_t id, const char *path,
 		       const struct cg_identity *ident);
+/* Cgroup id is gone: a lookup of it kept to be asked again is dropped. */
+void name_lookup_forget(struct name_lookup *nl, uint64_t id);
 /* Readable (POLLIN) when results wait or a lookup may be stuck: call
  * name_lookup_collect() then. */
 int name_lookup_fd(const struct name_lookup *nl);

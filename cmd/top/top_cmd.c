@@ -308,6 +308,7 @@ static void on_removed(void *ctx, const struct cg_watch *w, const char *path, ui
 {
 	struct top *t = ctx;
 
+	name_lookup_forget(t->names, id);
 	if (top_model_remove(&t->model, id) == 0)
 		counter_remove(t->counter, id, NULL);
 }

@@ -311,6 +311,47 @@ static void test_stuck_read_left_behind(void **state)
 	name_lookup_get_stats(nl, &st);
 	assert_int_equal(st.retried, 3);
 	assert_int_equal(st.not_retried, 0);
+	/* Read: not asked again (three more periods, nothing comes). */
+	usleep(600 * 1000);
+	name_lookup_collect(nl, on_result, &s);
+	assert_int_equal(s.n, 7);
+	name_lookup_get_stats(nl, &st);
+	assert_int_equal(st.retried, 3);
+	name_lookup_free(nl);
+}
+
+/* A kept lookup whose cgroup is gone (name_lookup_forget) is not asked
+ * again; one id is kept once however often it was answered without
+ * reading. */
+static void test_retry_forgets_gone(void **state)
+{
+	struct metadata_roots sroots;
+	struct name_lookup *nl;
+	struct name_lookup_stats st;
+	struct seen s = { 0 };
+	pid_t fs = stuck_setup(&sroots);
+
+	name_lookup_test_reset(8, 0.2);
+	assert_int_equal(name_lookup_new(&sroots, &nl), 0);
+	submit(nl, 1, STUCK_CG);
+	wait_for(nl, &s, 1); /* after 5 s, without names */
+	submit(nl, 3, FINE_CG);
+	submit(nl, 3, FINE_CG);
+	submit(nl, 5, FINE_CG);
+	wait_for(nl, &s, 4);
+	name_lookup_forget(nl, 5);
+	kill(fs, SIGKILL);
+	assert_int_equal(waitpid(fs, NULL, 0), fs);
+	stuck_fs = 0;
+	wait_threads(1);
+	name_lookup_test_reset(8, 0.2);
+	wait_for(nl, &s, 6);
+	assert_string_equal(last_name_of(&s, 3), "fine");
+	usleep(600 * 1000);
+	name_lookup_collect(nl, on_result, &s);
+	assert_int_equal(s.n, 6);
+	name_lookup_get_stats(nl, &st);
+	assert_int_equal(st.retried, 2); /* 1 and 3, once each; not 5 */
 	name_lookup_free(nl);
 }
 
@@ -358,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_results_arrive),
 		cmocka_unit_test(test_free_with_work_queued),
 		cmocka_unit_test_teardown(test_stuck_read_left_behind, stuck_teardown),
+		cmocka_unit_test_teardown(test_retry_forgets_gone, stuck_teardown),
 		cmocka_unit_test_teardown(test_stuck_cap_then_back, stuck_teardown),
 	};
 
