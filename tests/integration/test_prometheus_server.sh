@@ -72,9 +72,16 @@ s1=$(steal_ticks)
 hz=$(getconf CLK_TCK)
 steal_ms=$(awk -v a="$s0" -v b="$s1" -v hz="$hz" 'BEGIN { print (b - a + 2) * 1000 / hz }')
 usage_ms=$(awk -v u="$(usage_usec burner)" 'BEGIN { print u / 1000 }')
-sleep 4 # the agent's next collections, then Prometheus' scrapes of them
 
+# The agent's next collections, then Prometheus' scrapes of them: waited
+# for by what Prometheus holds (the burn is over: nothing more comes), not
+# by a time.
 sel="cgperf_events_total{event=\"cpu-clock\",cgroup=\"$burn_rel\"}"
+scraped_all() {
+	inc_ns=$(query "max_over_time(${sel}[2m]) - min_over_time(${sel}[2m])" 2>/dev/null) &&
+		awk -v v="$inc_ns" -v u="$usage_ms" 'BEGIN { exit !(v / 1e6 >= u * 0.98) }'
+}
+poll $((600 * ${CGPERF_SLOW_FACTOR:-1})) 0.2 scraped_all || true
 inc_ns=$(query "max_over_time(${sel}[2m]) - min_over_time(${sel}[2m])")
 first_ns=$(query "min_over_time(${sel}[2m])")
 [ "$(query "resets(${sel}[2m])")" = 0 ] || fail "the counter went backwards"
