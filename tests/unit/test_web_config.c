@@ -3,7 +3,8 @@
  * (config/web_config.h): a full file read back field by field, one row per
  * kind of bad input with its exact "FILE:LINE:COL: message", the files it
  * names (modes, PEM framing, symlinks), real openssl output, basic-auth
- * passwords (and that an unknown user costs a bcrypt of the same cost). */
+ * passwords (and that an unknown user costs a bcrypt of the same cost), and
+ * outputs.prometheus.web_config in the agent configuration. */
 #include <crypt.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "config/config.h"
 #include "config/web_config.h"
 #include "tests/lib/test_files.h"
 #include "tests/lib/unit_skip.h"
@@ -539,13 +541,64 @@ static void test_passwords(void **state)
 	assert_int_equal(crypt_calls, 0);
 }
 
+/* ------------------------------------------------------------------------- */
+/* outputs.prometheus.web_config                                             */
+
+static void expect_config(const char *yaml_fmt, int want, const char *expect_fmt)
+{
+	struct agent_config *c = malloc(sizeof(*c));
+	char yaml[1024], expect[1024], err[1024] = "";
+	int r;
+
+	assert_non_null(c);
+	snprintf(yaml, sizeof(yaml), yaml_fmt, dir);
+	snprintf(expect, sizeof(expect), expect_fmt, dir, dir);
+	r = config_parse(yaml, strlen(yaml), "t.yaml", c, err, sizeof(err));
+	if (r != want || strncmp(err, expect, strlen(expect)) != 0)
+		fail_msg("input:\n%s\nexpected (%d): %s\ngot (%d): %s", yaml, want, expect, r, err);
+	if (r == 0) {
+		char *out = NULL, *path;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		assert_true(asprintf(&path, "%s/w.yml", dir) > 0);
+		assert_string_equal(c->prometheus.web_config, path);
+		assert_int_equal(config_write_yaml(c, f), 0);
+		fclose(f);
+		assert_non_null(strstr(out, "    web_config: \"/tmp/cgperf-test-web."));
+		free(out);
+		free(path);
+	}
+	free(c);
+}
+
+static void test_agent_config(void **state)
+{
+	char *path;
+
+	assert_true(asprintf(&path, "%s/w.yml", dir) > 0);
+	test_write_str(path, TLS);
+	expect_config("outputs:\n  prometheus:\n    web_config: %s/w.yml\n", 0, "");
+	expect_config(
+		"outputs:\n  prometheus:\n    web_config: w.yml\n", -EINVAL,
+		"t.yaml:3:17: outputs.prometheus.web_config: 'w.yml' is not an absolute path");
+	expect_config("outputs:\n  prometheus:\n    web_config: %s/none.yml\n", -EINVAL,
+		      "t.yaml:3:17: outputs.prometheus.web_config: %s/none.yml: cannot open: No "
+		      "such file or directory");
+	test_write_str(path, "tls_server_config:\n  cert_file: cert.pem\n");
+	expect_config("outputs:\n  prometheus:\n    web_config: %s/w.yml\n", -EINVAL,
+		      "t.yaml:3:17: outputs.prometheus.web_config: %s/w.yml:2:14: "
+		      "tls_server_config: cert_file needs key_file too");
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs), cmocka_unit_test(test_bad_users),
 		cmocka_unit_test(test_full_file),  cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_load),	   cmocka_unit_test(test_openssl_files),
-		cmocka_unit_test(test_passwords),
+		cmocka_unit_test(test_passwords),  cmocka_unit_test(test_agent_config),
 	};
 
 	return unit_result(cmocka_run_group_tests(tests, setup, teardown));
