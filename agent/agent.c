@@ -370,6 +370,13 @@ static int http_for(struct agent *a, const struct agent_config *cfg, struct prom
 	*ret = NULL;
 	if (!cfg->prometheus.enabled)
 		return 0;
+	/* Parsed and checked (check-config), not applied: serving plain HTTP
+	 * would let the file's readers believe the endpoint is protected. */
+	if (cfg->prometheus.web_config[0]) {
+		log_error("outputs.prometheus.web_config: TLS serving is not built yet; remove "
+			  "the key (the endpoint would not be protected)");
+		return -EOPNOTSUPP;
+	}
 	if (prom_http_same_listen(a->http, &cfg->prometheus)) {
 		if (a->cfg.prometheus.max_connections != cfg->prometheus.max_connections)
 			log_warn(

@@ -95,6 +95,10 @@ struct prometheus_config {
 	 * keys whose sanitized names are distinct. */
 	char container_labels[METADATA_MAX_LABELS][METADATA_LABEL_MAX];
 	int nr_container_labels;
+	/* The exporter toolkit's web configuration (TLS, basic auth): an
+	 * absolute path, checked at load; "" none. Not served yet: the agent
+	 * refuses to start with one (config/web_config.h). */
+	char web_config[256];
 };
 
 struct textfile_config {

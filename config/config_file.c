@@ -10,9 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/config_schema.h"
 #include "config/config_text.h"
 
-static int read_all(int fd, char **ret_text, size_t *ret_len)
+int cfg_read_fd(int fd, size_t max, char **ret_text, size_t *ret_len)
 {
 	size_t len = 0, cap = 4096;
 	char *text = malloc(cap), *bigger;
@@ -24,11 +25,11 @@ static int read_all(int fd, char **ret_text, size_t *ret_len)
 
 		/* One byte past the limit tells "too large" from "exactly full". */
 		if (len == cap) {
-			if (cap > CONFIG_FILE_MAX) {
+			if (cap > max) {
 				free(text);
 				return -EFBIG;
 			}
-			cap = cap * 2 > CONFIG_FILE_MAX + 1 ? CONFIG_FILE_MAX + 1 : cap * 2;
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
 			bigger = realloc(text, cap);
 			if (!bigger) {
 				free(text);
@@ -49,7 +50,7 @@ static int read_all(int fd, char **ret_text, size_t *ret_len)
 			break;
 		len += (size_t)n;
 	}
-	if (len > CONFIG_FILE_MAX) {
+	if (len > max) {
 		free(text);
 		return -EFBIG;
 	}
@@ -74,7 +75,7 @@ int config_load_file(const char *path, struct agent_config *ret, char *err, size
 			snprintf(err, err_len, "%s: cannot open: %s", name, strerror(-r));
 		return r;
 	}
-	r = read_all(fd, &text, &len);
+	r = cfg_read_fd(fd, CONFIG_FILE_MAX, &text, &len);
 	close(fd);
 	if (r == -EFBIG) {
 		if (err && err_len)

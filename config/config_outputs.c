@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config_text.h"
+#include "config/web_config.h"
 #include "util/escape.h"
 #include "events/event_parse.h"
 
@@ -491,6 +493,37 @@ static int parse_prom_container_labels(struct parse_ctx *p)
 	return n < 0 ? n : 0;
 }
 
+/* Loaded and checked now, so that check-config reports what is wrong in it
+ * (its own FILE:LINE:COL after this key's). */
+static int parse_prom_web_config(struct parse_ctx *p)
+{
+	char buf[ECHO_MAX + 8], msg[768];
+	struct web_config *wc;
+	const char *s;
+	int r;
+
+	r = cfg_next_string(p, "a file path (/etc/cgperf/web-config.yml)",
+			    sizeof(p->cfg->prometheus.web_config) - 1, &s);
+	if (r < 0)
+		return r;
+	if (s[0] != '/')
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
+				    "%s: '%s' is not an absolute path", p->key,
+				    cfg_echo(p, buf, sizeof(buf)));
+	wc = malloc(sizeof(*wc));
+	if (!wc)
+		return -ENOMEM;
+	msg[0] = '\0';
+	r = web_config_load(s, wc, msg, sizeof(msg));
+	free(wc);
+	if (r == -ENOMEM && !msg[0])
+		return r;
+	if (r < 0)
+		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: %s", p->key, msg);
+	cfg_set_string(p->cfg->prometheus.web_config, sizeof(p->cfg->prometheus.web_config), s);
+	return 0;
+}
+
 static int parse_prometheus(struct parse_ctx *p)
 {
 	static const struct key_def keys[] = {
@@ -501,6 +534,7 @@ static int parse_prometheus(struct parse_ctx *p)
 		{ "max_connections", parse_prom_max_connections },
 		{ "names", parse_prom_names },
 		{ "container_labels", parse_prom_container_labels },
+		{ "web_config", parse_prom_web_config },
 	};
 	int r = cfg_next_collection(p, YAML_MAPPING_START_EVENT, "a mapping");
 

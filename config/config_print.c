@@ -201,6 +201,12 @@ int config_write_yaml(const struct agent_config *c, FILE *f)
 										     : "cgperf");
 	put_list(f, "    container_labels", c->prometheus.container_labels[0],
 		 sizeof(c->prometheus.container_labels[0]), c->prometheus.nr_container_labels);
+	/* No default to show: the key is absent when there is none. */
+	if (c->prometheus.web_config[0]) {
+		fputs("    web_config: ", f);
+		put_quoted(f, c->prometheus.web_config);
+		fputs("\n", f);
+	}
 	fputs("  textfile:\n", f);
 	fprintf(f, "    enabled: %s\n", c->textfile.enabled ? "true" : "false");
 	fputs("    path: ", f);

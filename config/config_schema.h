@@ -83,6 +83,10 @@ int cfg_item_scalar(struct parse_ctx *p, const char *what, size_t max_len, const
 int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key_def *keys,
 		      size_t n_keys);
 
+/* What fd holds, at most max bytes (config_file.c): 0, -EFBIG past max,
+ * -ENOMEM or read's -errno. *ret_text is malloc'd, not NUL-terminated. */
+int cfg_read_fd(int fd, size_t max, char **ret_text, size_t *ret_len);
+
 /* The `bpf_programs` key (config_bpf.c). */
 int cfg_parse_bpf_programs(struct parse_ctx *p);
 

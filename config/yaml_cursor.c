@@ -43,7 +43,7 @@ void ycursor_done(struct ycursor *c)
 
 static void format_line(struct ycursor *c, size_t line, size_t column, const char *fmt, va_list ap)
 {
-	char name[256], msg[512];
+	char name[256], msg[1024]; /* a web_config error nests its own line */
 
 	if (!c->err || c->err_len == 0)
 		return;
