@@ -452,9 +452,16 @@ int prom_build(const struct prom_input *in, enum prom_format fmt, struct buf *b,
 	for (int e = 0; e < in->nr_events; e++)
 		if ((r = prom_escape_label_value(&ev[e], in->event_names[e])) < 0)
 			goto out;
-	/* Reserve about what the body takes, so it grows once at most. */
+	/* Reserve about what the body takes (each naming's families), so it
+	 * grows once at most. */
 	buf_reserve(b, in->nr_series * (size_t)in->nr_events * 2 *
-				       (in->nr_series ? in->series[0].labels_len + 64 : 64) +
+				       ((names & PROM_NAMES_CGPERF_BIT) && in->nr_series
+						? in->series[0].labels_len + 64
+						: 0) +
+			       in->nr_series * (size_t)in->nr_events * 2 *
+				       ((names & PROM_NAMES_CADVISOR_BIT) && in->nr_series
+						? in->series[0].cadvisor_len + 96
+						: 0) +
 			       4096);
 	if (names & PROM_NAMES_CGPERF_BIT)
 		put_events(b, in, keep, ev, fmt, false);
