@@ -44,6 +44,14 @@ for f in $(grep '/usr/share/man/.*\.gz$' "$TMP/files"); do
 done
 log "ok: man pages"
 
+# The Prometheus rules, as examples a fleet copies: where the docs say, and
+# valid for the promtool of this host.
+rules=$(grep -E '/usr/share/doc/cgperf/examples/prometheus/cgperf-rules\.yml(\.gz)?$' "$TMP/files") ||
+	fail "the Prometheus rules are not installed: $(grep examples "$TMP/files")"
+case $rules in *.gz) zcat "$rules" >"$TMP/rules.yml" ;; *) cp "$rules" "$TMP/rules.yml" ;; esac
+promtool check rules "$TMP/rules.yml" >"$TMP/promtool.log" 2>&1 || fail "promtool refused the installed rules: $(cat "$TMP/promtool.log")"
+log "ok: $rules installed, promtool check rules clean"
+
 cgperf check-config /etc/cgperf/cgperf.yaml | grep -qx "/etc/cgperf/cgperf.yaml: OK" ||
 	fail "check-config /etc/cgperf/cgperf.yaml"
 cgperf check-config --default | cmp -s - /etc/cgperf/cgperf.yaml ||
