@@ -107,6 +107,10 @@ static int check_file(const char *path, bool print)
 		return -ENOMEM;
 	}
 	r = config_load_file(path, c, err, sizeof(err));
+	if (r == 0 && (r = config_check_files(c, err, sizeof(err))) < 0 && err[0]) {
+		fprintf(stderr, "%s: %s\n", name, err);
+		goto out;
+	}
 	if (r < 0) {
 		if (r == -ENOMEM && !err[0])
 			snprintf(err, sizeof(err), "%s: out of memory", name);

@@ -165,6 +165,10 @@ int config_parse(const char *text, size_t len, const char *name, struct agent_co
 		 char *err, size_t err_len);
 /* Read and parse a file. */
 int config_load_file(const char *path, struct agent_config *ret, char *err, size_t err_len);
+/* The files a valid config names, read and checked (outputs.prometheus.
+ * web_config): what check-config reports beyond the YAML. 0 or -errno with
+ * the error in err. */
+int config_check_files(const struct agent_config *c, char *err, size_t err_len);
 /* Embedded default. */
 int config_load_default(struct agent_config *ret);
 

@@ -495,10 +495,12 @@ static int parse_prom_container_labels(struct parse_ctx *p)
 
 /* Loaded and checked now, so that check-config reports what is wrong in it
  * (its own FILE:LINE:COL after this key's). */
+/* The path only: its file is read by check-config (config_check_files()),
+ * not by every load of a config (`cgperf list` as a user cannot read a
+ * root-only key; the config fuzzer must not open the paths it makes). */
 static int parse_prom_web_config(struct parse_ctx *p)
 {
-	char buf[ECHO_MAX + 8], msg[768];
-	struct web_config *wc;
+	char buf[ECHO_MAX + 8];
 	const char *s;
 	int r;
 
@@ -510,16 +512,6 @@ static int parse_prom_web_config(struct parse_ctx *p)
 		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
 				    "%s: '%s' is not an absolute path", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
-	wc = malloc(sizeof(*wc));
-	if (!wc)
-		return -ENOMEM;
-	msg[0] = '\0';
-	r = web_config_load(s, wc, msg, sizeof(msg));
-	free(wc);
-	if (r == -ENOMEM && !msg[0])
-		return r;
-	if (r < 0)
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark, "%s: %s", p->key, msg);
 	cfg_set_string(p->cfg->prometheus.web_config, sizeof(p->cfg->prometheus.web_config), s);
 	return 0;
 }
@@ -597,6 +589,25 @@ static int parse_textfile(struct parse_ctx *p)
 		return r;
 	p->cfg->textfile.enabled = true;
 	return cfg_parse_section(p, "outputs.textfile", keys, sizeof(keys) / sizeof(keys[0]));
+}
+
+int config_check_files(const struct agent_config *c, char *err, size_t err_len)
+{
+	struct web_config *wc;
+	char msg[768] = "";
+	int r;
+
+	if (!c->prometheus.web_config[0])
+		return 0;
+	wc = malloc(sizeof(*wc));
+	if (!wc)
+		return -ENOMEM;
+	r = web_config_load(c->prometheus.web_config, wc, msg, sizeof(msg));
+	free(wc);
+	if (r < 0)
+		snprintf(err, err_len, "outputs.prometheus.web_config: %s",
+			 msg[0] ? msg : strerror(-r));
+	return r;
 }
 
 int cfg_parse_outputs(struct parse_ctx *p)

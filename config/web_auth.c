@@ -34,9 +34,19 @@ int web_check_bcrypt(const char *h, char *why, size_t why_len)
 		return -EINVAL;
 	}
 	if (n < 4 || h[1] != '2' || !strchr("aby", h[2]) || h[3] != '$') {
-		text_escape(h, strcspn(h + 1, "$") + 2, 16, esc, sizeof(esc));
-		snprintf(why, why_len,
-			 "'%s' hashes are not accepted: bcrypt only ($2a$, $2b$, $2y$)", esc);
+		size_t id = strcspn(h + 1, "$");
+
+		/* Named only when it looks like a method id: a pasted
+		 * password that starts with '$' is never echoed. */
+		if (id >= 1 && id <= 10 && h[1 + id] == '$' &&
+		    strspn(h + 1, "abcdefghijklmnopqrstuvwxyz0123456789") == id) {
+			text_escape(h, id + 2, 16, esc, sizeof(esc));
+			snprintf(why, why_len,
+				 "'%s' hashes are not accepted: bcrypt only ($2a$, $2b$, $2y$)",
+				 esc);
+		} else {
+			snprintf(why, why_len, "not a bcrypt hash: bcrypt only ($2a$, $2b$, $2y$)");
+		}
 		return -EINVAL;
 	}
 	if (n != WEB_CONFIG_HASH_LEN || h[4] < '0' || h[4] > '9' || h[5] < '0' || h[5] > '9' ||
@@ -48,8 +58,19 @@ int web_check_bcrypt(const char *h, char *why, size_t why_len)
 		return -EINVAL;
 	}
 	cost = (h[4] - '0') * 10 + (h[5] - '0');
-	if (cost < 4 || cost > 31) {
-		snprintf(why, why_len, "bcrypt cost %.2s is out of range 04..31", h + 4);
+	/* Every check of an unknown user pays the highest cost: one hash of
+	 * cost 20 would make each request take a minute (cost 14: ~1 s). */
+	if (cost < 4 || cost > WEB_CONFIG_MAX_COST) {
+		snprintf(why, why_len,
+			 "bcrypt cost %.2s is out of range 04..%02d (each step doubles the time of "
+			 "every request's check: cost 10 is ~70 ms)",
+			 h + 4, WEB_CONFIG_MAX_COST);
+		return -EINVAL;
+	}
+	/* The salt's last character in its canonical form (bcrypt rewrites it,
+	 * so another one would never compare equal). */
+	if (!strchr(".Oeu", h[28])) {
+		snprintf(why, why_len, "not a canonical bcrypt hash (its salt's 22nd character)");
 		return -EINVAL;
 	}
 	r = crypt_checksalt(h);

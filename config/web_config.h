@@ -16,6 +16,9 @@
 #define WEB_CONFIG_MAX_USERS 64
 #define WEB_CONFIG_USER_MAX 127 /* bytes of a user name */
 #define WEB_CONFIG_HASH_LEN 60 /* $2y$10$ + 22 salt + 31 hash characters */
+/* The highest bcrypt cost taken: an unknown user's check pays the highest
+ * of the users', and each step doubles it (14: about a second). */
+#define WEB_CONFIG_MAX_COST 14
 #define WEB_CONFIG_MAX_SANS 32
 #define WEB_CONFIG_SAN_MAX 255
 #define WEB_CONFIG_HEADER_MAX 1023 /* bytes of a header's value */

@@ -4,6 +4,7 @@
  * Only the PEM framing is read here; the TLS library parses the contents
  * when the endpoint loads them. */
 #include "config/web_int.h"
+#include "util/escape.h"
 #include "config/web_config.h"
 
 #include <errno.h>
@@ -20,7 +21,7 @@
 struct pem_seen {
 	int certs, keys;
 	bool encrypted, openssh;
-	char unterminated[64]; /* the type of a BEGIN without its END */
+	char unterminated[4 * 64 + 8]; /* the type of a BEGIN without its END, escaped */
 };
 
 static bool is_private_key(const char *type, size_t n)
@@ -64,7 +65,8 @@ static void scan_pem(const char *p, const char *end, struct pem_seen *s)
 			if ((size_t)(end - q) >= strlen(close) && !memcmp(q, close, strlen(close)))
 				break;
 		if (q >= end) {
-			snprintf(s->unterminated, sizeof(s->unterminated), "%.*s", (int)n, type);
+			/* The file's bytes, said on a terminal: escaped. */
+			text_escape(type, n, 64, s->unterminated, sizeof(s->unterminated));
 			return;
 		}
 		if (n == 11 && !memcmp(type, "CERTIFICATE", 11))

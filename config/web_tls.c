@@ -357,10 +357,15 @@ int web_check_tls(struct web_parse *w)
 				    "tls_server_config.client_auth_type: %s needs client_ca_file "
 				    "(the CAs that sign client certificates)",
 				    auth);
-	if (c->client_ca_file[0] && c->client_auth == WEB_NO_CLIENT_CERT)
+	/* Without a Verify type the CAs are never checked: any certificate
+	 * (a self-signed one) would pass while the file suggests otherwise. */
+	if (c->client_ca_file[0] && c->client_auth != WEB_VERIFY_CLIENT_CERT_IF_GIVEN &&
+	    c->client_auth != WEB_REQUIRE_AND_VERIFY_CLIENT_CERT)
 		return ycursor_fail(cur, w->ca_mark,
-				    "tls_server_config.client_ca_file: no client certificate is "
-				    "asked for (set client_auth_type: RequireAndVerifyClientCert)");
+				    "tls_server_config.client_ca_file: client certificates are not "
+				    "verified with %s (set client_auth_type: "
+				    "RequireAndVerifyClientCert or VerifyClientCertIfGiven)",
+				    auth);
 	if (w->sans_given && c->client_auth != WEB_REQUIRE_ANY_CLIENT_CERT &&
 	    c->client_auth != WEB_REQUIRE_AND_VERIFY_CLIENT_CERT)
 		return ycursor_fail(cur, w->sans_mark,

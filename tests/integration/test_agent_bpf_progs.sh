@@ -55,8 +55,14 @@ runner B 77
 B_CSV="$TMP/csv/bpf-prog_cgperf_tprog2_$B_ID.csv"
 wait_rows "$B_CSV" 0
 n=$(rows "$B_CSV"); wait_rows "$B_CSV" "$n"
+# The agent held still while B goes (its program freed after an RCU grace
+# period): every row of B after gone_at is written after B was gone.
+kill -STOP "$AGENT_PID"
 runner_exit B
+prog_gone() { ! bpftool prog show id "$B_ID" >/dev/null 2>&1; }
+poll 600 0.05 prog_gone || fail "program B ($B_ID) still loaded 30 s after its runner exited"
 gone_at=$(date +%s.%N)
+kill -CONT "$AGENT_PID"
 # Two more rows of A: B had two collections to write more than one last row.
 n=$(rows "$A_CSV"); wait_rows "$A_CSV" $((n + 1))
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/a.log")"

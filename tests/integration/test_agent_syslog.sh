@@ -36,17 +36,32 @@ for transport in tcp udp; do
 	agent_yaml "$TMP/$transport.yaml" "$TMP/csv-$transport" "$transport://127.0.0.1:$port" cgperf-test 3
 done
 
+# Rows and messages are waited for by their number, not by time (a loaded
+# machine collects less often: a slept-through tick is one collection).
+# rows_of DIR: the cgroup's CSV rows there; msgs_of FILE [INPUT]: its messages.
+rows_of() { python3 - "$1" "$c" <<'PY'
+import csv, glob, sys
+print(sum(1 for p in glob.glob(sys.argv[1] + '/*.csv')
+          for r in csv.DictReader(open(p, newline='')) if r['cgroup'] == sys.argv[2]))
+PY
+}
+msgs_of() { grep -c -- "cgroup=\"$c\"" "$1" 2>/dev/null | tr -d '\n'; }
+msgs_in() { grep -- "^$2	" "$1" 2>/dev/null | grep -c -- "cgroup=\"$c\"" | tr -d '\n'; }
+rows_at_least() { [ "$(rows_of "$1")" -ge "$2" ]; }
+wait_rows() { poll $((1200 * ${CGPERF_SLOW_FACTOR:-1})) 0.05 rows_at_least "$1" "$2" || fail "no $2 rows in $1"; }
+
 # TCP first, with an outage in the middle.
 start_agent tcp "$TMP/tcp.yaml"
 c=$(mkcg "$c_rel"); wait_counted "$TMP/tcp.log" "$c"
 run_in_cg "$c_rel" "$BURN" 0.5; wait "$LAST_PID"
-sleep 1.5
+wait_rows "$TMP/csv-tcp" 2
 stop_rsyslogd
 run_in_cg "$c_rel" "$BURN" 0.3; wait "$LAST_PID"
-sleep 5.5 # 5 intervals: 3 queued (queue_max), the older ones dropped
+# 5 collections while it is away: 3 queued (queue_max), the older dropped.
+wait_rows "$TMP/csv-tcp" $(($(rows_of "$TMP/csv-tcp") + 5))
 start_rsyslogd
 run_in_cg "$c_rel" "$BURN" 0.2; wait "$LAST_PID"
-sleep 3
+wait_rows "$TMP/csv-tcp" $(($(rows_of "$TMP/csv-tcp") + 3))
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/tcp.log")"
 grep -qi "dropped" "$TMP/tcp.log" || fail "the outage's drops were not reported: $(cat "$TMP/tcp.log")"
 grep -q "summary: .*syslog: [0-9]* messages sent, [1-9][0-9]* dropped" "$TMP/tcp.log" ||
@@ -56,9 +71,11 @@ log "agent said: $(grep -i 'syslog' "$TMP/tcp.log" | tail -3 | tr '\n' '|')"
 # UDP, no outage: every interval's message must arrive.
 start_agent udp "$TMP/udp.yaml"
 run_in_cg "$c_rel" "$BURN" 0.4; wait "$LAST_PID"
-sleep 2.5
+wait_rows "$TMP/csv-udp" 3
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/udp.log")"
-sleep 0.5
+# rsyslogd has written them all (however long that takes here).
+udp_all() { [ "$(msgs_in "$TMP/rs/out.log" imudp)" -ge "$(rows_of "$TMP/csv-udp")" ]; }
+poll $((600 * ${CGPERF_SLOW_FACTOR:-1})) 0.05 udp_all || true
 
 python3 - "$TMP" "$c" <<'PY' || fail "syslog and CSV disagree (see above)"
 import csv, glob, re, sys
@@ -107,9 +124,10 @@ agent_yaml "$TMP/unix.yaml" "$TMP/csv-unix"
 [ -S "$TMP/rs/log.sock" ] || fail "rsyslogd made no socket at $TMP/rs/log.sock"
 start_agent unix "$TMP/unix.yaml" --syslog "unix:$TMP/rs/log.sock"
 run_in_cg "$c_rel" "$BURN" 0.4; wait "$LAST_PID"
-sleep 2.5
+wait_rows "$TMP/csv-unix" 3
 kill -TERM "$AGENT_PID"; wait "$AGENT_PID" || fail "agent failed: $(tail -5 "$TMP/unix.log")"
-sleep 0.5
+unix_all() { [ "$(msgs_of "$TMP/rs/unix.log")" -ge "$(rows_of "$TMP/csv-unix")" ]; }
+poll $((600 * ${CGPERF_SLOW_FACTOR:-1})) 0.05 unix_all || true
 python3 - "$TMP" "$c" "$AGENT_PID" <<'PY' || fail "the unix: messages are wrong (see above)"
 import csv, glob, re, sys
 tmp, cg, pid = sys.argv[1:4]

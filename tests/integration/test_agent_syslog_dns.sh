@@ -99,7 +99,7 @@ start_dns blackhole --ignore
 write_config stall 3
 start_ns_agent stall blackhole
 wait_counted "$TMP/stall.log" "$c"
-sleep 9 # 9 intervals, all while the first lookup waits (it gives up at 10 s)
+sleep 9 # while the first lookup waits (it gives up at 10 s)
 stop_agent stall
 log "queries seen: $(wc -l <"$TMP/blackhole.queries"); agent: $(grep -i 'syslog' "$TMP/stall.log" | tr '\n' '|')"
 [ "$(a_queries "$TMP/blackhole.queries")" -ge 1 ] || fail "the agent never asked the test DNS server"
@@ -113,9 +113,10 @@ for p in glob.glob(tmp + '/csv-stall/*.csv'):
 secs = [int(datetime.datetime.strptime(r['timestamp'], '%Y-%m-%dT%H:%M:%S.%fZ')
             .replace(tzinfo=datetime.timezone.utc).timestamp()) for r in rows]
 print('# row seconds:', [s - secs[0] for s in secs])
-# One row per interval, none missing (the last is the final row at exit).
-assert len(secs) >= 7, len(secs)
-assert all(b - a == 1 for a, b in zip(secs[:-2], secs[1:-1])), 'a missing interval'
+# Rows kept coming while the lookup waited (how many depends on the
+# machine's load: a slept-through tick is one collection later; a loop
+# blocked on DNS would have none until the resolver gave up).
+assert len(secs) >= 3, len(secs)
 # The first row comes before the resolver's first retransmission of a
 # query (the same name and type asked again): nothing waited for DNS.
 seen, retrans = set(), None
@@ -167,15 +168,17 @@ mv "$TMP/zone-move.new" "$TMP/zone-move"
 wait_messages cgperf-move at-3 2
 stop_agent move
 log "queries: $(tr '\n' '|' <"$TMP/move.queries"); agent: $(grep -i 'syslog' "$TMP/move.log" | tr '\n' '|')"
-[ "$(a_queries "$TMP/move.queries")" -eq 2 ] ||
-	fail "expected 2 lookups (the first, one after the TTL), saw $(a_queries "$TMP/move.queries")"
+# The first lookup, then one per TTL at most (how many before the test
+# moved the name depends on its speed).
+[ "$(a_queries "$TMP/move.queries")" -ge 2 ] ||
+	fail "expected a lookup after the TTL, saw $(a_queries "$TMP/move.queries") in all"
 python3 - "$TMP" "$NAME" "$TTL_MIN" <<'PY' || fail "the move to the new address went wrong (see above)"
 import re, sys
 tmp, name, ttl_min = sys.argv[1], sys.argv[2], float(sys.argv[3])
 a = [float(l.split()[0]) for l in open(tmp + '/move.queries') if l.split()[1:3] == [name, 'A']]
-print('# A queries %.3f s apart' % (a[1] - a[0]))
-# Looked up again once the clamped TTL was over, not before.
-assert a[1] - a[0] >= ttl_min - 0.1, a
+print('# A queries %s s apart' % ['%.3f' % (y - x) for x, y in zip(a, a[1:])])
+# Looked up again once the clamped TTL was over, never before.
+assert all(y - x >= ttl_min - 0.1 for x, y in zip(a, a[1:])), a
 seqs = {'at-2': [], 'at-3': []}
 for line in open(tmp + '/rs/out.log', encoding='utf-8', errors='replace'):
     inp, _, raw = line.rstrip('\n').partition('\t')

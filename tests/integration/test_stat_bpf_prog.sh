@@ -53,7 +53,9 @@ start_bg "$CGPERF" stat -v -b "$id" -I 200 -x, -o "$TMP/g.csv" 2>"$TMP/g.log"
 wait_for_line "$TMP/g.log" "counting started" 10
 runner 50; sleep 0.3
 echo exit >&"${RUN[1]}"; wait "$RUN_PID" || fail "prog_runner failed"
-sleep 0.5
+# Its final line once the kernel has freed it (an RCU grace period later).
+gone_line() { [ "$(sum_runs "$TMP/g.csv" | awk '{ print $3 }')" = 1 ]; }
+poll $((600 * ${CGPERF_SLOW_FACTOR:-1})) 0.05 gone_line || true
 kill -INT "$LAST_PID"; wait "$LAST_PID" || fail "cgperf stat -b failed: $(cat "$TMP/g.log")"
 read -r runs ns gone <<<"$(sum_runs "$TMP/g.csv")"
 [ "$runs" = 50 ] && [ "$gone" = 1 ] || fail "program gone: $runs runs, $gone final lines (want 50, 1)"

@@ -29,6 +29,6 @@ runner_exit() { # runner_exit NAME: unload NAME's program
 rows() { [ -s "$1" ] && echo $(($(wc -l <"$1") - 1)) || echo 0; }
 wait_rows() { # wait_rows FILE N: until FILE has more than N rows
 	local i
-	for ((i = 0; i < 100; i++)); do [ "$(rows "$1")" -gt "$2" ] && return 0; sleep 0.1; done
+	for ((i = 0; i < 300 * ${CGPERF_SLOW_FACTOR:-1}; i++)); do [ "$(rows "$1")" -gt "$2" ] && return 0; sleep 0.1; done
 	fail "no new row in $1 (has $(rows "$1"), want > $2)"
 }

@@ -190,8 +190,11 @@ static const struct bad_case bad_cases[] = {
 	  "w.yml:4:21: tls_server_config.client_auth_type: VerifyClientCertIfGiven needs "
 	  "client_ca_file" },
 	{ TLS "  client_ca_file: ca.pem\n",
-	  "w.yml:4:19: tls_server_config.client_ca_file: no client certificate is asked for "
-	  "(set client_auth_type: RequireAndVerifyClientCert)" },
+	  "w.yml:4:19: tls_server_config.client_ca_file: client certificates are not verified "
+	  "with NoClientCert" },
+	{ TLS "  client_auth_type: RequireAnyClientCert\n  client_ca_file: ca.pem\n",
+	  "w.yml:5:19: tls_server_config.client_ca_file: client certificates are not verified "
+	  "with RequireAnyClientCert" },
 	{ "tls_server_config:\n  cert_file: cert.pem\n",
 	  "w.yml:2:14: tls_server_config: cert_file needs key_file too" },
 	{ "tls_server_config:\n  key_file: key.pem\n",
@@ -220,7 +223,15 @@ static const struct bad_case bad_cases[] = {
 	{ "basic_auth_users:\n  alice: $2x$10$37VYRbDEJ.lEkqx.AqEdB.21ilkdVVQ6UqagrBx/9BwxUmXpxYLNa\n",
 	  "w.yml:2:10: basic_auth_users.alice: '$2x$' hashes are not accepted" },
 	{ "basic_auth_users:\n  alice: $2y$03$37VYRbDEJ.lEkqx.AqEdB.21ilkdVVQ6UqagrBx/9BwxUmXpxYLNa\n",
-	  "w.yml:2:10: basic_auth_users.alice: bcrypt cost 03 is out of range 04..31" },
+	  "w.yml:2:10: basic_auth_users.alice: bcrypt cost 03 is out of range 04..14" },
+	/* Cost 31: 40 hours a check, every unknown user's request too. */
+	{ "basic_auth_users:\n  alice: $2y$31$37VYRbDEJ.lEkqx.AqEdB.21ilkdVVQ6UqagrBx/9BwxUmXpxYLNa\n",
+	  "w.yml:2:10: basic_auth_users.alice: bcrypt cost 31 is out of range 04..14" },
+	{ "basic_auth_users:\n  alice: $2y$10$37VYRbDEJ.lEkqx.AqEdB/21ilkdVVQ6UqagrBx/9BwxUmXpxYLNa\n",
+	  "w.yml:2:10: basic_auth_users.alice: not a canonical bcrypt hash" },
+	/* A password pasted where its hash goes is never echoed. */
+	{ "basic_auth_users:\n  alice: \"$ecretPa$$word\"\n",
+	  "w.yml:2:10: basic_auth_users.alice: not a bcrypt hash: bcrypt only" },
 	{ "basic_auth_users:\n  alice: $2y$10$37VYRbDEJ.lEkqx.AqEdB.21ilkdVVQ6UqagrBx/9Bwx\n",
 	  "w.yml:2:10: basic_auth_users.alice: not a bcrypt hash (expected $2y$, a 2-digit cost, "
 	  "'$' and 53 characters of ./A-Za-z0-9)" },
@@ -572,6 +583,22 @@ static void expect_config(const char *yaml_fmt, int want, const char *expect_fmt
 	free(c);
 }
 
+/* config_check_files() on a config naming the web config at path_fmt. */
+static void expect_files(const char *path_fmt, int want, const char *expect_fmt)
+{
+	struct agent_config *c = calloc(1, sizeof(*c));
+	char expect[1024], err[1024] = "";
+	int r;
+
+	assert_non_null(c);
+	snprintf(c->prometheus.web_config, sizeof(c->prometheus.web_config), path_fmt, dir);
+	snprintf(expect, sizeof(expect), expect_fmt, dir, dir);
+	r = config_check_files(c, err, sizeof(err));
+	if (r != want || strncmp(err, expect, strlen(expect)) != 0)
+		fail_msg("expected (%d): %s\ngot (%d): %s", want, expect, r, err);
+	free(c);
+}
+
 static void test_agent_config(void **state)
 {
 	char *path;
@@ -582,13 +609,16 @@ static void test_agent_config(void **state)
 	expect_config(
 		"outputs:\n  prometheus:\n    web_config: w.yml\n", -EINVAL,
 		"t.yaml:3:17: outputs.prometheus.web_config: 'w.yml' is not an absolute path");
-	expect_config("outputs:\n  prometheus:\n    web_config: %s/none.yml\n", -EINVAL,
-		      "t.yaml:3:17: outputs.prometheus.web_config: %s/none.yml: cannot open: No "
-		      "such file or directory");
+	/* The file is read by check-config (config_check_files), not by the
+	 * parse: a missing or bad one parses. */
+	expect_config("outputs:\n  prometheus:\n    web_config: %s/w.yml\n", 0, "");
+	expect_files("%s/none.yml", -ENOENT,
+		     "outputs.prometheus.web_config: %s/none.yml: cannot open: No such file or "
+		     "directory");
 	test_write_str(path, "tls_server_config:\n  cert_file: cert.pem\n");
-	expect_config("outputs:\n  prometheus:\n    web_config: %s/w.yml\n", -EINVAL,
-		      "t.yaml:3:17: outputs.prometheus.web_config: %s/w.yml:2:14: "
-		      "tls_server_config: cert_file needs key_file too");
+	expect_files("%s/w.yml", -EINVAL,
+		     "outputs.prometheus.web_config: %s/w.yml:2:14: tls_server_config: cert_file "
+		     "needs key_file too");
 	free(path);
 }
 
