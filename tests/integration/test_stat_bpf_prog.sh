@@ -61,23 +61,34 @@ read -r runs ns gone <<<"$(sum_runs "$TMP/g.csv")"
 [ "$runs" = 50 ] && [ "$gone" = 1 ] || fail "program gone: $runs runs, $gone final lines (want 50, 1)"
 
 # ---- a sched_switch program: one run per context switch ----------------------
-start_cgperf cs -a -e cs --duration 4
+start_cgperf cs -a -e cs --duration 30 # outlives the stat -b below; stopped after it
 # The session's own on_switch (another cgperf on the host may run one too).
 prog=$(held_progs "$CGPERF_PID" | while read -r id; do
 	bpftool prog show id "$id" -j | python3 -c 'import json, sys; p = json.load(sys.stdin); print(p["id"]) if p.get("name") == "on_switch" else None'
 done | tail -1)
 [ -n "$prog" ] || fail "no on_switch program of the cgperf stat session"
-# The same 2 s window for both (started together).
-start_cgperf cs2 -a -e cs --duration 2
-"$CGPERF" stat -b "$prog" -x, --duration 2 -o "$TMP/sw.csv" 2>"$TMP/sw.log" ||
-	fail "$(cat "$TMP/sw.log")"
-wait "$CGPERF_PID"
+# One window for both counts, whatever the load: the kernel's run count of
+# the program (its statistics on while stat -b runs) and its count of
+# context switches (/proc/stat ctxt), read back to back at each end.
+start_bg "$CGPERF" stat -v -b "$prog" -x, --duration 3 -o "$TMP/sw.csv" 2>"$TMP/sw.log"
+sw_pid=$LAST_PID
+wait_for_line "$TMP/sw.log" "counting started" 10
+prog_runs() { bpftool prog show id "$prog" -j | python3 -c 'import json,sys; print(json.load(sys.stdin).get("run_cnt", 0))'; }
+ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
+r0=$(prog_runs); c0=$(ctxt)
+sleep 1
+r1=$(prog_runs); c1=$(ctxt)
+wait "$sw_pid" || fail "$(cat "$TMP/sw.log")"
+kill -INT "$CGPERF_PID"; wait "$CGPERF_PID" || fail "cgperf stat -a -e cs failed"
 runs=$(python3 -c "import csv; print(sum(int(r['runs']) for r in csv.DictReader(open('$TMP/sw.csv'))))")
-cs=$(stat_csv_value "$TMP/cs2.csv" cs)
-log "on_switch ran $runs times in 2 s; cgperf stat -a -e cs counted $cs context switches"
-# One run per switch (plus the sessions' syncs); the windows start a few ms apart.
-python3 -c "import sys; r, c = $runs, float('$cs'); sys.exit(0 if r > 0 and abs(r - c) <= 0.1 * c + 20 else 1)" ||
-	fail "run count $runs vs context switches $cs"
+log "on_switch ran $((r1 - r0)) times while the kernel switched $((c1 - c0)) times; cgperf stat -b counted $runs runs in all"
+# One run per switch: at least the switches, less the few this kernel
+# hides from the tracepoint; more by the syncs of every session sharing
+# the program (a cgroup hub is shared: another cgperf on the host adds its
+# own), never twice the switches.
+python3 -c "import sys; r, c = $((r1 - r0)), $((c1 - c0)); sys.exit(0 if r >= 0.9 * c - 20 and r <= 1.5 * c + 100 else 1)" ||
+	fail "run count $((r1 - r0)) vs context switches $((c1 - c0))"
+[ "$runs" -ge $((r1 - r0)) ] || fail "cgperf stat -b counted $runs runs over a window holding one of $((r1 - r0))"
 
 # ---- bad input -------------------------------------------------------------
 for args in "-b 4294967295" "-b 12x" "--bpf-prog no-such-program-*" "-b $prog -a"; do
