@@ -158,10 +158,14 @@ wait "$BURNER" || true
 curl -sS -o "$TMP/before.txt" "$URL"
 rmdir "$TEST_CG/gone"
 t_rm=$(date +%s.%N)
-sleep 1.5
-curl -sS -o "$TMP/kept.txt" "$URL"
-prom_value "$TMP/kept.txt" text cgperf_events_total cpu-clock "$gone_rel" >/dev/null ||
-	fail "a removed cgroup left the metrics before keep_removed"
+# Its final row is in the metrics once the next collection after the
+# agent saw it go has published: kept there, not dropped.
+wait_for_line "$TMP/http.log" "stopped counting $TEST_CG_REL/gone" 30
+kept() {
+	curl -sS -o "$TMP/kept.txt" "$URL" &&
+		prom_value "$TMP/kept.txt" text cgperf_events_total cpu-clock "$gone_rel" >/dev/null
+}
+kept || fail "a removed cgroup left the metrics before keep_removed"
 # Dropped once keep_removed (4 s) has passed since its final row, which
 # came after the rmdir: never sooner than 4 s after it, later under load.
 dropped() {

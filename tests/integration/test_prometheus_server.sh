@@ -58,7 +58,12 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 [ "$(query 'up{job="cgperf"}')" = 1 ] || fail "Prometheus does not see the agent up"
-sleep 2 # a few samples of the idle burner cgroup first
+# Samples of the idle burner cgroup first (min_over_time needs one from
+# before the burn): waited for by their number.
+two_samples() {
+	[ "$(query "count_over_time(cgperf_events_total{event=\"cpu-clock\",cgroup=\"$burn_rel\"}[2m])" 2>/dev/null)" -ge 2 ] 2>/dev/null
+}
+poll $((600 * ${CGPERF_SLOW_FACTOR:-1})) 0.2 two_samples || fail "Prometheus has no samples of the burner cgroup"
 
 # Burn 4 s on one CPU; its steal over the window bounds what cpu-clock may
 # exceed cpu.stat by. /proc/stat's steal is in USER_HZ ticks: one more tick

@@ -401,6 +401,21 @@ agent_yaml() {
 KNOWN="$CGPERF_BUILD/tests/known"
 # wait_stopped PID: wait until PID has stopped itself (SIGSTOP).
 stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
+# stop_in_loop PID: SIGSTOP the agent PID where its loop waits (its main
+# thread in poll, not in the middle of a collection), retrying until it is.
+stop_in_loop() {
+	local i nr
+	for ((i = 0; i < 200; i++)); do
+		kill -STOP "$1"
+		poll 200 0.01 stopped "$1" || fail "process $1 did not stop"
+		nr=$(awk '{ print $1 }' "/proc/$1/syscall" 2>/dev/null || true)
+		# poll (7) or ppoll (271) on x86_64.
+		[ "$nr" = 7 ] || [ "$nr" = 271 ] && return 0
+		kill -CONT "$1"
+		sleep 0.01
+	done
+	fail "process $1 never stopped in its loop's poll"
+}
 # A bound for a hang only (2 min; a workload of 100000 faults took over 15 s
 # beside a CI run); under emulation (tests/vm/vm-run sets CGPERF_SLOW_FACTOR) 10000
 # switches take minutes in a PREEMPT_RT guest.
