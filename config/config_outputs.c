@@ -19,23 +19,29 @@ static int parse_csv_enabled(struct parse_ctx *p)
 	return cfg_next_bool(p, &p->cfg->csv.enabled);
 }
 
-static int parse_csv_directory(struct parse_ctx *p)
+/* An absolute path into dst (size bytes): the agent runs from "/" as a
+ * service, so a relative path would depend on where it happened to be
+ * started. what: the value's description in errors. */
+static int next_absolute_path(struct parse_ctx *p, const char *what, char *dst, size_t size)
 {
-	const char *s;
 	char buf[ECHO_MAX + 8];
-	int r;
+	const char *s;
+	int r = cfg_next_string(p, what, size - 1, &s);
 
-	r = cfg_next_string(p, "a directory", sizeof(p->cfg->csv.directory) - 1, &s);
 	if (r < 0)
 		return r;
-	/* The agent runs from "/" as a service; a relative path would depend on
-	 * where it happened to be started. */
 	if (s[0] != '/')
 		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
 				    "%s: '%s' is not an absolute path", p->key,
 				    cfg_echo(p, buf, sizeof(buf)));
-	cfg_set_string(p->cfg->csv.directory, sizeof(p->cfg->csv.directory), s);
+	cfg_set_string(dst, size, s);
 	return 0;
+}
+
+static int parse_csv_directory(struct parse_ctx *p)
+{
+	return next_absolute_path(p, "a directory", p->cfg->csv.directory,
+				  sizeof(p->cfg->csv.directory));
 }
 
 /* A size value (max_size, max_total_size) into *ret. */
@@ -500,20 +506,9 @@ static int parse_prom_container_labels(struct parse_ctx *p)
  * root-only key; the config fuzzer must not open the paths it makes). */
 static int parse_prom_web_config(struct parse_ctx *p)
 {
-	char buf[ECHO_MAX + 8];
-	const char *s;
-	int r;
-
-	r = cfg_next_string(p, "a file path (/etc/cgperf/web-config.yml)",
-			    sizeof(p->cfg->prometheus.web_config) - 1, &s);
-	if (r < 0)
-		return r;
-	if (s[0] != '/')
-		return ycursor_fail(&p->cur, cfg_event(p)->start_mark,
-				    "%s: '%s' is not an absolute path", p->key,
-				    cfg_echo(p, buf, sizeof(buf)));
-	cfg_set_string(p->cfg->prometheus.web_config, sizeof(p->cfg->prometheus.web_config), s);
-	return 0;
+	return next_absolute_path(p, "a file path (/etc/cgperf/web-config.yml)",
+				  p->cfg->prometheus.web_config,
+				  sizeof(p->cfg->prometheus.web_config));
 }
 
 static int parse_prometheus(struct parse_ctx *p)
