@@ -12,52 +12,7 @@
 
 #include "config/config_schema.h"
 #include "config/config_text.h"
-
-int cfg_read_fd(int fd, size_t max, char **ret_text, size_t *ret_len)
-{
-	size_t len = 0, cap = 4096;
-	char *text = malloc(cap), *bigger;
-
-	if (!text)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		/* One byte past the limit tells "too large" from "exactly full". */
-		if (len == cap) {
-			if (cap > max) {
-				free(text);
-				return -EFBIG;
-			}
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			bigger = realloc(text, cap);
-			if (!bigger) {
-				free(text);
-				return -ENOMEM;
-			}
-			text = bigger;
-		}
-		n = read(fd, text + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-
-			free(text);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (len > max) {
-		free(text);
-		return -EFBIG;
-	}
-	*ret_text = text;
-	*ret_len = len;
-	return 0;
-}
+#include "config/web_config.h"
 
 int config_load_file(const char *path, struct agent_config *ret, char *err, size_t err_len)
 {
@@ -90,5 +45,24 @@ int config_load_file(const char *path, struct agent_config *ret, char *err, size
 	}
 	r = config_parse(text, len, path, ret, err, err_len);
 	free(text);
+	return r;
+}
+
+int config_check_files(const struct agent_config *c, char *err, size_t err_len)
+{
+	struct web_config *wc;
+	char msg[768] = "";
+	int r;
+
+	if (!c->prometheus.web_config[0])
+		return 0;
+	wc = malloc(sizeof(*wc));
+	if (!wc)
+		return -ENOMEM;
+	r = web_config_load(c->prometheus.web_config, wc, msg, sizeof(msg));
+	free(wc);
+	if (r < 0)
+		snprintf(err, err_len, "outputs.prometheus.web_config: %s",
+			 msg[0] ? msg : strerror(-r));
 	return r;
 }

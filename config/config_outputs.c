@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "config/config_text.h"
-#include "config/web_config.h"
 #include "util/escape.h"
 #include "events/event_parse.h"
 
@@ -584,25 +583,6 @@ static int parse_textfile(struct parse_ctx *p)
 		return r;
 	p->cfg->textfile.enabled = true;
 	return cfg_parse_section(p, "outputs.textfile", keys, sizeof(keys) / sizeof(keys[0]));
-}
-
-int config_check_files(const struct agent_config *c, char *err, size_t err_len)
-{
-	struct web_config *wc;
-	char msg[768] = "";
-	int r;
-
-	if (!c->prometheus.web_config[0])
-		return 0;
-	wc = malloc(sizeof(*wc));
-	if (!wc)
-		return -ENOMEM;
-	r = web_config_load(c->prometheus.web_config, wc, msg, sizeof(msg));
-	free(wc);
-	if (r < 0)
-		snprintf(err, err_len, "outputs.prometheus.web_config: %s",
-			 msg[0] ? msg : strerror(-r));
-	return r;
 }
 
 int cfg_parse_outputs(struct parse_ctx *p)

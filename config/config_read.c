@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
 
 #include "config/config_text.h"
 
@@ -323,4 +325,50 @@ int cfg_parse_section(struct parse_ctx *p, const char *section, const struct key
 		if (r < 0)
 			return r;
 	}
+}
+
+int cfg_read_fd(int fd, size_t max, char **ret_text, size_t *ret_len)
+{
+	size_t len = 0, cap = 4096;
+	char *text = malloc(cap), *bigger;
+
+	if (!text)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		/* One byte past the limit tells "too large" from "exactly full". */
+		if (len == cap) {
+			if (cap > max) {
+				free(text);
+				return -EFBIG;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			bigger = realloc(text, cap);
+			if (!bigger) {
+				free(text);
+				return -ENOMEM;
+			}
+			text = bigger;
+		}
+		n = read(fd, text + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+
+			free(text);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max) {
+		free(text);
+		return -EFBIG;
+	}
+	*ret_text = text;
+	*ret_len = len;
+	return 0;
 }
